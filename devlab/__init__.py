@@ -1,0 +1,63 @@
+"""devlab: TensorFlow 1.x device placement you can see. ``import devlab as tf`` and run TF1 code.
+
+The package is layered, each layer importing only those below it:
+framework (graph) -> ops (op table, kernels, graph-building API) -> devices -> placer ->
+runtime (partition, executor, Session) -> train / distribute -> notebook (magics, widgets).
+This module only gathers the public names, as ``tensorflow.compat.v1`` does.
+"""
+from .framework import dtypes, errors
+from .framework.default_session import get_default_session
+from .framework.device_spec import DeviceSpec
+from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half,  # noqa: A004
+                               int8, int16, int32, int64, string, uint8)
+from .framework.graph import Graph, get_default_graph, reset_default_graph
+from .framework.graph_keys import GraphKeys
+from .framework.operation import NodeDef, Operation
+from .framework.scopes import colocate_with, control_dependencies, device, init_scope, name_scope
+from .framework.tensor import Tensor
+from .framework.tensor_shape import TensorShape
+from .ops import operators as _operators
+from .ops.array_ops import (cast, concat, constant, expand_dims, fill, identity, one_hot, ones, ones_like,
+                            placeholder, placeholder_with_default, rank, reshape, shape, size, stack,
+                            stop_gradient, transpose, zeros, zeros_like)
+from .ops.build import convert_to_tensor
+from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from .ops.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
+                           random_normal_initializer, random_uniform_initializer,
+                           truncated_normal_initializer, zeros_initializer)
+from .ops.math_ops import (abs, add, add_n, argmax, cos, divide, equal, exp, greater, less, log, matmul,  # noqa: A004
+                           maximum, minimum, multiply, negative, pow, reciprocal, reduce_max, reduce_mean,
+                           reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid, sign, sin, sqrt, square,
+                           subtract, tanh, truediv)
+from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
+from .ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized
+from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
+from .ops.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
+                            local_variables, local_variables_initializer, moving_average_variables,
+                            trainable_variables, variables_initializer)
+from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, OptimizerOptions, RunMetadata,
+                             RunOptions)
+from .runtime.session import InteractiveSession, Session
+from .runtime.explain import explain
+from . import config, nn, strings, summary  # noqa: E402 - namespaces built from the names above
+
+_operators.install(Tensor, Variable)
+
+
+def add_to_collection(name, value):
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value):
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key, scope=None):
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key):
+    return get_default_graph().get_collection_ref(key)
+
+
+set_random_seed = set_random_seed

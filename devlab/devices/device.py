@@ -1,0 +1,62 @@
+"""A device: a full TF name plus the array module that stores its tensors (needle's
+``BackendDevice(name, mod)``). A *simulated* GPU stores numpy arrays but keeps a GPU identity,
+so placement, transfers and the timeline behave as on a machine with that GPU."""
+from dataclasses import dataclass, field
+
+from ..framework.device_spec import DeviceSpec
+
+# TF's device-type priorities (placer): GPU before CPU when both have a kernel.
+PRIORITY = {"GPU": 210, "CPU": 60}
+
+
+@dataclass(eq=False)
+class Device:
+    job: str
+    replica: int
+    task: int
+    device_type: str
+    index: int
+    xp: object = field(repr=False)  # numpy or cupy
+    simulated: bool = False
+    physical_id: int = None  # the CUDA device behind a real (or logical) GPU
+    description: str = ""  # the "Device mapping:" text; CPUs have none, as in TF
+
+    @property
+    def name(self):
+        return f"/job:{self.job}/replica:{self.replica}/task:{self.task}/device:{self.device_type}:{self.index}"
+
+    @property
+    def spec(self):
+        return DeviceSpec(self.job, self.replica, self.task, self.device_type, self.index)
+
+    @property
+    def short_name(self):
+        """``GPU:0``, or ``/job:ps/task:0/CPU:0`` when the job is not the local one."""
+        base = f"{self.device_type}:{self.index}"
+        return base if self.job == "localhost" else f"/job:{self.job}/task:{self.task}/{base}"
+
+    @property
+    def priority(self):
+        return PRIORITY.get(self.device_type, 50)
+
+    @property
+    def backend(self):
+        if self.device_type == "GPU" and not self.simulated:
+            return "cupy"
+        return "numpy"
+
+    def matches(self, spec):
+        """Whether this device satisfies every field that the (partial) ``spec`` sets."""
+        return ((spec.job is None or spec.job == self.job)
+                and (spec.replica is None or spec.replica == self.replica)
+                and (spec.task is None or spec.task == self.task)
+                and (spec.device_type is None or spec.device_type == self.device_type)
+                and (spec.device_index is None or spec.device_index == self.index))
+
+    def sort_key(self):
+        """TF's device order: higher-priority type first, then by name fields."""
+        return (-self.priority, self.job, self.replica, self.task, self.device_type, self.index)
+
+    def __repr__(self):
+        kind = "simulated " if self.simulated else ""
+        return f"<Device {self.name} ({kind}{self.backend})>"

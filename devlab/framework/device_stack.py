@@ -1,0 +1,67 @@
+"""How an op's requested device is decided at creation: device scopes, functions, colocation.
+
+TensorFlow applies this once, when the op is created (``Graph._apply_device_functions`` then
+the colocation block of ``_create_op_helper``):
+
+1. Walk the device stack innermost first. Skip empty merges (``tf.device("")``); stop at
+   ``tf.device(None)``; otherwise set the op's device to ``f(op)``. A string scope is a merge
+   function, so inner fields win and outer scopes only fill blanks.
+2. Then walk the colocation stack innermost first: the first colocated op that has a device
+   gives the op its device, and every colocated op's groups go into ``_class``.
+"""
+from .device_spec import DeviceSpec, MergeDevice
+from .traceable import TraceableObject
+
+
+class DeviceScope:
+    """One entry of the device stack: a merge function, a user function, or None (a reset)."""
+
+    def __init__(self, device, filename, lineno):
+        if device is None or callable(device) and not isinstance(device, (str, DeviceSpec)):
+            self.function = device
+        else:
+            self.function = MergeDevice(device)
+        self.is_null_merge = isinstance(self.function, MergeDevice) and self.function.is_null_merge
+        if self.function is None or isinstance(self.function, MergeDevice):
+            label = str(self.function) if self.function is not None else "None"
+        else:
+            name = getattr(device, "__name__", type(device).__name__)
+            code = getattr(device, "__code__", None)
+            where = f"<{code.co_filename}, {code.co_firstlineno}>" if code else ""
+            label = name + where
+        self.location = TraceableObject(label, filename, lineno)
+
+    def apply(self, op):
+        """The device string this scope gives ``op``; a device function may not return None."""
+        result = self.function(op)
+        if isinstance(result, DeviceSpec):
+            return result.to_string()
+        if not isinstance(result, (str, bytes)):
+            raise TypeError(f"Expected binary or unicode string, got {result!r}")
+        return result.decode() if isinstance(result, bytes) else result
+
+
+def apply_device_stack(op, device_stack):
+    """Sets ``op``'s device from the device stack (innermost first) and records the scopes."""
+    for scope in reversed(device_stack):
+        if scope.is_null_merge:
+            continue
+        if scope.function is None:
+            break
+        op._set_device(scope.apply(op))
+    op.device_code_locations = [s.location for s in reversed(device_stack)]
+
+
+def apply_colocation_stack(op, colocation_stack):
+    """Gives ``op`` the device of the innermost colocated op that has one, and its groups."""
+    op.colocation_code_locations = {
+        other.name: TraceableObject(None, filename, lineno) for other, filename, lineno in colocation_stack}
+    if not colocation_stack:
+        return
+    groups, device_set = set(), False
+    for other, _, _ in reversed(colocation_stack):
+        groups.update(other.colocation_groups())
+        if other.device and not device_set:
+            op._set_device(other.device)
+            device_set = True
+    op._set_attr("_class", sorted(groups))

@@ -1,0 +1,40 @@
+"""TensorFlow's error classes (``tf.errors``): each carries the op it concerns and a code."""
+
+OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT = 0, 1, 2, 3
+NOT_FOUND, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, UNIMPLEMENTED, INTERNAL = 5, 8, 9, 12, 13
+
+
+class OpError(Exception):
+    """An error raised while placing or running a graph; ``op`` is the operation concerned."""
+
+    error_code = UNKNOWN
+
+    def __init__(self, node_def, op, message, *args):
+        super().__init__(message)
+        self.node_def = node_def
+        self.op = op
+        self.message = message
+
+    def __str__(self):
+        return self.message
+
+
+def _error(name, code):
+    return type(name, (OpError,), {"error_code": code, "__doc__": f"TensorFlow's {name}."})
+
+
+CancelledError = _error("CancelledError", CANCELLED)
+UnknownError = _error("UnknownError", UNKNOWN)
+InvalidArgumentError = _error("InvalidArgumentError", INVALID_ARGUMENT)
+NotFoundError = _error("NotFoundError", NOT_FOUND)
+ResourceExhaustedError = _error("ResourceExhaustedError", RESOURCE_EXHAUSTED)
+FailedPreconditionError = _error("FailedPreconditionError", FAILED_PRECONDITION)
+UnimplementedError = _error("UnimplementedError", UNIMPLEMENTED)
+InternalError = _error("InternalError", INTERNAL)
+
+
+def defined_at(op):
+    """The lines TF 2.x appends to a run-time error: the node and the user's line that made it."""
+    filename, lineno = op.traceback
+    return (f"\n\nDetected at node '{op.name}' defined at (most recent call last):\n"
+            f"  File \"{filename}\", line {lineno}")

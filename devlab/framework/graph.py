@@ -1,0 +1,350 @@
+"""``Graph``: the ops of a program, their names, collections and the scopes active while building.
+
+The graph records; it never runs. Each op is created through ``create_op``, which names it,
+wires its inputs, adds control dependencies, and decides its *requested* device from the
+device and colocation stacks (see ``device_stack.py``).
+"""
+import contextlib
+import re
+import threading
+
+from . import device_stack
+from .operation import Operation
+from .tensor import Tensor
+from .traceable import user_location
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+class _Scopes(threading.local):
+    """The per-graph (or per-thread, after ``switch_to_thread_local``) building state."""
+
+    def __init__(self, shared=None):
+        self.name_stack = shared.name_stack if shared else ""
+        self.device_stack = list(shared.device_stack) if shared else []
+        self.colocation_stack = list(shared.colocation_stack) if shared else []
+        self.control_stack = list(shared.control_stack) if shared else []
+
+
+class _ControlScope:
+    """One ``control_dependencies`` block: its control inputs and the ops created inside it."""
+
+    def __init__(self, control_inputs):
+        self.control_inputs = control_inputs
+        self.seen = set()
+
+
+class Graph:
+    """A TensorFlow graph: ops in creation order, unique names, collections and building scopes."""
+
+    def __init__(self):
+        self._ops = []
+        self._by_name = {}
+        self._names_in_use = {}
+        self._collections = {}
+        self._scopes = _Scopes()
+        self._thread_local = False
+        self._finalized = False
+        self.seed = None
+        self.variable_store = {}  # get_variable's variables by full name
+        self.variable_scope_stack = []
+
+    # -- ops -----------------------------------------------------------------------------------
+    def create_op(self, op_type, inputs, output_specs, name, attrs=None):
+        """Adds an op. ``output_specs`` is a list of (dtype, shape); ``name`` is uniquified,
+        except that a scope name ending in '/' is used as is (without the slash)."""
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        for t in inputs:
+            if t.graph is not self:
+                raise ValueError(f"Tensor {t.name} must be from the same graph as the op {name!r}.")
+        name = name[:-1] if name.endswith("/") else self.unique_name(name)
+        input_ops = [t.op for t in inputs]
+        control = self._control_inputs_for(input_ops)
+        op = Operation(self, name, op_type, inputs, output_specs, attrs or {}, control, user_location())
+        op.id = len(self._ops)
+        self._ops.append(op)
+        self._by_name[name] = op
+        for scope in self._scopes.control_stack:
+            scope.seen.add(op)
+        device_stack.apply_device_stack(op, self._scopes.device_stack)
+        device_stack.apply_colocation_stack(op, self._scopes.colocation_stack)
+        return op
+
+    def get_operations(self):
+        return list(self._ops)
+
+    @property
+    def operations(self):
+        return list(self._ops)
+
+    def get_operation_by_name(self, name):
+        if name not in self._by_name:
+            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.")
+        return self._by_name[name]
+
+    def get_tensor_by_name(self, name):
+        if ":" not in name:
+            raise ValueError(f"The name '{name}' looks a like an Operation name, not a Tensor. "
+                             "Tensor names must be of the form \"<op_name>:<output_index>\".")
+        op_name, index = name.rsplit(":", 1)
+        if op_name not in self._by_name:
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist. "
+                           f"The operation, '{op_name}', does not exist in the graph.")
+        outputs = self._by_name[op_name].outputs
+        if int(index) >= len(outputs):
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist. The operation, "
+                           f"'{op_name}', exists but only has {len(outputs)} outputs.")
+        return outputs[int(index)]
+
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        """Resolves a Tensor, Operation, Variable-like or name to an element of this graph."""
+        if hasattr(obj, "_as_graph_element"):
+            obj = obj._as_graph_element()
+        if isinstance(obj, str):
+            if ":" in obj and allow_tensor:
+                return self.get_tensor_by_name(obj)
+            if allow_operation:
+                return self.get_operation_by_name(obj)
+        if isinstance(obj, (Tensor, Operation)):
+            if obj.graph is not self:
+                raise ValueError(f"{obj} is not an element of this graph.")
+            return obj
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a Tensor or Operation.")
+
+    def finalize(self):
+        self._finalized = True
+
+    @property
+    def finalized(self):
+        return self._finalized
+
+    @property
+    def version(self):
+        """The number of ops: a session re-places the graph when it has grown."""
+        return len(self._ops)
+
+    # -- names -----------------------------------------------------------------------------
+    def unique_name(self, name, mark_as_used=True):
+        """``name`` inside the current name scope, with ``_1``, ``_2``... appended if taken.
+
+        TensorFlow compares names case-insensitively when it checks whether one is in use.
+        """
+        if self._scopes.name_stack:
+            name = self._scopes.name_stack + "/" + name
+        key = name.lower()
+        i = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = i + 1
+        if i > 0:
+            base = key
+            while key in self._names_in_use:
+                key = f"{base}_{i}"
+                i += 1
+            if mark_as_used:
+                self._names_in_use[key] = 1
+            name = f"{name}_{i - 1}"
+        return name
+
+    def get_name_scope(self):
+        return self._scopes.name_stack
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """Opens scope ``name`` (uniquified); a name ending in '/' re-enters that exact scope."""
+        if name:
+            pattern = _VALID_SCOPE_NAME if self._scopes.name_stack else _VALID_OP_NAME
+            if not pattern.match(name):
+                raise ValueError(f"'{name}' is not a valid scope name")
+        old = self._scopes.name_stack
+        if not name:
+            new, returned = "", ""
+        elif name.endswith("/"):
+            new, returned = name[:-1], name
+        else:
+            new = self.unique_name(name)
+            returned = new + "/"
+        self._scopes.name_stack = new
+        try:
+            yield returned
+        finally:
+            self._scopes.name_stack = old
+
+    # -- device and colocation scopes --------------------------------------------------------
+    @contextlib.contextmanager
+    def device(self, device_name_or_function):
+        """Pushes a device string, DeviceSpec, function or None for the ops created inside."""
+        filename, lineno = user_location()
+        scope = device_stack.DeviceScope(device_name_or_function, filename, lineno)
+        stack = self._scopes.device_stack
+        stack.append(scope)
+        try:
+            yield
+        finally:
+            if not stack or stack[-1] is not scope:
+                raise RuntimeError("Exiting device scope without proper scope nesting.")
+            stack.pop()
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing=False):
+        """Ops created inside share ``op``'s device and colocation group; outer device scopes
+        are hidden. ``ignore_existing`` also hides outer colocation scopes."""
+        if op is None and not ignore_existing:
+            raise ValueError("Trying to reset colocation (op is None) but ignore_existing is not True")
+        op = _op_to_colocate_with(op)
+        filename, lineno = user_location()
+        saved_devices = self._scopes.device_stack
+        saved_colocation = self._scopes.colocation_stack
+        self._scopes.device_stack = []
+        if ignore_existing:
+            self._scopes.colocation_stack = []
+        if op is not None:
+            self._scopes.colocation_stack = self._scopes.colocation_stack + [(op, filename, lineno)]
+        try:
+            yield
+        finally:
+            self._scopes.device_stack = saved_devices
+            self._scopes.colocation_stack = saved_colocation
+
+    def switch_to_thread_local(self):
+        """Makes the scope stacks thread-local (each thread starts from the current state)."""
+        if not self._thread_local:
+            shared = self._scopes
+            self._scopes = _ThreadScopes(shared)
+            self._thread_local = True
+
+    # -- control dependencies --------------------------------------------------------------
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        """Ops created inside run after ``control_inputs``; None clears outer blocks."""
+        if control_inputs is None:
+            saved = self._scopes.control_stack
+            self._scopes.control_stack = []
+            try:
+                yield
+            finally:
+                self._scopes.control_stack = saved
+            return
+        ops = []
+        for c in control_inputs:
+            if hasattr(c, "_as_graph_element"):
+                c = c._as_graph_element()
+            if isinstance(c, Tensor):
+                c = c.op
+            if not isinstance(c, Operation):
+                raise TypeError(f"Can not convert a {type(c).__name__} into a Tensor or Operation.")
+            if c not in ops:
+                ops.append(c)
+        scope = _ControlScope(ops)
+        self._scopes.control_stack.append(scope)
+        try:
+            yield
+        finally:
+            self._scopes.control_stack.remove(scope)
+
+    def _control_inputs_for(self, input_ops):
+        control = []
+        for scope in self._scopes.control_stack:
+            # An input created inside the block already depends on its control inputs.
+            if any(op in scope.seen for op in input_ops):
+                continue
+            control.extend(c for c in scope.control_inputs if c not in input_ops and c not in control)
+        return control
+
+    # -- collections -------------------------------------------------------------------------
+    def add_to_collection(self, name, value):
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value):
+        for name in ([names] if isinstance(names, str) else set(names)):
+            self.add_to_collection(name, value)
+
+    def get_collection_ref(self, name):
+        return self._collections.setdefault(name, [])
+
+    def get_collection(self, name, scope=None):
+        items = list(self._collections.get(name, []))
+        if scope is None:
+            return items
+        pattern = re.compile(scope)
+        return [x for x in items if hasattr(x, "name") and pattern.match(x.name)]
+
+    def get_all_collection_keys(self):
+        return [k for k, v in self._collections.items() if isinstance(k, str)]
+
+    def clear_collection(self, name):
+        self._collections.pop(name, None)
+
+    # -- default graph -----------------------------------------------------------------------
+    @contextlib.contextmanager
+    def as_default(self):
+        _default_graphs().append(self)
+        try:
+            yield self
+        finally:
+            _default_graphs().pop()
+
+    def _repr_text(self):
+        return f"<devlab.Graph with {len(self._ops)} ops>"
+
+    def __repr__(self):
+        return self._repr_text()
+
+
+class _ThreadScopes:
+    """Scope stacks kept per thread, each new thread copying the state at the switch."""
+
+    def __init__(self, shared):
+        self._shared = shared
+        self._local = threading.local()
+
+    def _get(self):
+        if not hasattr(self._local, "scopes"):
+            self._local.scopes = _Scopes(self._shared)
+        return self._local.scopes
+
+    def __getattr__(self, name):
+        return getattr(self._get(), name)
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._get(), name, value)
+
+
+def _op_to_colocate_with(obj):
+    if obj is None:
+        return None
+    if hasattr(obj, "_as_graph_element"):
+        obj = obj._as_graph_element()
+    if isinstance(obj, Tensor):
+        return obj.op
+    if isinstance(obj, Operation):
+        return obj
+    raise TypeError(f"Can not colocate with a {type(obj).__name__}")
+
+
+# -- the default-graph stack (per thread, over one global default graph) ------------------------
+_global_default = [Graph()]
+_local = threading.local()
+
+
+def _default_graphs():
+    if not hasattr(_local, "stack"):
+        _local.stack = []
+    return _local.stack
+
+
+def get_default_graph():
+    stack = _default_graphs()
+    return stack[-1] if stack else _global_default[0]
+
+
+def reset_default_graph():
+    """Replaces the global default graph with a new empty one."""
+    if _default_graphs():
+        raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If you need "
+                             "a cleared graph, exit the nesting and create a new graph.")
+    _global_default[0] = Graph()

@@ -1,0 +1,115 @@
+"""``Operation`` (a node of the graph) and ``NodeDef`` (its serialisable description)."""
+from .device_spec import DeviceSpec
+from .tensor import Tensor
+
+
+class NodeDef:
+    """A node as TensorFlow serialises it: name, op type, inputs, requested device and attrs.
+
+    Device functions receive the Operation; seed 001's ``op.node_def.op`` reads the type here.
+    """
+
+    def __init__(self, name="", op="", input=(), device="", attr=None):  # noqa: A002 - proto field
+        self.name = name
+        self.op = op
+        self.input = list(input)
+        self.device = device
+        self.attr = dict(attr or {})
+
+    def __eq__(self, other):
+        return isinstance(other, NodeDef) and vars(self) == vars(other)
+
+    def __repr__(self):
+        dev = f", device={self.device!r}" if self.device else ""
+        return f"NodeDef(name={self.name!r}, op={self.op!r}, input={self.input!r}{dev})"
+
+
+class Operation:
+    """One node: its type, inputs, outputs, attrs, requested device and where it came from.
+
+    ``device`` is the *requested* device after scopes, device functions and colocation were
+    applied at creation; the placer later picks the actual device (``Session`` records it).
+    """
+
+    def __init__(self, graph, name, op_type, inputs, output_specs, attrs, control_inputs, traceback):
+        self.graph = graph
+        self.name = name
+        self.type = op_type
+        self._inputs = tuple(inputs)
+        self._outputs = [Tensor(self, i, dt, shape) for i, (dt, shape) in enumerate(output_specs)]
+        self._attrs = dict(attrs)
+        self._control_inputs = list(control_inputs)
+        self._device = ""
+        self.traceback = traceback  # (filename, lineno) of the user's line that created the op
+        self.device_code_locations = []  # TraceableObjects, newest scope first
+        self.colocation_code_locations = {}  # {colocated op name: TraceableObject}
+        self.id = None  # set by the graph: creation order
+
+    # -- structure -------------------------------------------------------------------------
+    @property
+    def inputs(self):
+        return self._inputs
+
+    @property
+    def outputs(self):
+        return list(self._outputs)
+
+    def values(self):
+        return tuple(self._outputs)
+
+    @property
+    def control_inputs(self):
+        return list(self._control_inputs)
+
+    def _add_control_input(self, op):
+        if op not in self._control_inputs:
+            self._control_inputs.append(op)
+
+    @property
+    def device(self):
+        return self._device
+
+    def _set_device(self, device):
+        """Sets the requested device from a string (stored verbatim) or a DeviceSpec."""
+        self._device = device.to_string() if isinstance(device, DeviceSpec) else device
+
+    # -- attrs -------------------------------------------------------------------------------
+    def get_attr(self, name):
+        if name not in self._attrs:
+            raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.")
+        return self._attrs[name]
+
+    def _set_attr(self, name, value):
+        self._attrs[name] = value
+
+    @property
+    def attrs(self):
+        """A copy of the op's attributes (``_class`` holds its colocation groups)."""
+        return dict(self._attrs)
+
+    def colocation_groups(self):
+        """The ``loc:@name`` groups this op must share a device with (bytes, as TF returns)."""
+        groups = [g for g in self._attrs.get("_class", []) if g.startswith(b"loc:@")]
+        return groups or [f"loc:@{self.name}".encode()]
+
+    # -- TF's private accessors that tests and tools read ------------------------------------
+    @property
+    def _device_assignments(self):
+        return list(self.device_code_locations)
+
+    @property
+    def _colocation_dict(self):
+        return dict(self.colocation_code_locations)
+
+    @property
+    def node_def(self):
+        inputs = [t.name if t.value_index else t.op.name for t in self._inputs]
+        inputs += ["^" + op.name for op in self._control_inputs]
+        return NodeDef(self.name, self.type, inputs, self._device, self._attrs)
+
+    def run(self, feed_dict=None, session=None):
+        from .default_session import get_default_session_or_raise
+        (session or get_default_session_or_raise()).run(self, feed_dict)
+
+    def __repr__(self):
+        return f"<tf.Operation {self.name!r} type={self.type}>"

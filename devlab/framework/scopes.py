@@ -1,0 +1,48 @@
+"""The module-level scopes users write: ``tf.name_scope``, ``tf.device``, ``tf.colocate_with``,
+``tf.control_dependencies``. Each forwards to the default graph (or the graph of ``values``)."""
+import contextlib
+
+from .graph import get_default_graph
+from .tensor import Tensor
+
+
+def _graph_of(values):
+    for v in values or ():
+        if hasattr(v, "_as_graph_element"):
+            v = v._as_graph_element()
+        if isinstance(v, Tensor):
+            return v.graph
+        if hasattr(v, "graph") and hasattr(v, "type"):
+            return v.graph
+    return get_default_graph()
+
+
+@contextlib.contextmanager
+def name_scope(name, default_name=None, values=None):
+    """TF1's ``name_scope``: ``name`` or else ``default_name``, uniquified in the current scope."""
+    if name is None and default_name is None and values is not None:
+        raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")
+    graph = _graph_of(values)
+    with graph.as_default(), graph.name_scope(default_name if name is None else name) as scope:
+        yield scope
+
+
+def device(device_name_or_function):
+    """Places the ops created inside on a device: a string, a DeviceSpec, a function of the op,
+    or None (which clears every enclosing device scope)."""
+    return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing=False):
+    """Ops created inside go where ``op`` goes (their ``_class`` attr names its group)."""
+    return get_default_graph().colocate_with(op, ignore_existing)
+
+
+def control_dependencies(control_inputs):
+    """Ops created inside run only after ``control_inputs`` ran."""
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+def init_scope():
+    """Lifts the ops created inside out of control-dependency blocks (as TF's init_scope)."""
+    return get_default_graph().control_dependencies(None)

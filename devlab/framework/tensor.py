@@ -1,0 +1,67 @@
+"""``Tensor``: a symbolic handle to one output of an Operation; it has no value until a run.
+
+Python operators (``a + b``, ``a @ b``) are attached by the ops layer (``ops/operators.py``),
+since building an op needs the op table that lives above this layer.
+"""
+from .tensor_shape import TensorShape
+
+
+class Tensor:
+    """Output ``value_index`` of ``op``, with a static dtype and shape."""
+
+    __array_priority__ = 100  # so numpy defers `ndarray + tensor` to our operators
+
+    def __init__(self, op, value_index, dtype, shape):
+        self.op = op
+        self.value_index = value_index
+        self.dtype = dtype
+        self._shape = TensorShape(shape)
+
+    @property
+    def name(self):
+        return f"{self.op.name}:{self.value_index}"
+
+    @property
+    def graph(self):
+        return self.op.graph
+
+    @property
+    def device(self):
+        return self.op.device
+
+    @property
+    def shape(self):
+        return self._shape
+
+    def get_shape(self):
+        return self._shape
+
+    def set_shape(self, shape):
+        self._shape = self._shape.merge_with(shape)
+
+    def consumers(self):
+        """The operations that take this tensor as an input."""
+        return [op for op in self.graph.get_operations() if any(t is self for t in op.inputs)]
+
+    def eval(self, feed_dict=None, session=None):
+        """Runs this tensor in ``session`` (default: the current default session)."""
+        from ..framework.default_session import get_default_session_or_raise
+        return (session or get_default_session_or_raise()).run(self, feed_dict)
+
+    def __bool__(self):
+        raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
+                        "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such "
+                        "as tf.cond to execute subgraphs conditioned on the value of a tensor.")
+
+    def __iter__(self):
+        raise TypeError("Tensor objects are only iterable when eager execution is enabled. "
+                        "To iterate over this tensor use tf.map_fn.")
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):  # graph-mode TF1 compares tensors by identity
+        return self is other
+
+    def __repr__(self):
+        return f'<tf.Tensor {self.name!r} shape={self._shape} dtype={self.dtype.name}>'

@@ -1,0 +1,110 @@
+"""Turning Python values into tensors and adding an op of the table to the graph.
+
+``apply_op`` is the one place an op is created: it checks the input dtypes, runs the op's
+shape rule (raising TF's ValueError with the node description), colocates ops that take a
+variable by reference with that variable (TF's ``_MaybeColocateWith``), then asks the graph.
+"""
+import contextlib
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.graph import get_default_graph
+from ..framework.tensor import Tensor
+from ..framework.traceable import user_location
+from .shapes import ShapeError
+from .table import lookup
+
+
+def is_tensor_like(value):
+    return isinstance(value, Tensor) or hasattr(value, "_as_graph_element")
+
+
+def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtype=None):
+    """A Tensor for ``value``: tensors pass through, variables give their value (or their
+    reference with ``as_ref``), anything else becomes a ``Const``."""
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if hasattr(value, "_to_tensor"):
+        value = value._to_tensor(as_ref=as_ref)
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype.base_dtype != dtype.base_dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                             f"{value.dtype.name}: {value!r}")
+        return value
+    from .array_ops import constant  # constant is itself built with apply_op
+    if dtype is None and preferred_dtype is not None:
+        try:
+            return constant(value, dtype=preferred_dtype, name=name or "Const")
+        except (TypeError, ValueError):
+            pass
+    return constant(value, dtype=dtype, name=name or "Const")
+
+
+def to_numpy(value, dtype):
+    """``value`` as a numpy array of ``dtype``, with TF's TypeError for a lossy conversion."""
+    arr = np.asarray(value)
+    if dtype is None:
+        return arr.astype(dtypes.infer_dtype(value).as_numpy_dtype, copy=False)
+    target = dtype.base_dtype.as_numpy_dtype
+    if dtype.is_integer and arr.dtype.kind == "f" and not np.all(np.mod(arr, 1) == 0):
+        raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
+    if dtype.is_bool != (arr.dtype == np.bool_) and arr.size:
+        raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
+    return arr.astype(target)
+
+
+def graph_of(tensors):
+    for t in tensors:
+        if isinstance(t, Tensor):
+            return t.graph
+    return get_default_graph()
+
+
+def apply_op(op_type, inputs, attrs=None, name=None):
+    """Creates one op of the table, returning the Operation."""
+    opdef = lookup(op_type)
+    attrs = dict(attrs or {})
+    graph = graph_of(inputs)
+    name = name or op_type
+    _check_same_dtype(opdef, inputs)
+    try:
+        specs = opdef.shape(inputs, attrs)
+    except ShapeError as e:
+        node = graph.unique_name(name[:-1] if name.endswith("/") else name, mark_as_used=False)
+        raise ValueError(_describe(e, node, op_type, inputs)) from None
+    if inputs and "T" not in attrs and op_type not in ("Cast",):
+        attrs["T"] = inputs[0].dtype.base_dtype
+    refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref]
+    colocate = graph.colocate_with(refs[0].op) if refs else contextlib.nullcontext()
+    with colocate:
+        return graph.create_op(op_type, list(inputs), specs, name, attrs)
+
+
+def apply_op_output(op_type, inputs, attrs=None, name=None):
+    """Creates the op and returns its only output."""
+    return apply_op(op_type, inputs, attrs, name).outputs[0]
+
+
+def _check_same_dtype(opdef, inputs):
+    if not opdef.args or len(inputs) < 2:
+        return
+    first = inputs[0].dtype.base_dtype
+    for i, t in enumerate(inputs[1:], start=1):
+        if t.dtype.base_dtype != first:
+            arg = opdef.args[min(i, len(opdef.args) - 1)]
+            if len(opdef.args) == 1:
+                raise TypeError(f"Tensors in list passed to '{arg}' of '{opdef.type}' Op have types "
+                                f"[{', '.join(x.dtype.base_dtype.name for x in inputs)}] that don't all match.")
+            raise TypeError(f"Input '{arg}' of '{opdef.type}' Op has type {t.dtype.base_dtype.name} that "
+                            f"does not match type {first.name} of argument '{opdef.args[0]}'.")
+
+
+def _describe(error, node, op_type, inputs):
+    """TF's shape-error text: the reason, the node, its inputs' shapes and the user's line."""
+    shapes = ", ".join("?" if t.shape.dims is None else
+                       "[" + ",".join("?" if d is None else str(d) for d in t.shape.dims) + "]" for t in inputs)
+    args = ", ".join(t.op.name for t in inputs)
+    dtype = f"T=DT_{inputs[0].dtype.base_dtype.name.upper()}" if inputs else ""
+    filename, lineno = user_location()
+    return (f"{error} for '{{{{node {node}}}}} = {op_type}[{dtype}]({args})' with input shapes: {shapes}.\n"
+            f"  (op '{node}' defined at {filename}:{lineno})")

@@ -1,0 +1,30 @@
+"""Ops that write variables. They take the variable by reference, so ``apply_op`` colocates
+each with its variable (``_class = [loc:@v]``): an assignment always runs where ``v`` lives."""
+from ..framework.scopes import name_scope
+from .build import apply_op_output, convert_to_tensor
+
+
+def _write(op_type, default_name):
+    def build(ref, value, use_locking=None, name=None, validate_shape=True):
+        with name_scope(name, default_name, [ref, value]) as scope:
+            ref_t = convert_to_tensor(ref, as_ref=True)
+            if not ref_t.dtype.is_ref:
+                raise TypeError(f"'{op_type}' Op requires that input 'ref' be a mutable tensor "
+                                f"(e.g.: a tf.Variable)")
+            value = convert_to_tensor(value, dtype=ref_t.dtype.base_dtype, name="value")
+            attrs = {"use_locking": bool(use_locking)}
+            if op_type == "Assign":
+                attrs["validate_shape"] = validate_shape
+            return apply_op_output(op_type, [ref_t, value], attrs, scope)
+    build.__name__ = default_name.lower()
+    return build
+
+
+assign = _write("Assign", "Assign")
+assign_add = _write("AssignAdd", "AssignAdd")
+assign_sub = _write("AssignSub", "AssignSub")
+
+
+def is_variable_initialized(ref, name=None):
+    return apply_op_output("IsVariableInitialized", [convert_to_tensor(ref, as_ref=True)], None,
+                           name or "IsVariableInitialized")

@@ -1,0 +1,124 @@
+"""The op table: every op type devlab knows, in one place.
+
+An entry says how to infer the op's outputs (``shape``), how to compute them (``kernel``,
+written once against ``xp``; ``overrides`` replaces it on one device type where it must), on
+which device types a kernel exists (``devices``: the placer reads this, so CPU-only ops make
+soft placement and "no kernel" errors real), which inputs are taken by reference (the op is
+colocated with that variable), and whether it has state (never pruned, never folded).
+Gradient rules live in ``grad_table.py``, written in terms of the ops below.
+"""
+from dataclasses import dataclass, field
+
+from . import kernels as K
+from . import shapes as S
+
+BOTH = ("GPU", "CPU")
+CPU_ONLY = ("CPU",)
+
+
+@dataclass(frozen=True)
+class OpDef:
+    type: str
+    shape: object
+    kernel: object
+    devices: tuple = BOTH
+    ref_inputs: tuple = ()
+    stateful: bool = False
+    args: tuple = ()  # input names that share one dtype ``T``, for TF's type-mismatch error
+    overrides: dict = field(default_factory=dict)
+
+    def kernel_for(self, device_type):
+        return self.overrides.get(device_type, self.kernel)
+
+
+def _table(*defs):
+    return {d.type: d for d in defs}
+
+
+OPS = _table(
+    # sources
+    OpDef("Const", S.const, K.const),
+    OpDef("Placeholder", S.from_attrs, K.placeholder),
+    OpDef("PlaceholderWithDefault", S.same_as_first, K.identity),
+    OpDef("Fill", S.from_attrs, K.fill),
+    OpDef("RandomUniform", S.from_attrs, K.random_uniform, stateful=True),
+    OpDef("RandomStandardNormal", S.from_attrs, K.random_normal, stateful=True),
+    OpDef("TruncatedNormal", S.from_attrs, K.truncated_normal, stateful=True),
+    # variables
+    OpDef("VariableV2", S.variable, K.variable, stateful=True),
+    OpDef("Assign", S.assign, K.assign, ref_inputs=(0,), stateful=True, args=("ref", "value")),
+    OpDef("AssignAdd", S.ref_of_first, K.assign_add, ref_inputs=(0,), stateful=True, args=("ref", "value")),
+    OpDef("AssignSub", S.ref_of_first, K.assign_sub, ref_inputs=(0,), stateful=True, args=("ref", "value")),
+    OpDef("IsVariableInitialized", S.scalar_int, K.is_variable_initialized, ref_inputs=(0,)),
+    OpDef("ApplyGradientDescent", S.ref_of_first, K.apply_gradient_descent, ref_inputs=(0,), stateful=True),
+    OpDef("ApplyMomentum", S.ref_of_first, K.apply_momentum, ref_inputs=(0, 1), stateful=True),
+    OpDef("ApplyAdam", S.ref_of_first, K.apply_adam, ref_inputs=(0, 1, 2), stateful=True),
+    # elementwise math
+    OpDef("Identity", S.same_as_first, K.identity),
+    OpDef("StopGradient", S.same_as_first, K.stop_gradient),
+    OpDef("AddV2", S.broadcast, K.add, args=("x", "y")),
+    OpDef("Sub", S.broadcast, K.sub, args=("x", "y")),
+    OpDef("Mul", S.broadcast, K.mul, args=("x", "y")),
+    OpDef("RealDiv", S.broadcast, K.real_div, args=("x", "y")),
+    OpDef("Maximum", S.broadcast, K.maximum, args=("x", "y")),
+    OpDef("Minimum", S.broadcast, K.minimum, args=("x", "y")),
+    OpDef("Pow", S.broadcast, K.pow_, args=("x", "y")),
+    OpDef("Neg", S.same_as_first, K.unary("negative")),
+    OpDef("Abs", S.same_as_first, K.unary("abs")),
+    OpDef("Sign", S.same_as_first, K.unary("sign")),
+    OpDef("Sin", S.same_as_first, K.unary("sin")),
+    OpDef("Cos", S.same_as_first, K.unary("cos")),
+    OpDef("Exp", S.same_as_first, K.unary("exp")),
+    OpDef("Log", S.same_as_first, K.unary("log")),
+    OpDef("Square", S.same_as_first, K.unary("square")),
+    OpDef("Sqrt", S.same_as_first, K.unary("sqrt")),
+    OpDef("Rsqrt", S.same_as_first, K.rsqrt),
+    OpDef("Reciprocal", S.same_as_first, K.reciprocal),
+    OpDef("Tanh", S.same_as_first, K.unary("tanh")),
+    OpDef("Relu", S.same_as_first, K.relu),
+    OpDef("Sigmoid", S.same_as_first, K.sigmoid),
+    OpDef("Softmax", S.same_as_first, K.softmax),
+    OpDef("ReluGrad", S.same_as_first, K.relu_grad),
+    OpDef("SigmoidGrad", S.same_as_first, K.sigmoid_grad),
+    OpDef("TanhGrad", S.same_as_first, K.tanh_grad),
+    OpDef("Equal", S.broadcast_bool, K.equal, args=("x", "y")),
+    OpDef("Greater", S.broadcast_bool, K.greater, args=("x", "y")),
+    OpDef("Less", S.broadcast_bool, K.less, args=("x", "y")),
+    OpDef("Cast", S.cast, K.cast),
+    # linear algebra and reductions
+    OpDef("MatMul", S.matmul, K.matmul, args=("a", "b")),
+    OpDef("AddN", S.add_n, K.add_n, args=("inputs",)),
+    OpDef("Sum", S.reduction, K.reducer("sum")),
+    OpDef("Mean", S.reduction, K.reducer("mean")),
+    OpDef("Max", S.reduction, K.reducer("max")),
+    OpDef("Min", S.reduction, K.reducer("min")),
+    OpDef("Prod", S.reduction, K.reducer("prod")),
+    OpDef("ArgMax", S.argmax, K.argmax),
+    OpDef("SoftmaxCrossEntropyWithLogits", S.softmax_xent, K.softmax_xent),
+    OpDef("OneHot", S.one_hot, K.one_hot),
+    # shapes and layout
+    OpDef("Reshape", S.reshape, K.reshape),
+    OpDef("Transpose", S.transpose, K.transpose),
+    OpDef("ConcatV2", S.concat, K.concat),
+    OpDef("Pack", S.stack, K.stack),
+    OpDef("ExpandDims", S.expand_dims, K.expand_dims),
+    OpDef("ZerosLike", S.same_as_first, K.zeros_like),
+    OpDef("OnesLike", S.same_as_first, K.ones_like),
+    OpDef("Shape", S.shape_of, K.shape),
+    OpDef("Size", S.scalar_int, K.size),
+    OpDef("Rank", S.scalar_int, K.rank),
+    # control
+    OpDef("NoOp", S.none, K.no_op),
+    # CPU-only on purpose, as in TensorFlow: strings live in host memory
+    OpDef("AsString", S.string_scalar_like, K.as_string, devices=CPU_ONLY),
+    OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY),
+    OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True),
+)
+
+
+def lookup(op_type):
+    """The OpDef of ``op_type``; a KeyError names the op type."""
+    try:
+        return OPS[op_type]
+    except KeyError:
+        raise KeyError(f"devlab has no op '{op_type}' in its op table") from None

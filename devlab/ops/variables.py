@@ -1,0 +1,177 @@
+"""``Variable``: TF1's ref variable, built from the same four ops TensorFlow builds.
+
+``tf.Variable(1.0, name="a")`` creates ``a/initial_value`` (Const), ``a`` (VariableV2, the
+storage), ``a/Assign`` (the initializer, colocated with ``a`` because it takes ``a`` by
+reference) and ``a/read`` (Identity, built under ``colocate_with(a)``). Reading a variable in
+an expression reads ``a/read``; writing goes through the reference.
+"""
+from ..framework.graph import get_default_graph
+from ..framework.graph_keys import GraphKeys
+from ..framework.scopes import colocate_with, device, init_scope, name_scope
+from ..framework.tensor_shape import TensorShape
+from . import state_ops
+from .array_ops import identity
+from .build import apply_op_output, convert_to_tensor
+from .control_flow_ops import group
+
+
+class Variable:
+    """A mutable tensor whose value lives in the session, on the device of its VariableV2 op."""
+
+    def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
+                 caching_device=None, name=None, dtype=None, expected_shape=None, constraint=None,
+                 use_resource=None, **unused):
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        init_from_fn = callable(initial_value)
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections = list(collections) + [GraphKeys.TRAINABLE_VARIABLES]
+        graph = get_default_graph()
+        self.trainable = trainable
+        with init_scope(), name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
+            if init_from_fn:
+                # TF builds a callable's ops unplaced but in the variable's colocation group.
+                first = graph.version
+                with name_scope("Initializer"), device(None):
+                    initial = convert_to_tensor(initial_value(), name="initial_value", dtype=dtype)
+                for op in graph.get_operations()[first:]:
+                    op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
+            else:
+                initial = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+            shape = initial.shape.dims if validate_shape else None
+            self._variable = apply_op_output(
+                "VariableV2", [], {"shape": shape, "dtype": initial.dtype.base_dtype,
+                                   "container": "", "shared_name": ""}, scope)
+            self._initial_value = initial
+            self._initializer_op = state_ops.assign(self._variable, initial, validate_shape=validate_shape,
+                                                    name="Assign").op
+            if caching_device is not None:
+                with device(caching_device):
+                    self._snapshot = identity(self._variable, name="read")
+            else:
+                with colocate_with(self._variable.op):
+                    self._snapshot = identity(self._variable, name="read")
+        graph.add_to_collections(collections, self)
+
+    # -- what TF code reads ----------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._variable.name
+
+    @property
+    def op(self):
+        return self._variable.op
+
+    @property
+    def device(self):
+        return self._variable.device
+
+    @property
+    def dtype(self):
+        return self._variable.dtype
+
+    @property
+    def shape(self):
+        return self._variable.shape
+
+    def get_shape(self):
+        return self._variable.shape
+
+    @property
+    def graph(self):
+        return self._variable.graph
+
+    @property
+    def initializer(self):
+        return self._initializer_op
+
+    @property
+    def initial_value(self):
+        return self._initial_value
+
+    def value(self):
+        return self._snapshot
+
+    def read_value(self):
+        return identity(self._variable, name="read")
+
+    def _ref(self):
+        return self._variable
+
+    def _as_graph_element(self):
+        return self._variable
+
+    def _to_tensor(self, as_ref=False):
+        return self._variable if as_ref else self._snapshot
+
+    # -- writes --------------------------------------------------------------------------------
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        return state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        return state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        return state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+
+    def eval(self, session=None):
+        return self._variable.eval(session=session)
+
+    def load(self, value, session=None):
+        from ..framework.default_session import get_default_session_or_raise
+        (session or get_default_session_or_raise()).load_variable(self, value)
+
+    def __repr__(self):
+        return f"<tf.Variable '{self.name}' shape={TensorShape(self.shape)} dtype={self.dtype.name}>"
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+
+VariableV1 = Variable
+RefVariable = Variable
+
+
+def global_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def trainable_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def moving_average_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+def variables_initializer(var_list, name="init"):
+    """One op that runs every variable's initializer."""
+    if var_list:
+        return group(*[v.initializer for v in var_list], name=name)
+    from .control_flow_ops import no_op
+    return no_op(name=name)
+
+
+def global_variables_initializer():
+    return variables_initializer(global_variables())
+
+
+def local_variables_initializer():
+    return variables_initializer(local_variables(), name="init")
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def is_variable_initialized(variable):
+    return state_ops.is_variable_initialized(variable)
+

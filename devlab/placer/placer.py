@@ -1,0 +1,288 @@
+"""Assigning ops to devices, following TensorFlow's placer (``placer.cc``, ``colocation_graph.cc``).
+
+1. **Groups.** Ops that must share a device are joined: each ``loc:@x`` in an op's ``_class``
+   attr joins it with x, and an op that takes a variable by reference joins the variable. A
+   group merges its members' requested devices (conflicting jobs are an error; conflicting
+   types or indices too, unless soft placement clears them) and keeps only the device types
+   for which every member has a kernel.
+2. **Candidates.** A group may go to the devices that match its merged request and support
+   it. None match: without soft placement that is TF's error; with it, devlab tries the same
+   type at any index, then any type (job, replica and task are always kept).
+3. **Choice.** Ops are visited in creation order, generators (no inputs, one output) last.
+   The first candidate in priority order wins (GPU before CPU, then lowest index); a generator
+   follows its consumers when they all sit on one allowed device (heuristic A), a Shape-like or
+   pass-through Identity op follows its input (heuristic B). A group's first placed member
+   fixes the device for the rest.
+"""
+from dataclasses import dataclass, field
+
+from ..framework import errors
+from ..framework.device_spec import DeviceSpec
+from ..ops.table import lookup
+from .union_find import UnionFind
+
+METADATA_OPS = ("Shape", "Size", "Rank")
+
+
+@dataclass
+class Reason:
+    """One step of why an op is where it is, and the source line behind it (if any)."""
+    text: str
+    location: str = ""
+
+
+@dataclass
+class Placement:
+    """The result: each op's device name, the order TF logs them in, and the reasons."""
+    devices: list
+    assigned: dict = field(default_factory=dict)  # op name -> Device
+    log_order: list = field(default_factory=list)
+    reasons: dict = field(default_factory=dict)  # op name -> [Reason]
+    groups: dict = field(default_factory=dict)  # op name -> group root op name
+
+    def device_of(self, op):
+        return self.assigned[op if isinstance(op, str) else op.name]
+
+
+class _Group:
+    def __init__(self, op, request, types):
+        self.root = op
+        self.members = [op]
+        self.request = request
+        self.types = types  # device types with a kernel for every member, in priority order
+        self.assigned = None
+
+
+def place(ops, devices, allow_soft_placement=False, local_task=None):
+    """Places ``ops`` (a whole graph, in creation order) on ``devices``; returns a Placement.
+
+    Raises InvalidArgumentError in TensorFlow's words when a request cannot be met.
+    """
+    if not devices:
+        raise errors.InvalidArgumentError(None, None, "No devices are registered")
+    placement = Placement(devices)
+    present = {d.device_type for d in devices}
+    groups, colocation_reasons = _build_groups(ops, present, allow_soft_placement)
+    placement.reasons.update(colocation_reasons)
+    consumers = {}
+    for op in ops:
+        for t in op.inputs:
+            consumers.setdefault(t.op.name, []).append(op)
+        for c in op.control_inputs:
+            consumers.setdefault(c.name, []).append(op)
+    generators = [op for op in ops if _is_generator(op)]
+    first_pass = [op for op in ops if not _is_generator(op)]
+    for op in first_pass + generators:
+        group = groups[op.name]
+        candidates = _candidates(op, group, devices, allow_soft_placement, placement, local_task)
+        device = candidates[0]
+        heuristic = _heuristic(op, candidates, consumers, placement)
+        if group.assigned is not None:
+            device = group.assigned
+        elif heuristic is not None:
+            device, reason = heuristic
+            placement.reasons[op.name].append(Reason(reason))
+        group.assigned = device
+        placement.assigned[op.name] = device
+        placement.log_order.append(op.name)
+        placement.groups[op.name] = group.root.name
+    return placement
+
+
+def _is_generator(op):
+    return not op.inputs and len(op.outputs) == 1 and not op.outputs[0].dtype.is_ref
+
+
+def _kernel_types(op, present):
+    opdef = lookup(op.type)
+    return [t for t in sorted(present, key=lambda t: -_PRIORITY.get(t, 50)) if t in opdef.devices]
+
+
+_PRIORITY = {"GPU": 210, "CPU": 60}
+
+
+def _parse_request(op):
+    try:
+        return DeviceSpec.from_string(op.device)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            op.node_def, op, f"Malformed device specification '{op.device}' in node: {{{{node {op.name}}}}}"
+            + errors.defined_at(op)) from None
+
+
+def _build_groups(ops, present, soft):
+    """Joins colocated ops; returns ({op name: its group}, {op name: [Reason]})."""
+    by_name = {op.name: op for op in ops}
+    uf = UnionFind([op.name for op in ops])
+    group_of = {}
+    for op in ops:
+        types = _kernel_types(op, present)
+        if not types:
+            registered = ", ".join(f"device='{t}'" for t in lookup(op.type).devices)
+            raise errors.InvalidArgumentError(
+                op.node_def, op, f"No OpKernel was registered to support Op '{op.type}' used by "
+                f"{{{{node {op.name}}}}} with these attrs: []\nRegistered devices: [{', '.join(sorted(present))}]\n"
+                f"Registered kernels:\n  {registered}" + errors.defined_at(op))
+        group_of[op.name] = _Group(op, _parse_request(op), types)
+    reasons = {}
+    for op in ops:
+        partners = []
+        for g in op.colocation_groups():
+            other = g.decode()[len("loc:@"):]
+            if other != op.name and other in by_name:
+                partners.append((other, f"colocated with '{other}' (its _class attr says loc:@{other})"))
+        opdef = lookup(op.type)
+        for i in opdef.ref_inputs:
+            if i < len(op.inputs) and op.inputs[i].dtype.is_ref:
+                src = op.inputs[i].op.name
+                partners.append((src, f"takes variable '{src}' by reference, so it runs where the variable lives"))
+        reasons[op.name] = [Reason(why) for _, why in partners]
+        for other, _ in partners:
+            _join(uf, group_of, op, by_name[other], soft)
+    return {op.name: group_of[uf.find(op.name)] for op in ops}, reasons
+
+
+def _join(uf, group_of, op, other, soft):
+    a, b = group_of[uf.find(op.name)], group_of[uf.find(other.name)]  # records are kept by root
+    if a is b:
+        return
+    try:
+        request = _merge_requests(a.request, b.request, soft)
+    except ValueError as e:
+        raise errors.InvalidArgumentError(
+            op.node_def, op, f"Cannot colocate nodes {{{{colocation_node {other.name}}}}} and "
+            f"{{{{colocation_node {op.name}}}}}: {e}" + errors.defined_at(op)) from None
+    types = [t for t in a.types if t in b.types]
+    if not types:
+        raise errors.InvalidArgumentError(
+            op.node_def, op, f"Cannot colocate nodes {{{{colocation_node {other.name}}}}} and "
+            f"{{{{colocation_node {op.name}}}}} because no device type supports both of those nodes and "
+            f"the other nodes colocated with them.\n{other.name}: {', '.join(b.types)}\n"
+            f"{op.name}: {', '.join(a.types)}" + errors.defined_at(op))
+    root, absorbed = uf.union(op.name, other.name)
+    a.members += [m for m in b.members if m not in a.members]
+    a.request, a.types = request, types
+    group_of.pop(absorbed, None)
+    group_of[root] = a
+
+
+def _merge_requests(a, b, soft):
+    """TF's MergeDevNames: combine two partial requests, or say why they conflict."""
+    out = DeviceSpec(a.job, a.replica, a.task, a.device_type, a.device_index)
+    for field_name, label in (("job", "jobs"), ("replica", "replicas"), ("task", "tasks")):
+        x, y = getattr(a, field_name), getattr(b, field_name)
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Cannot merge devices with incompatible {label}: "
+                             f"'{a.to_string()}' and '{b.to_string()}'")
+        setattr(out, field_name, x if x is not None else y)
+    if a.device_type and b.device_type and a.device_type != b.device_type:
+        if not soft:
+            raise ValueError(f"Cannot merge devices with incompatible types: '{a.to_string()}' and '{b.to_string()}'")
+        out.device_type, out.device_index = None, None
+        return out
+    out.device_type = a.device_type or b.device_type
+    if a.device_index is not None and b.device_index is not None and a.device_index != b.device_index:
+        if not soft:
+            raise ValueError(f"Cannot merge devices with incompatible ids: '{a.to_string()}' and '{b.to_string()}'")
+        out.device_index = None
+    else:
+        out.device_index = a.device_index if a.device_index is not None else b.device_index
+    return out
+
+
+def _candidates(op, group, devices, soft, placement, local_task):
+    """The devices ``op``'s group may go to, in priority order (or TF's error)."""
+    reasons = placement.reasons.setdefault(op.name, [])
+    request = group.request
+    if group.assigned is not None:
+        if group.root is not op:
+            reasons.append(Reason(f"in the colocation group of '{group.root.name}', already placed on "
+                                  f"{group.assigned.short_name}"))
+        return [group.assigned]
+    for loc in op.device_code_locations:
+        if loc.obj != "None":
+            reasons.append(Reason(f"device scope tf.device({loc.obj}) active when it was created", loc.location()))
+    for name, loc in op.colocation_code_locations.items():
+        reasons.append(Reason(f"created inside colocate_with('{name}')", loc.location()))
+    supported = [d for d in devices if d.device_type in group.types]
+    matching = [d for d in supported if d.matches(request)]
+    if request.to_string():
+        reasons.append(Reason(f"requested device {request.to_string()}"
+                              + (f" (merged over its colocation group)" if len(group.members) > 1 else "")))
+    if not matching:
+        matching = _soft_fallback(op, group, devices, supported, soft, reasons)
+    if local_task is not None and request.job is None:
+        local = [d for d in matching if (d.job, d.task) == local_task]
+        matching = local or matching
+    matching.sort(key=lambda d: d.sort_key())
+    kernels = " and ".join(group.types)
+    if not request.device_type:
+        reasons.append(Reason(f"no device type requested: kernels exist for {kernels}; "
+                              f"TF picks the highest priority (GPU before CPU), lowest index"))
+    return matching
+
+
+def _soft_fallback(op, group, devices, supported, soft, reasons):
+    request = group.request
+    named = [d for d in devices if d.matches(request)]
+    requested = op.device or request.to_string()
+    if not soft:
+        if _parses_same(op.device, request) and not named:
+            names = ", ".join(sorted(d.name for d in devices))
+            msg = (f"{{{{node {op.name}}}}} was explicitly assigned to {requested} but available devices are "
+                   f"[ {names} ]. Make sure the device specification refers to a valid device.")
+        elif _parses_same(op.device, request) and request.device_type:
+            msg = (f"Could not satisfy explicit device specification '{requested}' because no supported "
+                   f"kernel for {request.device_type} devices is available.\nOp: {op.type}\n"
+                   f"Registered kernels:\n  " + ", ".join(f"device='{t}'" for t in lookup(op.type).devices))
+        else:
+            names = ", ".join(d.name for d in sorted(devices, key=lambda d: d.sort_key()))
+            msg = (f"Could not satisfy explicit device specification '{requested}' because the node "
+                   f"{{{{colocation_node {op.name}}}}} was colocated with a group of nodes that required "
+                   f"incompatible device '{request.to_string()}'. All available devices [{names}].")
+        raise errors.InvalidArgumentError(op.node_def, op, f"Cannot assign a device for operation {op.name}: "
+                                          + msg + errors.defined_at(op))
+    # Soft placement: same type at any index, then any type; job, replica and task stay.
+    same_type = request.replace(device_index=None)
+    matching = [d for d in supported if d.matches(same_type)]
+    if not matching:
+        matching = [d for d in supported if d.matches(request.replace(device_type=None, device_index=None))]
+    if not matching:
+        names = ", ".join(sorted(d.name for d in devices))
+        raise errors.InvalidArgumentError(
+            op.node_def, op, f"Cannot assign a device for operation {op.name}: {{{{node {op.name}}}}} was "
+            f"explicitly assigned to {requested} but available devices are [ {names} ]. Make sure the device "
+            "specification refers to a valid device." + errors.defined_at(op))
+    why = "no such device" if not named else f"no {request.device_type} kernel for {op.type}"
+    reasons.append(Reason(f"soft placement: {requested} cannot be used ({why}), so it falls back"))
+    return matching
+
+
+def _parses_same(raw, request):
+    try:
+        return DeviceSpec.from_string(raw) == request
+    except ValueError:
+        return False
+
+
+def _heuristic(op, candidates, consumers, placement):
+    """TF's heuristics A (generators follow consumers) and B (metadata/identity follow input)."""
+    if _is_generator(op):
+        outs = consumers.get(op.name, [])
+        placed = [placement.assigned.get(c.name) for c in outs]
+        if outs and all(d is not None and d is placed[0] for d in placed) and placed[0] in candidates:
+            return placed[0], f"a generator (no inputs, one output): placed with its consumers on {placed[0].short_name}"
+        return None
+    if op.type in METADATA_OPS or _is_passthrough_identity(op, consumers):
+        src = placement.assigned.get(op.inputs[0].op.name) if op.inputs else None
+        if src is not None and src in candidates:
+            return src, f"a {op.type} op: placed with its input '{op.inputs[0].op.name}' on {src.short_name}"
+    return None
+
+
+def _is_passthrough_identity(op, consumers):
+    if op.type != "Identity" or op.device or len(op.inputs) != 1:
+        return False
+    outs = consumers.get(op.name, [])
+    return len(outs) == 1 and op.inputs[0].op.device == outs[0].device
+

@@ -1,0 +1,105 @@
+"""Plain-Python stand-ins for TensorFlow's config and metadata protos.
+
+``ConfigProto``, ``GPUOptions``, ``RunOptions``, ``RunMetadata`` (with ``step_stats`` and
+``partition_graphs``) and ``GraphDef`` keep TF's field names, so TF1 code that sets or reads
+them runs unchanged. Unknown keyword fields are accepted and kept, as a proto would.
+"""
+from dataclasses import dataclass, field
+
+
+class _Message:
+    """Fields by keyword; nested messages are created on first access, as with protos."""
+
+    _defaults = {}
+
+    def __init__(self, **kwargs):
+        for k, v in self._defaults.items():
+            setattr(self, k, v() if callable(v) else v)
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if v not in (None, {}, [], False, 0, ""))
+        return f"{type(self).__name__}({fields})"
+
+
+class VirtualDevices(_Message):
+    _defaults = {"memory_limit_mb": list}
+
+
+class GPUOptionsExperimental(_Message):
+    _defaults = {"virtual_devices": list}
+
+
+class GPUOptions(_Message):
+    _defaults = {"allow_growth": False, "per_process_gpu_memory_fraction": 0.0, "visible_device_list": "",
+                 "experimental": GPUOptionsExperimental}
+
+
+class RewriteOptions(_Message):
+    _defaults = {"disable_meta_optimizer": False}
+
+
+class OptimizerOptions(_Message):
+    _defaults = {"opt_level": 0}
+
+
+class GraphOptions(_Message):
+    _defaults = {"rewrite_options": RewriteOptions, "optimizer_options": OptimizerOptions}
+
+
+class ConfigProto(_Message):
+    """Session settings: ``device_count``, ``log_device_placement``, ``allow_soft_placement``..."""
+
+    _defaults = {"device_count": dict, "log_device_placement": False, "allow_soft_placement": False,
+                 "gpu_options": GPUOptions, "graph_options": GraphOptions, "intra_op_parallelism_threads": 0,
+                 "inter_op_parallelism_threads": 0, "cluster_def": None}
+
+
+class RunOptions(_Message):
+    NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
+    _defaults = {"trace_level": 0, "output_partition_graphs": False, "timeout_in_ms": 0}
+
+
+@dataclass
+class NodeExecStats:
+    """One executed node: TF's fields, plus devlab's modelled timing and transfer details."""
+    node_name: str
+    op: str
+    all_start_micros: float
+    all_end_rel_micros: float
+    timeline_label: str = ""
+    modelled_start_micros: float = 0.0
+    modelled_rel_micros: float = 0.0
+    bytes: int = 0
+    transfer_from: str = ""  # for a transfer: the source device
+    tensor: str = ""  # for a transfer: the tensor it moves
+
+
+@dataclass
+class DeviceStepStats:
+    device: str
+    node_stats: list = field(default_factory=list)
+    simulated: bool = False
+
+
+@dataclass
+class StepStats:
+    dev_stats: list = field(default_factory=list)
+
+
+@dataclass
+class GraphDef:
+    node: list = field(default_factory=list)
+    versions: dict = field(default_factory=dict)
+
+
+@dataclass
+class RunMetadata:
+    step_stats: StepStats = field(default_factory=StepStats)
+    partition_graphs: list = field(default_factory=list)
+    cost_graph: object = None
+
+    def Clear(self):  # noqa: N802 - TF's method name
+        self.step_stats = StepStats()
+        self.partition_graphs = []

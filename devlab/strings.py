@@ -1,0 +1,14 @@
+"""``tf.strings``: string ops. They have CPU kernels only, as in TensorFlow."""
+from .framework.scopes import name_scope
+from .ops.build import apply_op_output, convert_to_tensor
+
+
+def as_string(input, name=None):  # noqa: A002 - TF's argument name
+    """Formats each element as a string (an op with no GPU kernel)."""
+    return apply_op_output("AsString", [convert_to_tensor(input)], None, name or "AsString")
+
+
+def join(inputs, separator="", name=None):
+    with name_scope(name, "StringJoin", inputs) as scope:
+        xs = [convert_to_tensor(x) for x in inputs]
+        return apply_op_output("StringJoin", xs, {"separator": separator, "N": len(xs)}, scope)
