@@ -21,7 +21,8 @@ from .ops.array_ops import (cast, concat, constant, expand_dims, fill, identity,
                             placeholder, placeholder_with_default, rank, reshape, shape, size, stack,
                             stop_gradient, transpose, zeros, zeros_like)
 from .ops.build import convert_to_tensor
-from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from .ops.control_flow_ops import group, no_op
+from .ops.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .ops.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, zeros_initializer)
@@ -39,7 +40,8 @@ from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, Op
                              RunOptions)
 from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
-from . import config, nn, strings, summary  # noqa: E402 - namespaces built from the names above
+from .ops.gradients import gradients
+from . import config, layers, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
 
 _operators.install(Tensor, Variable)
 

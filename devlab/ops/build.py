@@ -70,7 +70,7 @@ def apply_op(op_type, inputs, attrs=None, name=None):
     try:
         specs = opdef.shape(inputs, attrs)
     except ShapeError as e:
-        node = graph.unique_name(name[:-1] if name.endswith("/") else name, mark_as_used=False)
+        node = name[:-1] if name.endswith("/") else graph.unique_name(name, mark_as_used=False)
         raise ValueError(_describe(e, node, op_type, inputs)) from None
     if inputs and "T" not in attrs and op_type not in ("Cast",):
         attrs["T"] = inputs[0].dtype.base_dtype
@@ -104,7 +104,12 @@ def _describe(error, node, op_type, inputs):
     shapes = ", ".join("?" if t.shape.dims is None else
                        "[" + ",".join("?" if d is None else str(d) for d in t.shape.dims) + "]" for t in inputs)
     args = ", ".join(t.op.name for t in inputs)
-    dtype = f"T=DT_{inputs[0].dtype.base_dtype.name.upper()}" if inputs else ""
+    dtype = f"T={_TF_TYPE_ENUM.get(inputs[0].dtype.base_dtype.name, 'DT_INVALID')}" if inputs else ""
     filename, lineno = user_location()
     return (f"{error} for '{{{{node {node}}}}} = {op_type}[{dtype}]({args})' with input shapes: {shapes}.\n"
             f"  (op '{node}' defined at {filename}:{lineno})")
+
+
+_TF_TYPE_ENUM = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE", "int8": "DT_INT8",
+                 "int16": "DT_INT16", "int32": "DT_INT32", "int64": "DT_INT64", "uint8": "DT_UINT8",
+                 "bool": "DT_BOOL", "string": "DT_STRING"}

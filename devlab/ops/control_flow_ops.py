@@ -35,7 +35,7 @@ def _group_on(device, ops, name):
         return no_op(name=name)
 
 
-def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
+def tuple_(tensors, name=None, control_inputs=None):
     """The same tensors, each readable only after all of them (and ``control_inputs``) ran."""
     from .array_ops import identity
     with name_scope(name, "tuple", tensors) as scope:

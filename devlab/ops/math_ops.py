@@ -11,7 +11,7 @@ def _binary(op_type, scope_name):
     def build(x, y, name=None):
         with name_scope(name, scope_name, [x, y]) as scope:
             x = convert_to_tensor(x, name="x")
-            y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+            y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
             return apply_op_output(op_type, [x, y], None, scope)
     build.__name__ = scope_name.lower()
     build.__doc__ = f"Elementwise ``{op_type}`` of x and y, with numpy broadcasting."
@@ -62,7 +62,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """Matrix product of two rank-2 tensors."""
     with name_scope(name, "MatMul", [a, b]) as scope:
         a = convert_to_tensor(a, name="a")
-        b = convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
+        b = convert_to_tensor(b, preferred_dtype=a.dtype.base_dtype, name="b")
         attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
         return apply_op_output("MatMul", [a, b], attrs, scope)
 

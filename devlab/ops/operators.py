@@ -25,10 +25,10 @@ def _binary(builder, scope_name, reverse):
         with name_scope(None, scope_name, [self, other]) as scope:
             if reverse:
                 x = convert_to_tensor(self)
-                y = convert_to_tensor(other, dtype=x.dtype.base_dtype, name="x")
+                y = convert_to_tensor(other, preferred_dtype=x.dtype.base_dtype, name="x")
                 return builder(y, x, name=scope)
             x = convert_to_tensor(self)
-            y = convert_to_tensor(other, dtype=x.dtype.base_dtype, name="y")
+            y = convert_to_tensor(other, preferred_dtype=x.dtype.base_dtype, name="y")
             return builder(x, y, name=scope)
     return op
 

@@ -175,3 +175,17 @@ initialize_all_variables = global_variables_initializer
 def is_variable_initialized(variable):
     return state_ops.is_variable_initialized(variable)
 
+
+
+def _from_ops(variable_op, initializer_op, snapshot, initial_value):
+    """A Variable wrapping ops that already exist (used when a saved graph is loaded)."""
+    var = Variable.__new__(Variable)
+    var._variable = variable_op.outputs[0]
+    var._initializer_op = initializer_op
+    var._snapshot = snapshot
+    var._initial_value = initial_value
+    var.trainable = True
+    return var
+
+
+Variable._from_ops = staticmethod(_from_ops)

@@ -64,7 +64,7 @@ def needed_ops(fetch_ops, fed):
 def compile_plan(fetches, feeds, placement, make_context):
     """Builds the Plan for ``fetches`` (Tensors/Operations) given ``feeds`` (Tensors)."""
     fed = set(feeds)
-    fetch_ops = [f.op if hasattr(f, "value_index") else f for f in fetches]
+    fetch_ops = [f.op if hasattr(f, "value_index") else f for f in fetches if f not in fed]
     ops = needed_ops(fetch_ops, fed)
     slot_of, steps, transfers = {}, [], []
     device_of = placement.assigned

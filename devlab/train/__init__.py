@@ -1,0 +1,8 @@
+"""``tf.train``: optimizers, moving averages, parameter-server placement, saving and clusters."""
+from ..runtime.cluster import ClusterSpec, Server  # noqa: F401
+from .device_setter import STANDARD_PS_OPS, replica_device_setter  # noqa: F401
+from .global_step import create_global_step, get_global_step, get_or_create_global_step  # noqa: F401
+from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
+from .moving_averages import ExponentialMovingAverage  # noqa: F401
+from .optimizers import AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer, Optimizer  # noqa: F401
+from .saver import Saver, latest_checkpoint  # noqa: F401

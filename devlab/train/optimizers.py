@@ -1,0 +1,171 @@
+"""Optimizers: ``compute_gradients``, ``apply_gradients`` and ``minimize`` as in TF1.
+
+Each variable's update op is built under ``colocate_with(var)`` (it takes the variable by
+reference anyway), so updates run where the variables live: on the parameter server in a
+``replica_device_setter`` program, while the gradients are computed on the workers.
+"""
+from ..framework import dtypes
+from ..framework.graph import get_default_graph
+from ..framework.graph_keys import GraphKeys
+from ..framework.scopes import colocate_with, control_dependencies, init_scope, name_scope
+from ..ops import state_ops
+from ..ops.build import apply_op_output, convert_to_tensor
+from ..ops.control_flow_ops import group
+from ..ops.gradients import gradients
+from ..ops.variables import Variable, trainable_variables
+from . import slots
+
+
+class Optimizer:
+    GATE_NONE, GATE_OP, GATE_GRAPH = 0, 1, 2
+
+    def __init__(self, use_locking, name):
+        self._use_locking = use_locking
+        self._name = name
+        self._slots = {}  # slot name -> {variable: slot variable}
+
+    def get_name(self):
+        return self._name
+
+    def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
+                          colocate_gradients_with_ops=False, grad_loss=None):
+        """[(gradient, variable)] for every trainable variable (or ``var_list``)."""
+        var_list = list(var_list) if var_list is not None else trainable_variables()
+        if not var_list:
+            raise ValueError("No variables to optimize.")
+        grads = gradients(loss, var_list, grad_ys=grad_loss,
+                          colocate_gradients_with_ops=colocate_gradients_with_ops)
+        return list(zip(grads, var_list))
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """One op applying every gradient to its variable (and incrementing ``global_step``)."""
+        grads_and_vars = list(grads_and_vars)
+        usable = [(g, v) for g, v in grads_and_vars if g is not None]
+        if not usable:
+            raise ValueError("No gradients provided for any variable, check your graph for ops that do not "
+                             f"support gradients, between variables {[v.name for _, v in grads_and_vars]} and loss.")
+        self._create_slots([v for _, v in usable])
+        updates = []
+        with name_scope(name, self._name) as scope:
+            self._prepare()
+            for grad, var in usable:
+                with name_scope("update_" + var.op.name), colocate_with(var):
+                    updates.append(self._apply_dense(grad, var))
+            if global_step is None:
+                train_op = self._finish(updates, scope)
+            else:
+                with control_dependencies([self._finish(updates, "update")]):
+                    with colocate_with(global_step):
+                        train_op = state_ops.assign_add(global_step, 1, name=scope).op
+        get_default_graph().add_to_collection(GraphKeys.TRAIN_OP, train_op)
+        return train_op
+
+    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
+                 colocate_gradients_with_ops=False, name=None, grad_loss=None):
+        grads_and_vars = self.compute_gradients(loss, var_list, gate_gradients, aggregation_method,
+                                                colocate_gradients_with_ops, grad_loss)
+        return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+    def get_slot(self, var, name):
+        return self._slots.get(name, {}).get(var)
+
+    def get_slot_names(self):
+        return sorted(self._slots)
+
+    def variables(self):
+        return [v for table in self._slots.values() for v in table.values()]
+
+    # -- what each optimizer defines ---------------------------------------------------------
+    def _create_slots(self, var_list):
+        pass
+
+    def _prepare(self):
+        pass
+
+    def _apply_dense(self, grad, var):
+        raise NotImplementedError
+
+    def _finish(self, update_ops, name):
+        return group(*update_ops, name=name)
+
+    def _zeros_slot(self, var, slot_name, op_name):
+        table = self._slots.setdefault(slot_name, {})
+        if var not in table:
+            table[var] = slots.create_zeros_slot(var, op_name)
+        return table[var]
+
+
+class GradientDescentOptimizer(Optimizer):
+    """var -= learning_rate * grad."""
+
+    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+
+    def _prepare(self):
+        self._lr = convert_to_tensor(self._learning_rate, preferred_dtype=dtypes.float32, name="learning_rate")
+
+    def _apply_dense(self, grad, var):
+        return apply_op_output("ApplyGradientDescent", [var._ref(), self._lr, grad],
+                               {"use_locking": self._use_locking}, "ApplyGradientDescent").op
+
+
+class MomentumOptimizer(Optimizer):
+    """accum = momentum * accum + grad; var -= learning_rate * accum."""
+
+    def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
+        super().__init__(use_locking, name)
+        self._learning_rate, self._momentum, self._use_nesterov = learning_rate, momentum, use_nesterov
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "momentum", self._name)
+
+    def _prepare(self):
+        self._lr = convert_to_tensor(self._learning_rate, preferred_dtype=dtypes.float32, name="learning_rate")
+        self._mom = convert_to_tensor(self._momentum, preferred_dtype=dtypes.float32, name="momentum")
+
+    def _apply_dense(self, grad, var):
+        accum = self.get_slot(var, "momentum")
+        return apply_op_output("ApplyMomentum", [var._ref(), accum._ref(), self._lr, grad, self._mom],
+                               {"use_locking": self._use_locking, "use_nesterov": self._use_nesterov},
+                               "ApplyMomentum").op
+
+
+class AdamOptimizer(Optimizer):
+    """Adam (Kingma & Ba): per-variable first and second moments, bias-corrected step size."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False, name="Adam"):
+        super().__init__(use_locking, name)
+        self._lr_value, self._beta1, self._beta2, self._epsilon = learning_rate, beta1, beta2, epsilon
+        self._beta_powers = None
+
+    def _create_slots(self, var_list):
+        first = min(var_list, key=lambda v: v.name)
+        if self._beta_powers is None:
+            with init_scope(), name_scope(None), colocate_with(first):
+                self._beta_powers = (Variable(self._beta1, name="beta1_power", trainable=False),
+                                     Variable(self._beta2, name="beta2_power", trainable=False))
+        for v in var_list:
+            self._zeros_slot(v, "m", self._name)
+            self._zeros_slot(v, "v", self._name)
+
+    def _prepare(self):
+        self._lr = convert_to_tensor(self._lr_value, preferred_dtype=dtypes.float32, name="learning_rate")
+        self._b1 = convert_to_tensor(self._beta1, preferred_dtype=dtypes.float32, name="beta1")
+        self._b2 = convert_to_tensor(self._beta2, preferred_dtype=dtypes.float32, name="beta2")
+        self._eps = convert_to_tensor(self._epsilon, preferred_dtype=dtypes.float32, name="epsilon")
+
+    def _apply_dense(self, grad, var):
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        b1p, b2p = self._beta_powers
+        return apply_op_output("ApplyAdam", [var._ref(), m._ref(), v._ref(), b1p.value(), b2p.value(), self._lr,
+                                             self._b1, self._b2, self._eps, grad],
+                               {"use_locking": self._use_locking}, "ApplyAdam").op
+
+    def _finish(self, update_ops, name):
+        b1p, b2p = self._beta_powers
+        with control_dependencies(update_ops), colocate_with(b1p):
+            up1 = b1p.assign(b1p * self._b1, use_locking=self._use_locking)
+            up2 = b2p.assign(b2p * self._b2, use_locking=self._use_locking)
+        return group(*update_ops, up1, up2, name=name)

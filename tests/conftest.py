@@ -1,0 +1,38 @@
+"""Shared fixtures: a fresh default graph per test, and device kinds to parametrize over.
+
+The simulated GPU is always present; the real-GPU variant skips only where CuPy finds no GPU.
+"""
+import pytest
+
+import devlab as tf
+from devlab.devices import gpu
+
+HAS_GPU = gpu.cupy_module() is not None
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.config.simulate_gpus(None)
+    with tf.Graph().as_default() as g:
+        yield g
+    tf.config.simulate_gpus(None)
+
+
+# Where a kernel runs: (device string, device_count, real GPU?) for CPU, simulated and real GPU.
+DEVICE_KINDS = [
+    pytest.param(("/cpu:0", {"GPU": 0}, False), id="cpu"),
+    pytest.param(("/gpu:0", {"GPU": 1}, False), id="simulated-gpu"),
+    pytest.param(("/gpu:0", {"GPU": 1}, True), id="real-gpu",
+                 marks=[pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")]),
+]
+
+
+@pytest.fixture(params=DEVICE_KINDS)
+def device_kind(request, monkeypatch):
+    """(device string, ConfigProto) for running ops on one device kind."""
+    device, count, real = request.param
+    if not real:
+        monkeypatch.setenv("DEVLAB_DISABLE_CUPY", "1")  # a numpy-backed GPU even on a GPU machine
+    gpu.cupy_module.cache_clear()
+    yield device, tf.ConfigProto(device_count=count)
+    gpu.cupy_module.cache_clear()

@@ -1,0 +1,204 @@
+"""Graph construction: names, scopes, device functions, colocation, control deps, collections."""
+import pytest
+
+import devlab as tf
+
+
+def names():
+    return [op.name for op in tf.get_default_graph().get_operations()]
+
+
+def test_name_uniquification_and_scopes():
+    tf.constant(1.0)
+    tf.constant(2.0)
+    with tf.name_scope("layer"):
+        tf.constant(1.0, name="a")
+    with tf.name_scope("layer"):
+        tf.constant(1.0, name="a")
+    assert names() == ["Const", "Const_1", "layer/a", "layer_1/a"]
+
+
+def test_names_are_case_insensitively_unique():
+    tf.constant(1.0, name="A")
+    tf.constant(1.0, name="a")
+    assert names() == ["A", "a_1"]
+
+
+def test_variable_builds_tf_ops_and_colocates_its_writers():
+    v = tf.Variable(1.0, name="v")
+    assert [(op.name, op.type) for op in tf.get_default_graph().get_operations()] == [
+        ("v/initial_value", "Const"), ("v", "VariableV2"), ("v/Assign", "Assign"), ("v/read", "Identity")]
+    assert v.op.outputs[0].dtype == tf.float32._as_ref
+    g = tf.get_default_graph()
+    assert g.get_operation_by_name("v/Assign").colocation_groups() == [b"loc:@v"]
+    assert g.get_operation_by_name("v/read").colocation_groups() == [b"loc:@v"]
+    add = v.assign_add(2.0)
+    assert add.op.colocation_groups() == [b"loc:@v"]
+    assert v in tf.global_variables() and v in tf.trainable_variables()
+
+
+def test_math_op_names_follow_tf():
+    a = tf.constant(1.0, name="a")
+    b = tf.add(a, 2.0, name="b")
+    c = a + 1.0
+    d = tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]))
+    assert [b.op.name, b.op.type, b.op.inputs[1].op.name] == ["b", "AddV2", "b/y"]
+    assert [c.op.name, c.op.inputs[1].op.name] == ["add", "add/y"]
+    assert d.op.name == "MatMul" and d.shape.as_list() == [2, 2]
+
+
+def test_shape_errors_use_tf_words_and_name_the_line():
+    a = tf.constant([[1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError) as e:
+        tf.matmul(a, a)
+    msg = str(e.value)
+    assert msg.startswith("Dimensions must be equal, but are 3 and 1 for '{{node MatMul}} = MatMul")
+    assert "with input shapes: [1,3], [1,3]" in msg and "test_graph.py" in msg
+    assert names() == ["Const"]  # the failed op was not added
+
+
+def test_dtype_mismatch_is_tf_type_error():
+    with pytest.raises(TypeError, match="Input 'y' of 'AddV2' Op has type int32 that does not match type float32"):
+        tf.add(tf.constant(1.0), tf.constant(1))
+
+
+def test_device_none_clears_enclosing_scopes_and_empty_string_does_not():
+    with tf.device("/cpu:1"):
+        with tf.device(None):
+            a = tf.constant(1.0)
+        with tf.device(""):
+            b = tf.constant(1.0)
+        with tf.device(lambda op: "/job:x"):
+            with tf.device(None):
+                c = tf.constant(1.0)
+    assert (a.device, b.device, c.device) == ("", "/device:CPU:1", "")
+
+
+def test_device_function_sees_op_and_may_not_return_none():
+    with tf.device(lambda op: "/device:GPU:0" if op.type == "MatMul" else "/cpu:0"):
+        m = tf.matmul(tf.ones([1, 1]), tf.ones([1, 1]))
+    assert m.device == "/device:GPU:0" and m.op.inputs[0].device == "/cpu:0"
+    with tf.device(lambda op: None):
+        with pytest.raises(TypeError, match="Expected binary or unicode string, got None"):
+            tf.constant(1.0)
+
+
+def test_function_outside_overrides_inner_string():
+    with tf.device(lambda op: "/job:overwrite"):
+        with tf.device("/job:ps"):
+            a = tf.constant(1.0)
+    assert a.device == "/job:overwrite"
+
+
+def test_device_assignments_record_scopes_and_lines():
+    def device_func(op):
+        return "/cpu:0"
+    with tf.device("/cpu"):
+        with tf.device("/cpu:0"):
+            a = tf.constant(1.0)
+    with tf.device(device_func):
+        b = tf.constant(1.0)
+    assert [t.obj for t in a.op._device_assignments] == ["/device:CPU:0", "/device:CPU:*"]
+    assert all(t.filename.endswith("test_graph.py") for t in a.op._device_assignments)
+    assert b.op._device_assignments[0].obj.startswith("device_func<")
+    assert tf.constant(1.0).op._device_assignments == []
+
+
+def test_colocation_nesting_and_ignore_existing():
+    a, b = tf.constant(1.0, name="a"), tf.constant(1.0, name="b")
+    with tf.colocate_with(a.op):
+        c = tf.constant(1.0, name="c")
+        with tf.colocate_with(b.op):
+            d = tf.constant(1.0, name="d")
+        with tf.colocate_with(b.op, ignore_existing=True):
+            e = tf.constant(1.0, name="e")
+        with tf.colocate_with(None, ignore_existing=True):
+            f = tf.constant(1.0, name="f")
+    with tf.colocate_with(c):
+        g = tf.constant(1.0, name="g")
+    assert c.op.colocation_groups() == [b"loc:@a"]
+    assert d.op.colocation_groups() == [b"loc:@a", b"loc:@b"]
+    assert e.op.colocation_groups() == [b"loc:@b"]
+    assert f.op.colocation_groups() == [b"loc:@f"]
+    assert g.op.colocation_groups() == [b"loc:@a"]
+    with pytest.raises(ValueError, match="has no attr named '_class'"):
+        a.op.get_attr("_class")
+    assert c.op._colocation_dict["a"].obj is None
+
+
+def test_colocate_with_none_needs_ignore_existing():
+    with pytest.raises(ValueError, match="ignore_existing is not True"):
+        with tf.colocate_with(None):
+            pass
+
+
+def test_colocation_beats_outer_and_inner_device_scopes():
+    with tf.device("/cpu:0"):
+        with tf.device("/device:GPU:0"):
+            a = tf.constant(1.0)
+        with tf.colocate_with(a):
+            b = tf.constant(1.0)
+            with tf.device("/cpu:0"):
+                c = tf.constant(1.0)
+    assert b.device == c.device == "/device:GPU:0"
+
+
+def test_control_dependencies_skip_inputs_and_dominated_ops():
+    a = tf.constant(1.0, name="a")
+    with tf.control_dependencies([a]):
+        b = tf.constant(2.0, name="b")
+        c = tf.identity(b, name="c")
+        d = tf.identity(a, name="d")
+    assert b.op.control_inputs == [a.op]
+    assert c.op.control_inputs == []  # b already waits for a
+    assert d.op.control_inputs == []  # a is a data input
+    with tf.control_dependencies([a]):
+        with tf.control_dependencies(None):
+            e = tf.constant(1.0)
+    assert e.op.control_inputs == []
+
+
+def test_group_puts_noop_on_common_device_or_splits_per_device():
+    with tf.device("/cpu:0"):
+        a, b = tf.constant(1.0), tf.constant(2.0)
+    g1 = tf.group(a, b)
+    assert g1.device == "/device:CPU:0" and set(g1.control_inputs) == {a.op, b.op}
+    with tf.device("/gpu:0"):
+        c = tf.constant(1.0)
+    g2 = tf.group(a, c)
+    assert g2.device == "" and len(g2.control_inputs) == 2
+    assert {op.device for op in g2.control_inputs} == {"/device:CPU:0", "/device:GPU:0"}
+
+
+def test_collections_and_node_def():
+    a = tf.constant(1.0, name="a")
+    tf.add_to_collection("mine", a)
+    assert tf.get_collection("mine") == [a]
+    with tf.device("/gpu:0"):
+        b = tf.sin(a, name="b")
+    nd = b.op.node_def
+    assert isinstance(nd, tf.NodeDef) and (nd.name, nd.op, nd.device, nd.input) == ("b", "Sin", "/device:GPU:0", ["a"])
+
+
+def test_get_variable_reuse_rules():
+    with tf.variable_scope("layer"):
+        w = tf.get_variable("w", [2, 3])
+    with tf.variable_scope("layer", reuse=True):
+        assert tf.get_variable("w") is w
+    with pytest.raises(ValueError, match="already exists, disallowed"):
+        with tf.variable_scope("layer"):
+            tf.get_variable("w", [2, 3])
+    with pytest.raises(ValueError, match="does not exist"):
+        with tf.variable_scope("other", reuse=True):
+            tf.get_variable("w", [1])
+    assert w.op.name == "layer/w"
+    init_ops = [op for op in tf.get_default_graph().get_operations() if op.name.startswith("layer/w/Initializer")]
+    assert init_ops and all(op.colocation_groups() == [b"loc:@layer/w"] and op.device == "" for op in init_ops)
+
+
+def test_building_10k_ops_keeps_every_name_unique():
+    x = tf.constant(1.0)
+    for _ in range(10_000):
+        x = x + 1.0
+    ops = tf.get_default_graph().get_operations()
+    assert len({op.name for op in ops}) == len(ops) == 20_001

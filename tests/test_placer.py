@@ -1,0 +1,205 @@
+"""The placer's rules, its errors, explain(), and properties over random graphs and device sets."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import devlab as tf
+
+LOCAL = "/job:localhost/replica:0/task:0/device:"
+
+
+def placed(sess, *tensors):
+    sess.run([t for t in tensors])
+    return [sess.placement.device_of(t.op).name[len(LOCAL):] for t in tensors]
+
+
+def test_unpinned_op_prefers_gpu_and_generators_follow_consumers():
+    a, b = tf.constant([[1.0]]), tf.constant([[2.0]])
+    c = tf.matmul(a, b)
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 2})) as s:
+        assert placed(s, c, a, b) == ["GPU:0", "GPU:0", "GPU:0"]
+
+
+def test_cpu_only_op_goes_to_cpu_and_pinning_it_to_gpu_fails_without_soft_placement():
+    x = tf.constant(1.5)
+    s1 = tf.strings.as_string(x)
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})) as s:
+        assert placed(s, s1) == ["CPU:0"]
+    with tf.device("/gpu:0"):
+        s2 = tf.strings.as_string(x, name="pinned")
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})) as s:
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(s2)
+    assert "Cannot assign a device for operation pinned: Could not satisfy explicit device specification " \
+           "'/device:GPU:0' because no supported kernel for GPU devices is available." in str(e.value)
+    assert "test_placer.py" in str(e.value)
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}, allow_soft_placement=True)) as s:
+        assert placed(s, s2) == ["CPU:0"]
+        assert s.run(s2) == b"1.5" or s.run(s2) == "1.5"
+
+
+def test_unknown_device_error_names_op_and_available_devices():
+    with tf.device("/device:GPU:3"):
+        a = tf.constant(1.0, name="a")
+        b = tf.sin(a, name="b")
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})) as s:
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(b)
+    first = str(e.value).splitlines()[0]
+    assert first == ("Cannot assign a device for operation b: {{node b}} was explicitly assigned to /device:GPU:3 "
+                     "but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0, "
+                     "/job:localhost/replica:0/task:0/device:GPU:0 ]. Make sure the device specification refers "
+                     "to a valid device.")
+    assert e.value.op is b.op
+
+
+def test_soft_placement_keeps_the_type_when_it_can():
+    with tf.device("/device:GPU:7"):
+        a = tf.constant(1.0) * 2.0
+    with tf.device("/device:CPU:5"):
+        b = tf.constant(1.0) * 2.0
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 2}, allow_soft_placement=True)) as s:
+        assert placed(s, a, b) == ["GPU:0", "CPU:0"]
+
+
+def test_unknown_job_is_not_softened():
+    with tf.device("/job:foo"):
+        a = tf.constant(1.0) + 1.0
+    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as s:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="explicitly assigned to /job:foo"):
+            s.run(a)
+
+
+def test_reference_edges_colocate_assign_with_variable():
+    with tf.device("/gpu:1"):
+        v = tf.Variable(1.0, name="v")
+    with tf.device("/cpu:0"):
+        up = tf.assign_add(v, 1.0)
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 2})) as s:
+        s.run(tf.global_variables_initializer())
+        assert placed(s, up) == ["GPU:1"]
+        assert s.run(up) == 3.0
+
+
+def test_colocation_conflict_of_kernels_is_tf_error():
+    x = tf.constant(1.0, name="x")
+    with tf.device("/gpu:0"):
+        y = tf.sin(x, name="y")
+    with tf.colocate_with(y):
+        z = tf.strings.as_string(x, name="z")
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})) as s:
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(z)
+    assert "Cannot colocate nodes" in str(e.value) or "Could not satisfy explicit device" in str(e.value)
+
+
+def test_incompatible_jobs_in_a_group_fail():
+    with tf.device("/job:a"):
+        x = tf.constant(1.0, name="x")
+    with tf.colocate_with(x):
+        with tf.device("/job:b"):
+            pass
+    g = tf.get_default_graph()
+    y = tf.identity(x, name="y")
+    y.op._set_attr("_class", [b"loc:@x"])
+    y.op._set_device("/job:b")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot merge devices with incompatible jobs"):
+        tf.Session(graph=g).run(y)
+
+
+def test_explain_tells_scope_line_and_fallback():
+    with tf.device("/gpu:0"):
+        a = tf.constant(1.0, name="a")
+    with tf.colocate_with(a):
+        b = tf.sin(a, name="b")
+    c = tf.cos(b, name="c")
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})) as s:
+        s.run(c)
+        text_b = str(s.explain(b))
+        text_c = str(s.explain("c"))
+    assert "b (Sin) -> /job:localhost/replica:0/task:0/device:GPU:0" in text_b
+    assert "colocate_with('a')" in text_b and "test_placer.py:" in text_b
+    assert "GPU before CPU" in text_c
+    assert "<b>" in s.explain(b)._repr_html_()
+
+
+def test_device_mapping_names_simulated_gpus():
+    s = tf.Session(config=tf.ConfigProto(device_count={"GPU": 2, "CPU": 2}))
+    lines = s.device_mapping.splitlines()
+    assert lines[0] == "Device mapping:" and len(lines) == 3
+    assert "Simulated GPU" in lines[1] and lines[1].startswith(LOCAL + "GPU:0 -> device: 0")
+    assert tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})).device_mapping == \
+        "Device mapping: no known devices."
+
+
+@st.composite
+def random_programs(draw):
+    """A random graph: each op picks inputs among earlier ones, a device request and maybe colocation."""
+    n_gpu = draw(st.integers(0, 3))
+    n_cpu = draw(st.integers(1, 3))
+    requests = [None, "/cpu:0", "/gpu:0", "/gpu:1", "/device:CPU:1", "/device:GPU:2"]
+    ops = []
+    for i in range(draw(st.integers(1, 12))):
+        kind = draw(st.sampled_from(["const", "unary", "binary", "coloc", "string"] if ops else ["const"]))
+        req = draw(st.sampled_from(requests))
+        ins = [draw(st.integers(0, len(ops) - 1)) for _ in range({"unary": 1, "binary": 2, "coloc": 1, "string": 1}.get(kind, 0))]
+        ops.append((kind, req, ins))
+    return n_gpu, n_cpu, ops, draw(st.booleans())
+
+
+def build(program):
+    _, _, ops, _ = program
+    tensors = []
+    for i, (kind, req, ins) in enumerate(ops):
+        with tf.device(req):
+            if kind == "const":
+                t = tf.constant(float(i + 1), name=f"op{i}")
+            elif kind == "unary":
+                t = tf.sin(tensors[ins[0]], name=f"op{i}")
+            elif kind == "binary":
+                t = tf.add(tensors[ins[0]], tensors[ins[1]], name=f"op{i}")
+            elif kind == "string":
+                tf.strings.as_string(tensors[ins[0]], name=f"str{i}")
+                t = tf.identity(tensors[ins[0]], name=f"op{i}")
+            else:
+                with tf.colocate_with(tensors[ins[0]]):
+                    t = tf.square(tensors[ins[0]], name=f"op{i}")
+        tensors.append(t)
+    return tensors
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_programs())
+def test_random_graphs_place_validly_and_compute_what_cpu_computes(program):
+    n_gpu, n_cpu, _, soft = program
+    with tf.Graph().as_default() as g:
+        tensors = build(program)
+        cfg = tf.ConfigProto(device_count={"GPU": n_gpu, "CPU": n_cpu}, allow_soft_placement=soft)
+        md = tf.RunMetadata()
+        try:
+            with tf.Session(config=cfg) as s:
+                values = s.run(tensors, options=tf.RunOptions(output_partition_graphs=True), run_metadata=md)
+                placement = s.placement
+        except tf.errors.InvalidArgumentError as e:
+            assert "Cannot assign a device" in str(e) or "Cannot colocate" in str(e)
+            return
+        names = {d.name for d in s.devices}
+        for op in g.get_operations():
+            assert placement.device_of(op).name in names  # every op on an existing device
+            for grp in op.colocation_groups():  # colocated ops share a device
+                other = grp.decode()[5:]
+                assert placement.device_of(other) is placement.device_of(op)
+        # exactly one transfer per (tensor, destination device)
+        recvs = [n for pg in md.partition_graphs for n in pg.node if n.op == "_Recv"]
+        keys = [(n.attr["tensor_name"], n.device) for n in recvs]
+        assert len(keys) == len(set(keys))
+        ran = {n.name for pg in md.partition_graphs for n in pg.node if not n.op.startswith("_")}
+        crossing = {(t.name, placement.device_of(op).name) for op in g.get_operations() if op.name in ran
+                    for t in op.inputs if placement.device_of(t.op) is not placement.device_of(op)}
+        assert len(recvs) == len(crossing)
+    with tf.Graph().as_default():
+        cpu_tensors = build((0, 1, [(k, None, i) for k, _, i in program[2]], False))
+        with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as s:
+            expected = s.run(cpu_tensors)
+    np.testing.assert_allclose(values, expected, rtol=1e-6)
