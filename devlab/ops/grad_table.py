@@ -29,13 +29,14 @@ def _reduced_shape(x, axis):
     return [1 if i in axes else (-1 if d is None else d) for i, d in enumerate(dims)]
 
 
-def _count(x, axis):
-    dims = x.shape.dims
-    axes = range(len(dims)) if axis is None else [a % len(dims) for a in axis]
-    n = 1
-    for a in axes:
-        n *= dims[a]
-    return n
+def _mean_grad(op, grad):
+    """The sum's gradient divided by how many elements each output averaged."""
+    x, y = op.inputs[0], op.outputs[0]
+    if x.shape.is_fully_defined():
+        count = float(x.shape.num_elements() // max(y.shape.num_elements(), 1))
+    else:  # a dimension is only known at run time: count with Size ops
+        count = M.truediv(A.cast(A.size(x), x.dtype), A.cast(A.size(y), x.dtype))
+    return [M.truediv(_broadcast_back(op, grad), count)]
 
 
 def _broadcast_back(op, grad):
@@ -123,7 +124,7 @@ GRADIENTS = {
     "MatMul": _matmul_grad,
     "AddN": lambda op, g: [g] * len(op.inputs),
     "Sum": lambda op, g: [_broadcast_back(op, g)],
-    "Mean": lambda op, g: [M.truediv(_broadcast_back(op, g), float(_count(op.inputs[0], op.get_attr("axis"))))],
+    "Mean": _mean_grad,
     "Max": _max_grad,
     "Min": _max_grad,
     "Reshape": lambda op, g: [A.reshape(g, [-1 if d is None else d for d in op.inputs[0].shape.dims])],

@@ -1,0 +1,277 @@
+"""Gradients (against finite differences), optimizers, EMA colocation, UPDATE_OPS, the
+parameter-server device setter (TF's device_setter_test cases) and saved graphs."""
+import json
+
+import numpy as np
+import pytest
+
+import devlab as tf
+from devlab.ops.grad_table import GRADIENTS
+
+RNG = np.random.default_rng(0)
+
+
+def numeric_grad(f, x, eps=1e-3):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        g[i] = (f(up) - f(down)) / (2 * eps)
+    return g
+
+
+UNARY = {"Neg": tf.negative, "Abs": tf.abs, "Sin": tf.sin, "Cos": tf.cos, "Exp": tf.exp, "Log": tf.log,
+         "Square": tf.square, "Sqrt": tf.sqrt, "Rsqrt": tf.rsqrt, "Reciprocal": tf.reciprocal, "Tanh": tf.tanh,
+         "Sigmoid": tf.sigmoid, "Relu": tf.nn.relu, "Softmax": tf.nn.softmax, "Identity": tf.identity,
+         "Sum": lambda x: tf.reduce_sum(x, 1), "Mean": lambda x: tf.reduce_mean(x, 0),
+         "Max": lambda x: tf.reduce_max(x, 1), "Min": lambda x: tf.reduce_min(x),
+         "Reshape": lambda x: tf.reshape(x, [6]), "Transpose": tf.transpose,
+         "ExpandDims": lambda x: tf.expand_dims(x, 0), "Cast": lambda x: tf.cast(x, tf.float64)}
+BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf.divide, "Pow": tf.pow,
+          "Maximum": tf.maximum, "Minimum": tf.minimum, "MatMul": lambda a, b: tf.matmul(a, tf.transpose(b)),
+          "AddN": lambda a, b: tf.add_n([a, b, a])}
+
+
+def check_grads(build, *arrays, device_kind):
+    device, config = device_kind
+    placeholders = [tf.placeholder(tf.float64, a.shape) for a in arrays]
+    with tf.device(device):
+        y = tf.reduce_sum(tf.cast(build(*placeholders), tf.float64) * np.arange(1.0, 1 + np.prod(build_shape(build, arrays))).reshape(build_shape(build, arrays)))
+    grads = tf.gradients(y, placeholders)
+    with tf.Session(config=config) as s:
+        got = s.run(grads, {p: a for p, a in zip(placeholders, arrays)})
+        for i, a in enumerate(arrays):
+            def f(v, i=i):
+                vals = list(arrays)
+                vals[i] = v
+                return s.run(y, {p: x for p, x in zip(placeholders, vals)})
+            np.testing.assert_allclose(got[i], numeric_grad(f, a), rtol=1e-4, atol=1e-6)
+
+
+def build_shape(build, arrays):
+    with tf.Graph().as_default():
+        return build(*[tf.placeholder(tf.float64, a.shape) for a in arrays]).shape.as_list()
+
+
+@pytest.mark.parametrize("op_type", sorted(UNARY))
+def test_unary_gradients_match_finite_differences(op_type, device_kind):
+    x = RNG.uniform(0.5, 2.0, size=(2, 3))
+    check_grads(UNARY[op_type], x, device_kind=device_kind)
+
+
+@pytest.mark.parametrize("op_type", sorted(BINARY))
+def test_binary_gradients_match_finite_differences(op_type, device_kind):
+    a, b = RNG.uniform(0.5, 2.0, size=(2, 3)), RNG.uniform(0.5, 2.0, size=(2, 3))
+    check_grads(BINARY[op_type], a, b, device_kind=device_kind)
+
+
+def test_broadcast_gradients_sum_back_to_input_shape(device_kind):
+    a, b = RNG.uniform(size=(4, 3)), RNG.uniform(size=(3,))
+    check_grads(lambda x, y: x * y + y, a, b, device_kind=device_kind)
+
+
+def test_softmax_cross_entropy_gradient():
+    logits = RNG.normal(size=(3, 4))
+    labels = np.eye(4)[[0, 2, 3]]
+    check_grads(lambda l: tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=l), logits,
+                device_kind=("/cpu:0", tf.ConfigProto()))
+
+
+def test_every_differentiable_op_is_checked():
+    checked = set(UNARY) | set(BINARY) | {"SoftmaxCrossEntropyWithLogits", "PlaceholderWithDefault"}
+    assert set(GRADIENTS) <= checked
+
+
+def test_gradient_names_and_colocation():
+    with tf.device("/gpu:0"):
+        a = tf.Variable(1.0, name="a")
+        b = tf.sin(a, name="b")
+    with tf.device("/cpu:0"):
+        c = tf.cos(b, name="c")
+    g_plain = tf.gradients(c, a)[0]
+    g_coloc = tf.gradients(c, a, colocate_gradients_with_ops=True)[0]
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert "gradients/c_grad/Sin" in names and "gradients/b_grad/Cos" in names
+    c_grad_ops = [op for op in tf.get_default_graph().get_operations() if op.name.startswith("gradients_1/c_grad/")]
+    assert c_grad_ops and all(op.colocation_groups() == [b"loc:@c"] and op.device == "/device:CPU:0"
+                              for op in c_grad_ops)
+    assert g_plain.op.colocation_groups() == [g_plain.op.name.encode().join([b"loc:@", b""])]
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})) as s:
+        s.run(a.initializer)
+        want = -np.sin(np.sin(1.0)) * np.cos(1.0)
+        assert np.isclose(s.run(g_plain), want) and np.isclose(s.run(g_coloc), want)
+
+
+def count_transfers(fetch, config):
+    md = tf.RunMetadata()
+    with tf.Session(config=config) as s:
+        s.run(tf.global_variables_initializer())
+        s.run(fetch, options=tf.RunOptions(output_partition_graphs=True), run_metadata=md)
+    return sum(n.op == "_Recv" for pg in md.partition_graphs for n in pg.node)
+
+
+def test_colocated_gradients_cause_fewer_transfers():
+    """Seed 001's comparison: with colocation, gradients stay beside their forward ops."""
+    def model():
+        with tf.device("/gpu:0"):
+            w = tf.Variable(np.ones((4, 4), np.float32), name="w")
+            h = tf.nn.relu(tf.matmul(tf.ones([2, 4]), w))
+        with tf.device("/gpu:1"):
+            out = tf.reduce_sum(tf.square(tf.tanh(h)))
+        return w, out
+    config = tf.ConfigProto(device_count={"GPU": 2})
+    with tf.Graph().as_default():
+        w, out = model()
+        plain = count_transfers(tf.gradients(out, w), config)
+    with tf.Graph().as_default():
+        w, out = model()
+        coloc = count_transfers(tf.gradients(out, w, colocate_gradients_with_ops=True), config)
+    assert coloc < plain
+
+
+def two_layer_model(x, y):
+    h = tf.layers.dense(x, 8, activation=tf.nn.relu, name="l1")
+    logits = tf.layers.dense(h, 3, name="l2")
+    return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+
+
+@pytest.mark.parametrize("make_opt", [lambda: tf.train.GradientDescentOptimizer(0.5),
+                                      lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+                                      lambda: tf.train.AdamOptimizer(0.05)], ids=["sgd", "momentum", "adam"])
+@pytest.mark.parametrize("gpus", [0, 2])
+def test_small_model_trains_with_variables_on_a_parameter_server(make_opt, gpus):
+    data = np.random.default_rng(1).normal(size=(32, 4)).astype(np.float32)
+    labels = np.eye(3, dtype=np.float32)[(data[:, 0] > 0).astype(int) + (data[:, 1] > 0).astype(int)]
+    tf.set_random_seed(3)
+    x, y = tf.placeholder(tf.float32, [None, 4]), tf.placeholder(tf.float32, [None, 3])
+    towers = ["/gpu:0", "/gpu:1"] if gpus else ["/cpu:0"]
+    with tf.device(tf.train.replica_device_setter(ps_tasks=1, ps_device="/cpu:0", worker_device=towers[0])):
+        loss = two_layer_model(x, y)
+        step = tf.train.get_or_create_global_step()
+        train = make_opt().minimize(loss, global_step=step)
+    config = tf.ConfigProto(device_count={"GPU": gpus})
+    with tf.Session(config=config) as s:
+        s.run(tf.global_variables_initializer())
+        first = s.run(loss, {x: data, y: labels})
+        for _ in range(60):
+            s.run(train, {x: data, y: labels})
+        last = s.run(loss, {x: data, y: labels})
+        assert s.run(step) == 60
+        kernel = tf.get_default_graph().get_operation_by_name("l1/kernel")
+        assert s.placement.device_of(kernel).name.endswith("CPU:0")
+        matmul = tf.get_default_graph().get_operation_by_name("l1/MatMul")
+        assert s.placement.device_of(matmul).name.endswith("GPU:0" if gpus else "CPU:0")
+        slots = [v for v in tf.global_variables() if "Momentum" in v.op.name or "Adam" in v.op.name]
+        assert all(s.placement.device_of(v.op) is s.placement.device_of(kernel) for v in slots)
+    assert last < 0.5 * first
+
+
+def test_ema_shadow_and_update_are_colocated_with_the_variable():
+    with tf.device("/gpu:1"):
+        v = tf.Variable(10.0, name="v")
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    with tf.device("/cpu:0"):
+        update = ema.apply([v])
+    shadow = ema.average(v)
+    assert shadow.op.name == "v/ExponentialMovingAverage" == ema.average_name(v)
+    assert shadow.op.colocation_groups() == [b"loc:@v"] and shadow.device == "/device:GPU:1"
+    sub = [op for op in tf.get_default_graph().get_operations() if op.type == "AssignSub"][0]
+    assert sub.device == "/device:GPU:1"
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 2})) as s:
+        s.run(tf.global_variables_initializer())
+        s.run(v.assign(20.0))
+        s.run(update)
+        assert s.run(shadow) == 15.0
+        assert s.placement.device_of(sub) is s.placement.device_of(v.op)
+
+
+def test_update_ops_gathered_on_cpu_and_bound_with_control_dependencies():
+    x = tf.constant(np.arange(8.0, dtype=np.float32).reshape(4, 2))
+    with tf.device("/gpu:0"):
+        out = tf.layers.batch_normalization(x, training=True, momentum=0.0)
+        loss = tf.reduce_sum(out)
+    with tf.device("/cpu:0"):
+        update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    assert len(update_ops) == 2
+    with tf.control_dependencies(update_ops):
+        train = tf.identity(loss)
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})) as s:
+        s.run(tf.global_variables_initializer())
+        s.run(train)
+        mean = [v for v in tf.global_variables() if v.op.name.endswith("moving_mean")][0]
+        np.testing.assert_allclose(s.run(mean), [3.0, 4.0])
+
+
+def test_replica_device_setter_matches_tf_cases():
+    cluster = {"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222", "w1:2222", "w2:2222"]}
+    with tf.device(tf.train.replica_device_setter(cluster=cluster)):
+        v = tf.Variable([1, 2], name="v")
+        w = tf.Variable([2, 1], name="w")
+        a = v + w
+    assert (v.device, w.device, a.device) == ("/job:ps/task:0", "/job:ps/task:1", "/job:worker")
+    assert v.initializer.device == v.device
+    with tf.Graph().as_default():
+        with tf.device(tf.train.replica_device_setter(cluster=cluster)):
+            v = tf.Variable([1, 2])
+            with tf.device("/job:moon"):
+                w = tf.Variable([2, 1])
+                with tf.device("/job:ps"):
+                    x = tf.Variable([0, 1])
+        assert (v.device, w.device, x.device) == ("/job:ps/task:0", "/job:moon", "/job:ps/task:1")
+    with tf.Graph().as_default():
+        with tf.device(tf.train.replica_device_setter(ps_tasks=1, ps_device="/cpu:0")):
+            v = tf.Variable([1, 2])
+            with tf.device("/job:moon"):
+                w = tf.Variable([2, 1])
+            a = v + w
+        assert (v.device, w.device, a.device) == ("/device:CPU:0", "/job:moon/device:CPU:0", "/job:worker")
+    assert tf.train.replica_device_setter(cluster={"worker": ["w0:1"]}) is None
+
+
+def test_meta_graph_round_trip_keeps_devices_and_clear_devices_replaces(tmp_path):
+    with tf.device("/gpu:1"):
+        v = tf.Variable([1.0, 2.0], name="v")
+        y = tf.reduce_sum(v * 3.0, name="y")
+    path = str(tmp_path / "model")
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 2})) as s:
+        s.run(tf.global_variables_initializer())
+        s.run(v.assign([5.0, 6.0]))
+        tf.train.Saver().save(s, path)
+    with tf.Graph().as_default() as g:
+        saver = tf.train.import_meta_graph(path + ".meta")
+        assert g.get_operation_by_name("y").device == "/device:GPU:1"
+        with tf.Session(config=tf.ConfigProto(device_count={"GPU": 2})) as s:
+            saver.restore(s, path)
+            assert s.run("y:0") == 33.0
+            assert s.placement.device_of("y").name.endswith("GPU:1")
+    with tf.Graph().as_default() as g:
+        saver = tf.train.import_meta_graph(path + ".meta", clear_devices=True)
+        assert all(op.device == "" for op in g.get_operations())
+        with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as s:
+            saver.restore(s, path)
+            assert s.run("y:0") == 33.0
+            assert s.placement.device_of("y").name.endswith("CPU:0")
+
+
+def test_corrupt_meta_graph_is_rejected_and_graph_untouched(tmp_path):
+    tf.constant(1.0, name="a")
+    meta = tf.train.export_meta_graph()
+    with tf.Graph().as_default() as g:
+        tf.constant(1.0, name="keep")
+        for mutate, message in [
+            (lambda m: m["nodes"][0].update(op="os.system"), "unknown op type"),
+            (lambda m: m["nodes"][0].update(inputs=["nothing:0"]), "does not name an earlier op"),
+            (lambda m: m.update(format="pickle"), "not a devlab meta graph"),
+            (lambda m: m["nodes"][0].update(device="/gpu:0/cpu:0"), "bad device"),
+        ]:
+            bad = json.loads(json.dumps(meta))
+            mutate(bad)
+            path = tmp_path / "bad.meta"
+            path.write_text(json.dumps(bad))
+            with pytest.raises(ValueError, match=message):
+                tf.train.import_meta_graph(str(path))
+            assert [op.name for op in g.get_operations()] == ["keep"]
+        (tmp_path / "junk.meta").write_text("{not json")
+        with pytest.raises(ValueError, match="invalid JSON"):
+            tf.train.import_meta_graph(str(tmp_path / "junk.meta"))
