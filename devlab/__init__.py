@@ -40,6 +40,7 @@ from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, Op
                              RunOptions)
 from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
+from .runtime import timeline
 from .ops.gradients import gradients
 from . import config, layers, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
 
@@ -63,3 +64,25 @@ def get_collection_ref(key):
 
 
 set_random_seed = set_random_seed
+
+
+def load_ipython_extension(ipython):
+    """``%load_ext devlab``: the ``%%placement`` magic and rich reprs (needs the notebook extra)."""
+    from .notebook import load_ipython_extension as load
+    load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from .notebook import unload_ipython_extension as unload
+    unload(ipython)
+
+
+def disable_v2_behavior():
+    """devlab is always TF1 graph mode; kept so pasted ``tf.disable_v2_behavior()`` runs."""
+
+
+disable_eager_execution = disable_v2_behavior
+
+
+def executing_eagerly():
+    return False

@@ -1,12 +1,22 @@
-"""Machine-wide settings: how many GPUs to simulate when a program asks for none.
+"""Machine-wide settings: simulated GPUs for programs that ask for none, and session overrides.
 
 ``simulate_gpus(n)`` (or the environment variable ``DEVLAB_SIMULATED_GPUS=n``) gives every
-later session ``n`` GPUs: real ones first, simulated ones for the rest. Notebooks call it
-once, so the seeds' programs run unchanged on a laptop or on Binder.
+later session ``n`` GPUs: real ones first, simulated ones for the rest. Notebooks call it once,
+so the seeds' programs run unchanged on a laptop or on Binder. ``override(...)`` changes what
+sessions do for the length of a ``with`` block (the ``%%placement`` magic and ``devlab place``
+use it): default device counts, forced soft placement, forced logging, tracing every run.
 """
+import contextlib
 import os
 
-_settings = {"simulated_gpus": None, "logical_gpus_per_card": 1}
+_settings = {
+    "simulated_gpus": None,  # GPUs a session gets when its config names none (None: the real ones)
+    "default_cpus": None,  # CPUs a session gets when its config names none (None: 1, as TF)
+    "logical_gpus_per_card": 1,  # split each real GPU into this many logical GPUs
+    "force_soft_placement": False,
+    "force_log": False,  # print the device mapping and placement log whatever the config says
+    "trace_all": False,  # record step stats on every run, as FULL_TRACE does
+}
 
 
 def simulate_gpus(n):
@@ -29,5 +39,23 @@ def set_logical_gpus_per_card(n):
     _settings["logical_gpus_per_card"] = int(n)
 
 
-def logical_gpus_per_card():
-    return _settings["logical_gpus_per_card"]
+def get(name):
+    """The current value of one setting."""
+    if name == "simulated_gpus":
+        return simulated_gpus()
+    return _settings[name]
+
+
+@contextlib.contextmanager
+def override(**settings):
+    """Changes settings inside the block, restoring them after (even on error)."""
+    unknown = set(settings) - set(_settings)
+    if unknown:
+        raise TypeError(f"unknown devlab settings: {sorted(unknown)}")
+    saved = dict(_settings)
+    _settings.update({k: v for k, v in settings.items()})
+    try:
+        yield
+    finally:
+        _settings.clear()
+        _settings.update(saved)

@@ -18,7 +18,7 @@ SIMULATED_DESCRIPTION = ("device: {i}, name: Simulated GPU (devlab, numpy-backed
 def build_devices(device_count=None, tasks=(("localhost", 0),)):
     """The sorted device list for ``device_count`` ({"CPU": n, "GPU": m}) in each (job, task)."""
     device_count = dict(device_count or {})
-    n_cpu = int(device_count.get("CPU", 1))
+    n_cpu = int(device_count.get("CPU", devlab_config.get("default_cpus") or 1))
     real = _real_gpus()
     default_gpus = devlab_config.simulated_gpus()
     n_gpu = int(device_count.get("GPU", len(real) if default_gpus is None else max(default_gpus, 0)))
@@ -42,7 +42,7 @@ def _real_gpus():
     cp = gpu.cupy_module()
     if cp is None:
         return []
-    per_card = devlab_config.logical_gpus_per_card()
+    per_card = devlab_config.get("logical_gpus_per_card")
     return [(card, cp) for card in range(gpu.physical_gpu_count()) for _ in range(per_card)]
 
 

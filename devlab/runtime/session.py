@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import config as devlab_config
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
 from ..framework import default_session
@@ -25,13 +26,12 @@ from . import cluster as cluster_mod
 from . import fetches as fetch_mod
 from .executor import KernelContext, run_step
 from .plan import compile_plan
-from .protos import ConfigProto, RunOptions
+from .protos import ConfigProto, RunMetadata, RunOptions
 from .trace import Tracer
 from .variable_store import VarRef, VariableStore
 
 # Sessions report here (the notebook layer listens, to show each cell's placement).
 _listeners = []
-_settings = {"force_log": False}
 
 
 def add_listener(fn):
@@ -42,11 +42,6 @@ def add_listener(fn):
 def remove_listener(fn):
     if fn in _listeners:
         _listeners.remove(fn)
-
-
-def set_force_log(on):
-    """Log every session's placement, whatever its config says (``%placement_log on``)."""
-    _settings["force_log"] = bool(on)
 
 
 @dataclass(frozen=True)
@@ -88,7 +83,7 @@ class Session:
     # -- lifecycle -------------------------------------------------------------------------------
     @property
     def _log_on(self):
-        return bool(self.config.log_device_placement or _settings["force_log"])
+        return bool(self.config.log_device_placement or devlab_config.get("force_log"))
 
     def close(self):
         self._closed = True
@@ -120,8 +115,8 @@ class Session:
         """Places the whole graph if it is new or has grown since the last placement."""
         if self._placed_version == self.graph.version:
             return self.placement
-        placement = place(self.graph.get_operations(), self.devices,
-                          self.config.allow_soft_placement, self.local_task)
+        soft = self.config.allow_soft_placement or devlab_config.get("force_soft_placement")
+        placement = place(self.graph.get_operations(), self.devices, soft, self.local_task)
         old = self.placement.assigned if self.placement else {}
         new_records = [PlacementRecord(name, self.graph.get_operation_by_name(name).type, placement.assigned[name].name)
                        for name in placement.log_order if name not in old]
@@ -145,7 +140,7 @@ class Session:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         plan, leaves, feeds = self._prepare(fetches, feed_dict)
-        trace = options is not None and options.trace_level >= RunOptions.FULL_TRACE
+        trace = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if trace else None
         values = self._start_values(plan, feeds)
         try:
@@ -156,6 +151,8 @@ class Session:
             self.variables.discard()
             raise
         self.variables.commit()
+        if run_metadata is None and tracer is not None:
+            run_metadata = RunMetadata()
         if run_metadata is not None:
             run_metadata.Clear()
             if options is not None and options.output_partition_graphs:

@@ -1,0 +1,152 @@
+"""``%%placement`` and ``%placement_log``.
+
+``%%placement`` runs the cell's TF1 code with ``tf`` bound to devlab and a fresh default graph,
+then shows in that cell: each session's device mapping and placement log (TF's lines, also as a
+table), the placed graph, and, on request, the stepper, the timeline or an explanation. Inside
+the cell ``import tensorflow as tf`` (or ``tensorflow.compat.v1``) gives devlab, so pasted code
+runs as pasted; outside the magic nothing is redirected.
+"""
+import ast
+import contextlib
+import sys
+import types
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, needs_local_scope
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import HTML, display
+
+import devlab
+
+from .. import config as devlab_config
+from ..framework.graph import reset_default_graph
+from .capture import Capture
+from .errors import attach_short_traceback
+from .graph_view import GraphView
+from .report import PlacementReport
+
+
+@contextlib.contextmanager
+def tensorflow_is_devlab():
+    """Inside the block, ``import tensorflow`` and ``tensorflow.compat.v1`` give devlab."""
+    names = ("tensorflow", "tensorflow.compat", "tensorflow.compat.v1")
+    saved = {n: sys.modules.get(n) for n in names}
+    compat = types.ModuleType("tensorflow.compat")
+    compat.v1 = devlab
+    sys.modules.update({"tensorflow": devlab, "tensorflow.compat": compat, "tensorflow.compat.v1": devlab})
+    try:
+        yield
+    finally:
+        for n, m in saved.items():
+            if m is None:
+                sys.modules.pop(n, None)
+            else:
+                sys.modules[n] = m
+
+
+@magics_class
+class PlacementMagics(Magics):
+    @magic_arguments()
+    @argument("--gpus", type=int, default=None, help="simulated GPUs for sessions that name no GPU count")
+    @argument("--cpus", type=int, default=None, help="CPUs for sessions that name no CPU count")
+    @argument("--soft", action="store_true", help="allow soft placement in every session")
+    @argument("--draw", dest="draw", action="store_true", default=True, help="draw the placed graph (default)")
+    @argument("--no-draw", dest="draw", action="store_false", help="do not draw the placed graph")
+    @argument("--step", action="store_true", help="open the stepper on the last run")
+    @argument("--timeline", action="store_true", help="show the last run's timeline")
+    @argument("--explain", metavar="OP", default=None, help="explain the placement of op OP")
+    @argument("--collapse", action="store_true", help="fold name scopes into one node each")
+    @argument("--compare-tf", action="store_true", help="also run the cell under TensorFlow, if installed")
+    @needs_local_scope
+    @cell_magic
+    def placement(self, line, cell, local_ns=None):
+        """Run TF1 code with devlab and show where each op goes and why."""
+        args = parse_argstring(self.placement, line)
+        for flag in ("gpus", "cpus"):
+            value = getattr(args, flag)
+            if value is not None and value < (1 if flag == "cpus" else 0):
+                raise UsageError(f"--{flag} must be at least {1 if flag == 'cpus' else 0}, got {value}")
+        if "import tensorflow" in cell:
+            print("devlab: `import tensorflow` gives devlab inside this cell.")
+        self.shell.user_ns["tf"] = devlab
+        reset_default_graph()
+        settings = {"force_log": True, "trace_all": args.timeline}
+        if args.gpus is not None:
+            settings["simulated_gpus"] = args.gpus
+        if args.cpus is not None:
+            settings["default_cpus"] = args.cpus
+        if args.soft:
+            settings["force_soft_placement"] = True
+        with Capture() as cap, devlab_config.override(**settings), tensorflow_is_devlab():
+            try:
+                value = self._run(cell, local_ns)
+            except Exception as e:  # shown by IPython as the op, the reason and the line
+                raise attach_short_traceback(e)
+        self._show(cap, args)
+        if args.compare_tf:
+            self._compare_tf(cell, cap)
+        return value
+
+    def _run(self, cell, local_ns):
+        """Executes the cell as IPython would (as %%time does) and returns its last expression."""
+        shell = self.shell
+        src = shell.transform_cell(cell)
+        filename = shell.compile.cache(src)
+        tree = shell.transform_ast(shell.compile.ast_parse(src, filename=filename))
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        namespace = shell.user_ns if local_ns is None else local_ns
+        exec(shell.compile(tree, filename, "exec"), shell.user_ns, namespace)
+        if last is not None:
+            return eval(shell.compile(last, filename, "eval"), shell.user_ns, namespace)
+        return None
+
+    def _show(self, cap, args):
+        for report in cap.reports:
+            if report.records:
+                display(PlacementReport(report.session, report.records))
+        last = cap.last
+        if args.draw and last is not None:
+            display(GraphView(last.session, last.plan, collapse=True if args.collapse else None))
+        if args.explain and last is not None:
+            try:
+                display(last.session.explain(args.explain))
+            except (KeyError, ValueError) as e:
+                print(f"devlab: cannot explain {args.explain!r}: {e}")
+        if args.timeline:
+            self._show_timeline(last)
+        if args.step and last is not None:
+            from .stepper_widget import StepperWidget
+            fetches = [s.op for s in last.plan.steps if s.kind == "op"][-1:]
+            display(StepperWidget(last.session, fetches))
+
+    def _show_timeline(self, last):
+        if last is None or last.run_metadata is None:
+            print("devlab: no traced run in this cell, so there is no timeline to show.")
+            return
+        from .timeline_view import gantt
+        import matplotlib.pyplot as plt
+        fig = gantt(last.run_metadata.step_stats)
+        display(fig)
+        plt.close(fig)
+
+    def _compare_tf(self, cell, cap):
+        try:
+            import tensorflow  # noqa: F401 - only to see whether it is installed
+        except ImportError:
+            print("devlab: --compare-tf needs TensorFlow (pip install tensorflow-cpu); skipped.")
+            return
+        from .compare import compare_with_tensorflow
+        display(HTML(compare_with_tensorflow(cell, cap)))
+
+    @line_magic
+    def placement_log(self, line):
+        """``%placement_log on|off``: print every session's placement log in later cells."""
+        word = line.strip().lower()
+        if word not in ("on", "off"):
+            raise UsageError("usage: %placement_log on|off")
+        devlab_config._settings["force_log"] = word == "on"
+        print(f"devlab: placement log {word} for every session")
+
+
