@@ -19,7 +19,7 @@ from IPython.display import HTML, display
 import devlab
 
 from .. import config as devlab_config
-from ..framework.graph import reset_default_graph
+from ..framework.graph import Graph, reset_default_graph
 from .capture import Capture
 from .errors import attach_short_traceback
 from .graph_view import GraphView
@@ -42,6 +42,19 @@ def tensorflow_is_devlab():
                 sys.modules.pop(n, None)
             else:
                 sys.modules[n] = m
+
+
+@contextlib.contextmanager
+def fresh_default_graph():
+    """A new default graph for the cell. It stays the default afterwards (so later cells can
+    inspect it), unless an enclosing ``with graph.as_default()`` is active, as in tests."""
+    try:
+        reset_default_graph()
+    except AssertionError:  # nested default graphs: reset is refused, so nest one more
+        with Graph().as_default():
+            yield
+        return
+    yield
 
 
 @magics_class
@@ -69,7 +82,6 @@ class PlacementMagics(Magics):
         if "import tensorflow" in cell:
             print("devlab: `import tensorflow` gives devlab inside this cell.")
         self.shell.user_ns["tf"] = devlab
-        reset_default_graph()
         settings = {"force_log": True, "trace_all": args.timeline}
         if args.gpus is not None:
             settings["simulated_gpus"] = args.gpus
@@ -77,7 +89,7 @@ class PlacementMagics(Magics):
             settings["default_cpus"] = args.cpus
         if args.soft:
             settings["force_soft_placement"] = True
-        with Capture() as cap, devlab_config.override(**settings), tensorflow_is_devlab():
+        with Capture() as cap, devlab_config.override(**settings), tensorflow_is_devlab(), fresh_default_graph():
             try:
                 value = self._run(cell, local_ns)
             except Exception as e:  # shown by IPython as the op, the reason and the line

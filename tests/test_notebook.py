@@ -1,0 +1,187 @@
+"""The notebook layer through a real IPython shell, the widgets through their traits, the graph
+view by parsing its SVG, the timeline as trace-event JSON, and the command line."""
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.testing.globalipapp import start_ipython
+
+import devlab as tf
+from devlab.notebook.graph_view import GraphView
+from devlab.notebook.stepper_widget import StepperWidget, summarize
+from devlab.runtime.timeline import Timeline
+
+SEED004 = """
+import tensorflow as tf
+c = []
+for d in ['/device:GPU:2', '/device:GPU:3']:
+    with tf.device(d):
+        a = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[2, 3])
+        b = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[3, 2])
+        c.append(tf.matmul(a, b))
+with tf.device('/cpu:0'):
+    sum = tf.add_n(c)
+sess = tf.Session(config=tf.ConfigProto(log_device_placement=True))
+sess.run(sum)
+"""
+
+
+@pytest.fixture(scope="module")
+def ip():
+    shell = start_ipython()
+    shell.run_line_magic("load_ext", "devlab")
+    return shell
+
+
+def test_placement_magic_runs_pasted_tensorflow_code(ip, capsys):
+    value = ip.run_cell_magic("placement", "--gpus 4 --no-draw", SEED004)
+    out = capsys.readouterr().out
+    assert value.tolist() == [[44.0, 56.0], [98.0, 128.0]]
+    assert "devlab: `import tensorflow` gives devlab inside this cell." in out
+    assert "MatMul_1: (MatMul): /job:localhost/replica:0/task:0/device:GPU:3" in out
+    assert out.count("Device mapping:") >= 1
+    assert ip.user_ns["tf"] is tf
+    assert "tensorflow" not in sys.modules or sys.modules["tensorflow"] is not tf  # nothing redirected after
+
+
+def test_magic_bad_usage_is_one_line_usage_error(ip):
+    with pytest.raises(UsageError, match="--gpus must be at least 0"):
+        ip.run_cell_magic("placement", "--gpus -1", "x = 1")
+    with pytest.raises(UsageError):
+        ip.run_cell_magic("placement", "--nonsense", "x = 1")
+
+
+def test_placement_error_shows_op_reason_and_line_and_kernel_stays_usable(ip):
+    cell = "with tf.device('/device:CPU:1'):\n    a = tf.constant(1.0, name='a')\n    b = tf.add(a, 2.0, name='b')\ntf.Session().run(b)\n"
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        ip.run_cell_magic("placement", "--no-draw", cell)
+    lines = e.value._render_traceback_()
+    assert lines[0].startswith("InvalidArgumentError: Cannot assign a device for operation b")
+    assert "op: b (AddV2)" in lines[1] and "b = tf.add(a, 2.0, name='b')" in lines[-1]
+    assert tf.config.get("force_log") is False and tf.config.get("simulated_gpus") is None
+    assert ip.run_cell_magic("placement", "--no-draw", "tf.Session().run(tf.constant(3.0))") == 3.0
+
+
+def test_placement_log_line_magic_turns_logging_on_and_off(ip, capsys):
+    ip.run_line_magic("placement_log", "on")
+    try:
+        tf.Session().run(tf.constant(1.0, name="logged"))
+        assert "logged: (Const): /job:localhost/replica:0/task:0/device:CPU:0" in capsys.readouterr().out
+    finally:
+        ip.run_line_magic("placement_log", "off")
+    tf.Session().run(tf.constant(1.0, name="quiet"))
+    assert "quiet" not in capsys.readouterr().out
+    with pytest.raises(UsageError):
+        ip.run_line_magic("placement_log", "maybe")
+
+
+def run_seed004():
+    c = []
+    for d in ["/device:GPU:2", "/device:GPU:3"]:
+        with tf.device(d):
+            a = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[2, 3])
+            b = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[3, 2])
+            c.append(tf.matmul(a, b))
+    with tf.device("/cpu:0"):
+        total = tf.add_n(c)
+    sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 4}))
+    md = tf.RunMetadata()
+    sess.run(total, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+    return sess, total, md
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_graph_view_svg_has_a_cluster_per_device_and_transfer_edges():
+    sess, _, _ = run_seed004()
+    svg = GraphView(sess).svg()
+    root = ET.fromstring(svg)
+    groups = root.iter(f"{SVG}g")
+    clusters = [g.find(f"{SVG}title").text for g in root.iter(f"{SVG}g") if g.get("class") == "cluster"]
+    assert sorted(clusters) == ["cluster_CPU:0", "cluster_GPU:2", "cluster_GPU:3"]
+    edges = [g for g in groups if g.get("class") == "edge"]
+    copies = [g for g in root.iter(f"{SVG}g") if g.get("class") == "edge"
+              and any("copy" in (t.text or "") for t in g.iter(f"{SVG}text"))]
+    assert len(copies) == 2 and all("16 B" in "".join(t.text for t in g.iter(f"{SVG}text")) for g in copies)
+    assert svg == GraphView(sess).svg()  # deterministic
+    assert "0x" not in svg
+
+
+def test_graph_view_folds_name_scopes_for_big_graphs():
+    x = tf.constant(1.0)
+    for i in range(40):
+        with tf.name_scope(f"block{i % 4}"):
+            x = tf.sin(x) + 1.0
+    sess = tf.Session()
+    sess.run(x)
+    folded = GraphView(sess, collapse=True)
+    dot = folded.to_dot().source
+    assert '"block0/@CPU:0"' in dot and "block0/sin" not in dot
+    opened = GraphView(sess, collapse=True, unfold=["block0"]).to_dot().source
+    assert "block0/Sin" in opened and '"block1/@CPU:0"' in opened
+
+
+def test_stepper_widget_next_back_change_highlight_and_values():
+    sess, total, _ = run_seed004()
+    w = StepperWidget(sess, total)
+    assert w.current is None and w.back_button.disabled
+    w.next_button.click()
+    first = w.current
+    assert first is not None and "step 1 of" in w.info.value
+    svg1 = w.graph.value
+    w.next_button.click()
+    assert w.current.name != first.name and w.graph.value != svg1
+    assert "#ffd54f" in w.graph.value.lower()  # the current op is highlighted
+    w.slider.value = len(w.stepper.steps)
+    assert w.stepper.done and "run complete" in w.info.value and "[[44" in w.info.value.replace(" ", "")
+    w.back_button.click()
+    assert w.stepper.position == len(w.stepper.steps) - 1
+    w.reset_button.click()
+    assert w.stepper.position == 0 and w.current is None
+    assert repr(w) == f"StepperWidget(step 0 of {len(w.stepper.steps)})"
+
+
+def test_summarize_is_short_and_deterministic():
+    import numpy as np
+    assert summarize(np.arange(3.0)) == "[0., 1., 2.]"
+    assert summarize(np.ones((100, 100))) == "float64[100, 100] min=1 max=1 mean=1"
+
+
+def test_timeline_is_valid_trace_event_json_with_overlapping_towers():
+    _, _, md = run_seed004()
+    trace = json.loads(Timeline(md.step_stats).generate_chrome_trace_format())
+    events = trace["traceEvents"]
+    for e in events:
+        assert e["ph"] in ("M", "X", "s", "t") and "pid" in e and "name" in e
+        if e["ph"] == "X":
+            assert e["dur"] >= 0 and e["ts"] >= 0 and "tid" in e
+    flows = [e for e in events if e["ph"] in ("s", "t")]
+    assert len(flows) == 4 and {e["id"] for e in flows} == {1, 2}
+    matmuls = [e for e in events if e["ph"] == "X" and e["name"] == "MatMul"]
+    (a, b) = matmuls
+    assert a["pid"] != b["pid"] and a["ts"] < b["ts"] + b["dur"] and b["ts"] < a["ts"] + a["dur"]  # overlap
+    assert "modelled" in events[0]["args"]["name"]
+
+
+def test_gantt_chart_draws_one_row_per_lane():
+    from devlab.notebook.timeline_view import gantt
+    _, _, md = run_seed004()
+    fig = gantt(md.step_stats)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert "GPU:2 Compute" in labels and "CPU:0 Copies" in labels
+    assert "modelled" in fig.axes[0].get_title()
+
+
+def test_cli_prints_log_and_writes_svg_and_trace(tmp_path):
+    svg, trace = tmp_path / "g.svg", tmp_path / "t.json"
+    out = subprocess.run([sys.executable, "-m", "devlab.cli", "place", "examples/seed004_mixed_sum.py", "--gpus",
+                          "4", "--svg", str(svg), "--trace", str(trace)], capture_output=True, text=True, check=True)
+    assert "AddN: (AddN): /job:localhost/replica:0/task:0/device:CPU:0" in out.stdout
+    assert svg.read_text().lstrip().startswith("<?xml") and json.loads(trace.read_text())["traceEvents"]
+    bad = subprocess.run([sys.executable, "-m", "devlab.cli", "place", "examples/seed004_invalid_device.py"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "defined at examples/seed004_invalid_device.py:5" in bad.stderr
