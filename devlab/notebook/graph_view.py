@@ -39,7 +39,8 @@ class GraphView:
         if self.collapse and "/" in op.name:
             scope = op.name.split("/", 1)[0]
             if scope not in self.unfold:
-                return f"{scope}/@{device.short_name}", scope
+                # graphviz reads "a:b" in a node id as node a, port b, so the id has no colon
+                return f"{scope}/@{device.device_type}_{device.index}@{device.job}_{device.task}", scope
         return op.name, None
 
     def to_dot(self):
