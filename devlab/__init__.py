@@ -42,7 +42,13 @@ from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .runtime import timeline
 from .ops.gradients import gradients
-from . import config, layers, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
+from . import config, distribute, layers, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
+from .distribute import get_tower_context  # noqa: E402
+from .distribute.values import MirroredVariable as _MirroredVariable  # noqa: E402
+from .ops.variables import variable_creator_scope  # noqa: E402
+
+_operators.install(_MirroredVariable)
+contrib = __import__("types").SimpleNamespace(distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
 
 _operators.install(Tensor, Variable)
 

@@ -25,6 +25,8 @@ class _Scopes(threading.local):
         self.device_stack = list(shared.device_stack) if shared else []
         self.colocation_stack = list(shared.colocation_stack) if shared else []
         self.control_stack = list(shared.control_stack) if shared else []
+        self.variable_scope_stack = list(shared.variable_scope_stack) if shared else []
+        self.variable_creator_stack = list(shared.variable_creator_stack) if shared else []
 
 
 class _ControlScope:
@@ -48,7 +50,6 @@ class Graph:
         self._finalized = False
         self.seed = None
         self.variable_store = {}  # get_variable's variables by full name
-        self.variable_scope_stack = []
 
     # -- ops -----------------------------------------------------------------------------------
     def create_op(self, op_type, inputs, output_specs, name, attrs=None):
@@ -206,6 +207,26 @@ class Graph:
         finally:
             self._scopes.device_stack = saved_devices
             self._scopes.colocation_stack = saved_colocation
+
+    @property
+    def variable_scope_stack(self):
+        return self._scopes.variable_scope_stack
+
+    @property
+    def variable_creator_stack(self):
+        """Functions that intercept ``Variable(...)`` (MirroredStrategy's scope pushes one)."""
+        return self._scopes.variable_creator_stack
+
+    def capture_scopes(self):
+        """A copy of this thread's building state, to re-enter in another thread."""
+        return _Scopes(self._scopes)
+
+    def enter_captured_scopes(self, captured):
+        """Makes this thread's building state a copy of ``captured`` (after thread-local)."""
+        copy = _Scopes(captured)
+        for name in ("name_stack", "device_stack", "colocation_stack", "control_stack",
+                     "variable_scope_stack", "variable_creator_stack"):
+            setattr(self._scopes, name, getattr(copy, name))
 
     def switch_to_thread_local(self):
         """Makes the scope stacks thread-local (each thread starts from the current state)."""

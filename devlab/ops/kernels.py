@@ -280,3 +280,15 @@ def apply_adam(k, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon
 def scalar_summary(k, tag, value):
     import numpy as np  # a summary is a host-side string
     return np.asarray(f"{tag.item() if hasattr(tag, 'item') else tag}: {float(value):g}", dtype=object)
+
+
+def dataset_slice(k):
+    """The next batch's share for one tower, cycling through an in-memory array (host only)."""
+    import numpy as np
+    data, batch, tower, towers = k.attrs["data"], k.attrs["batch"], k.attrs["tower"], k.attrs["towers"]
+    position = k.variables.ref(k.op_name + "/position", k.device)
+    step = int(position.read()) if position.is_initialized() else 0
+    position.assign(step + 1)
+    n_batches = len(data) // batch
+    start = (step % n_batches) * batch + tower * (batch // towers)
+    return np.asarray(data[start:start + batch // towers])

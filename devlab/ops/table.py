@@ -112,6 +112,7 @@ OPS = _table(
     # CPU-only on purpose, as in TensorFlow: strings live in host memory
     OpDef("AsString", S.string_scalar_like, K.as_string, devices=CPU_ONLY),
     OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY),
+    OpDef("DatasetSlice", S.from_attrs, K.dataset_slice, devices=CPU_ONLY, stateful=True),
     OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True),
 )
 

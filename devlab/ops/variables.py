@@ -5,6 +5,8 @@ storage), ``a/Assign`` (the initializer, colocated with ``a`` because it takes `
 reference) and ``a/read`` (Identity, built under ``colocate_with(a)``). Reading a variable in
 an expression reads ``a/read``; writing goes through the reference.
 """
+import contextlib
+
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, device, init_scope, name_scope
@@ -18,9 +20,18 @@ from .control_flow_ops import group
 class Variable:
     """A mutable tensor whose value lives in the session, on the device of its VariableV2 op."""
 
+    def __new__(cls, *args, **kwargs):
+        # A variable creator (pushed by ``variable_creator_scope``) may build something else,
+        # such as a MirroredVariable; it calls ``next_creator`` to make plain ones.
+        stack = get_default_graph().variable_creator_stack
+        if stack and not kwargs.pop("_skip_creators", False):
+            return _call_creators(stack, args, kwargs)
+        kwargs.pop("_skip_creators", None)
+        return super().__new__(cls)
+
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
                  caching_device=None, name=None, dtype=None, expected_shape=None, constraint=None,
-                 use_resource=None, **unused):
+                 use_resource=None, _skip_creators=False, **unused):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
@@ -189,3 +200,26 @@ def _from_ops(variable_op, initializer_op, snapshot, initial_value):
 
 
 Variable._from_ops = staticmethod(_from_ops)
+
+
+def _call_creators(stack, args, kwargs):
+    """Calls the innermost creator, whose ``next_creator`` calls the next, ending in Variable."""
+    def creator_at(i):
+        if i < 0:
+            return lambda **kw: Variable(_skip_creators=True, **kw)
+        return lambda **kw: stack[i](creator_at(i - 1), **kw)
+    names = ["initial_value", "trainable", "collections", "validate_shape", "caching_device", "name", "dtype"]
+    kwargs = dict(kwargs)
+    kwargs.update(zip(names, args))
+    return creator_at(len(stack) - 1)(**kwargs)
+
+
+@contextlib.contextmanager
+def variable_creator_scope(creator):
+    """Inside the block, ``Variable(...)`` calls ``creator(next_creator, **kwargs)``."""
+    stack = get_default_graph().variable_creator_stack
+    stack.append(creator)
+    try:
+        yield
+    finally:
+        stack.remove(creator)
