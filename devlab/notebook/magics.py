@@ -12,7 +12,7 @@ import sys
 import types
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, needs_local_scope
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import HTML, display
 
@@ -70,9 +70,8 @@ class PlacementMagics(Magics):
     @argument("--explain", metavar="OP", default=None, help="explain the placement of op OP")
     @argument("--collapse", action="store_true", help="fold name scopes into one node each")
     @argument("--compare-tf", action="store_true", help="also run the cell under TensorFlow, if installed")
-    @needs_local_scope
     @cell_magic
-    def placement(self, line, cell, local_ns=None):
+    def placement(self, line, cell):
         """Run TF1 code with devlab and show where each op goes and why."""
         args = parse_argstring(self.placement, line)
         for flag in ("gpus", "cpus"):
@@ -91,7 +90,7 @@ class PlacementMagics(Magics):
             settings["force_soft_placement"] = True
         with Capture() as cap, devlab_config.override(**settings), tensorflow_is_devlab(), fresh_default_graph():
             try:
-                value = self._run(cell, local_ns)
+                value = self._run(cell)
             except Exception as e:  # shown by IPython as the op, the reason and the line
                 raise attach_short_traceback(e)
         self._show(cap, args)
@@ -99,7 +98,7 @@ class PlacementMagics(Magics):
             self._compare_tf(cell, cap)
         return value
 
-    def _run(self, cell, local_ns):
+    def _run(self, cell):
         """Executes the cell as IPython would (as %%time does) and returns its last expression."""
         shell = self.shell
         src = shell.transform_cell(cell)
@@ -108,10 +107,9 @@ class PlacementMagics(Magics):
         last = None
         if tree.body and isinstance(tree.body[-1], ast.Expr):
             last = ast.Expression(tree.body.pop().value)
-        namespace = shell.user_ns if local_ns is None else local_ns
-        exec(shell.compile(tree, filename, "exec"), shell.user_ns, namespace)
+        exec(shell.compile(tree, filename, "exec"), shell.user_ns)  # noqa: S102 - the user's own cell
         if last is not None:
-            return eval(shell.compile(last, filename, "eval"), shell.user_ns, namespace)
+            return eval(shell.compile(last, filename, "eval"), shell.user_ns)  # noqa: S307
         return None
 
     def _show(self, cap, args):
