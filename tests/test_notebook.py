@@ -100,10 +100,8 @@ def test_graph_view_svg_has_a_cluster_per_device_and_transfer_edges():
     sess, _, _ = run_seed004()
     svg = GraphView(sess).svg()
     root = ET.fromstring(svg)
-    groups = root.iter(f"{SVG}g")
     clusters = [g.find(f"{SVG}title").text for g in root.iter(f"{SVG}g") if g.get("class") == "cluster"]
     assert sorted(clusters) == ["cluster_CPU:0", "cluster_GPU:2", "cluster_GPU:3"]
-    edges = [g for g in groups if g.get("class") == "edge"]
     copies = [g for g in root.iter(f"{SVG}g") if g.get("class") == "edge"
               and any("copy" in (t.text or "") for t in g.iter(f"{SVG}text"))]
     assert len(copies) == 2 and all("16 B" in "".join(t.text for t in g.iter(f"{SVG}text")) for g in copies)

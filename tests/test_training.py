@@ -232,7 +232,7 @@ def test_replica_device_setter_matches_tf_cases():
 def test_meta_graph_round_trip_keeps_devices_and_clear_devices_replaces(tmp_path):
     with tf.device("/gpu:1"):
         v = tf.Variable([1.0, 2.0], name="v")
-        y = tf.reduce_sum(v * 3.0, name="y")
+        tf.reduce_sum(v * 3.0, name="y")
     path = str(tmp_path / "model")
     with tf.Session(config=tf.ConfigProto(device_count={"GPU": 2})) as s:
         s.run(tf.global_variables_initializer())

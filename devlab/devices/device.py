@@ -20,6 +20,7 @@ class Device:
     simulated: bool = False
     physical_id: int = None  # the CUDA device behind a real (or logical) GPU
     description: str = ""  # the "Device mapping:" text; CPUs have none, as in TF
+    stream: object = field(default=None, repr=False)  # a real GPU's own CUDA stream (made on first use)
 
     @property
     def name(self):

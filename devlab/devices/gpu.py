@@ -1,4 +1,5 @@
 """Finding real GPUs. CuPy is optional: it is imported here only, and only when asked."""
+import contextlib
 import functools
 import os
 
@@ -30,3 +31,19 @@ def describe(physical_id):
     bus = cp.cuda.Device(physical_id).pci_bus_id
     return (f"device: {physical_id}, name: {name}, pci bus id: {bus}, "
             f"compute capability: {props['major']}.{props['minor']}")
+
+
+def stream_of(device):
+    """The CUDA stream of a real GPU device: each logical GPU gets its own, so towers overlap."""
+    if device.stream is None:
+        with device.xp.cuda.Device(device.physical_id):
+            device.stream = device.xp.cuda.Stream(non_blocking=True)
+    return device.stream
+
+
+@contextlib.contextmanager
+def on_device(device):
+    """Kernels launched inside run on ``device``'s card and stream."""
+    cp = device.xp
+    with cp.cuda.Device(device.physical_id), stream_of(device):
+        yield

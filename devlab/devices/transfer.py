@@ -5,7 +5,10 @@ Everything that crosses devices goes through ``transfer``: the executor calls it
 array is handed over without a copy, as TensorFlow's in-process rendezvous does: values are
 never mutated in place. To or from a real GPU, CuPy copies it (host to device, device to host,
 or peer to peer), on the destination device.
+Copies involving a real GPU are ordered with CUDA events: the destination's stream waits for
+the source's stream, so kernels on different GPUs run concurrently yet never read too early.
 """
+from . import gpu
 
 
 def transfer(value, src, dst):
@@ -15,12 +18,18 @@ def transfer(value, src, dst):
     if not to_gpu and not from_gpu:
         return value
     cp = (dst if to_gpu else src).xp
+    if from_gpu:  # the value exists once its producer's stream has run up to here
+        with cp.cuda.Device(src.physical_id):
+            ready = gpu.stream_of(src).record()
     if not to_gpu:
         with cp.cuda.Device(src.physical_id):
+            ready.synchronize()
             return cp.asnumpy(value)
-    with cp.cuda.Device(dst.physical_id):
-        if from_gpu and src.physical_id == dst.physical_id:
-            return value  # two logical GPUs on one card share its memory
+    with gpu.on_device(dst):
+        if from_gpu:
+            gpu.stream_of(dst).wait_event(ready)  # the GPU waits; the host does not
+            if src.physical_id == dst.physical_id:
+                return value  # two logical GPUs on one card share its memory
         return cp.asarray(value)  # host->device, or a peer copy between cards
 
 

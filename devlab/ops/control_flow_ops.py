@@ -38,7 +38,7 @@ def _group_on(device, ops, name):
 def tuple_(tensors, name=None, control_inputs=None):
     """The same tensors, each readable only after all of them (and ``control_inputs``) ran."""
     from .array_ops import identity
-    with name_scope(name, "tuple", tensors) as scope:
+    with name_scope(name, "tuple", tensors):
         gate = group(*[t for t in tensors if t is not None], *(control_inputs or []), name="control_dependency")
         with control_dependencies([gate]):
             return [None if t is None else identity(t, name="control_dependency") for t in tensors]

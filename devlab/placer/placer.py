@@ -208,7 +208,7 @@ def _candidates(op, group, devices, soft, placement, local_task):
     matching = [d for d in supported if d.matches(request)]
     if request.to_string():
         reasons.append(Reason(f"requested device {request.to_string()}"
-                              + (f" (merged over its colocation group)" if len(group.members) > 1 else "")))
+                              + (" (merged over its colocation group)" if len(group.members) > 1 else "")))
     if not matching:
         matching = _soft_fallback(op, group, devices, supported, soft, reasons)
     if local_task is not None and request.job is None:

@@ -10,7 +10,8 @@ import time
 
 import numpy as np
 
-from ..devices.transfer import nbytes, transfer
+from ..devices import gpu
+from ..devices.transfer import transfer
 from ..framework import errors
 from ..ops.table import lookup
 from .variable_store import VarRef
@@ -46,7 +47,11 @@ def run_step(step, values, trace=None):
                 args[i] = _read(args[i], step.op)
         ctx = step.context
         try:
-            out = ctx.kernel(ctx, *args)
+            if step.device.backend == "cupy":
+                with gpu.on_device(step.device):
+                    out = ctx.kernel(ctx, *args)
+            else:
+                out = ctx.kernel(ctx, *args)
         except errors.OpError:
             raise
         except Exception as e:  # noqa: BLE001 - any kernel failure becomes TF's error for that node
