@@ -10,7 +10,7 @@ import sys
 
 from . import config
 from .notebook.capture import Capture
-from .notebook.magics import tensorflow_is_devlab
+from .notebook.aliases import tensorflow_is_devlab
 
 
 def place(argv):

@@ -8,8 +8,6 @@ runs as pasted; outside the magic nothing is redirected.
 """
 import ast
 import contextlib
-import sys
-import types
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -20,28 +18,11 @@ import devlab
 
 from .. import config as devlab_config
 from ..framework.graph import Graph, reset_default_graph
+from .aliases import tensorflow_is_devlab
 from .capture import Capture
 from .errors import attach_short_traceback
 from .graph_view import GraphView
 from .report import PlacementReport
-
-
-@contextlib.contextmanager
-def tensorflow_is_devlab():
-    """Inside the block, ``import tensorflow`` and ``tensorflow.compat.v1`` give devlab."""
-    names = ("tensorflow", "tensorflow.compat", "tensorflow.compat.v1")
-    saved = {n: sys.modules.get(n) for n in names}
-    compat = types.ModuleType("tensorflow.compat")
-    compat.v1 = devlab
-    sys.modules.update({"tensorflow": devlab, "tensorflow.compat": compat, "tensorflow.compat.v1": devlab})
-    try:
-        yield
-    finally:
-        for n, m in saved.items():
-            if m is None:
-                sys.modules.pop(n, None)
-            else:
-                sys.modules[n] = m
 
 
 @contextlib.contextmanager
