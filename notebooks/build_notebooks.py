@@ -166,8 +166,8 @@ group is `loc:@a`:"""),
 ## Why `ExponentialMovingAverage` uses it
 A moving average keeps a *shadow* variable per variable and updates it every step. If the shadow lived on
 another device, every update would copy the variable across. `ExponentialMovingAverage` creates each
-shadow and its update under `colocate_with(var)`, so both stay beside the variable, even when `apply`
-is called inside a CPU scope:"""),
+shadow under `colocate_with(var)`, and the `AssignSub` that updates it takes the shadow by reference, so it
+is colocated with it: both stay beside the variable, even when `apply` is called inside a CPU scope:"""),
     code("""
 %%placement --gpus 2
 with tf.device("/gpu:1"):

@@ -86,9 +86,12 @@ def expand_dims(input, axis, name=None):  # noqa: A002
 
 
 def fill(dims, value, name=None):
-    dims = tuple(_static_ints(dims, "dims"))
-    dt = dtypes.infer_dtype(value)
-    return apply_op_output("Fill", [], {"shape": dims, "value": value, "dtype": dt}, name or "Fill")
+    """A tensor of shape ``dims`` filled with ``value`` (devlab needs ``dims`` static)."""
+    shape = tuple(_static_ints(dims, "dims"))
+    with name_scope(name, "Fill", [value]) as scope:
+        d = constant(list(shape), dtype=dtypes.int32, name="dims")
+        v = convert_to_tensor(value, name="value")
+        return apply_op_output("Fill", [d, v], {"shape": shape}, scope)
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):

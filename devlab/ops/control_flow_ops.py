@@ -1,6 +1,6 @@
 """``group``, ``no_op`` and ``tuple``: ops that only order other ops."""
 from ..framework.graph import get_default_graph
-from ..framework.scopes import control_dependencies, name_scope
+from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.tensor import Tensor
 from .build import apply_op
 
@@ -35,10 +35,17 @@ def _group_on(device, ops, name):
         return no_op(name=name)
 
 
+def with_dependencies(dependencies, output_tensor, name=None):
+    """``output_tensor``, readable only after ``dependencies`` ran (an Identity beside it)."""
+    from .array_ops import identity
+    with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
+        with colocate_with(output_tensor), control_dependencies(dependencies):
+            return identity(output_tensor, name=scope)
+
+
 def tuple_(tensors, name=None, control_inputs=None):
     """The same tensors, each readable only after all of them (and ``control_inputs``) ran."""
-    from .array_ops import identity
     with name_scope(name, "tuple", tensors):
-        gate = group(*[t for t in tensors if t is not None], *(control_inputs or []), name="control_dependency")
-        with control_dependencies([gate]):
-            return [None if t is None else identity(t, name="control_dependency") for t in tensors]
+        gating = sorted({t.op for t in tensors if t is not None} | set(control_inputs or []), key=lambda op: op.id)
+        gate = group(*gating)
+        return [None if t is None else with_dependencies([gate], t) for t in tensors]

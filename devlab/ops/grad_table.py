@@ -10,6 +10,11 @@ from . import math_ops as M
 from .build import apply_op_output
 
 
+def mul(a, b):
+    """``a * b`` named as TF's operator names it (``mul``)."""
+    return M.multiply(a, b, name="mul")
+
+
 def unbroadcast(grad, x):
     """Sums ``grad`` over the axes along which ``x`` was broadcast, back to ``x``'s shape."""
     gs, xs = grad.shape.dims, x.shape.dims
@@ -50,7 +55,7 @@ def _max_grad(op, grad):
     shape = _reduced_shape(x, op.get_attr("axis"))
     mask = A.cast(M.equal(x, A.reshape(y, shape)), x.dtype)
     count = M.reduce_sum(mask, op.get_attr("axis"), keepdims=True)
-    return [M.truediv(M.multiply(mask, A.reshape(grad, shape)), count)]
+    return [M.truediv(mul(mask, A.reshape(grad, shape)), count)]
 
 
 def _matmul_grad(op, grad):
@@ -67,11 +72,11 @@ def _matmul_grad(op, grad):
 
 def _softmax_grad(op, grad):
     y = op.outputs[0]
-    return [M.multiply(M.subtract(grad, M.reduce_sum(M.multiply(grad, y), -1, keepdims=True)), y)]
+    return [mul(M.subtract(grad, M.reduce_sum(mul(grad, y), -1, keepdims=True)), y)]
 
 
 def _xent_grad(op, grad_loss, grad_backprop=None):
-    return [M.multiply(A.expand_dims(grad_loss, -1), op.outputs[1]), None]
+    return [mul(A.expand_dims(grad_loss, -1), op.outputs[1]), None]
 
 
 def _transpose_grad(op, grad):
@@ -89,7 +94,7 @@ def _minmax_grad(compare):
     def rule(op, grad):
         x, y = op.inputs
         mask = A.cast(compare(x, y), grad.dtype)
-        return [unbroadcast(M.multiply(grad, mask), x), unbroadcast(M.subtract(grad, M.multiply(grad, mask)), y)]
+        return [unbroadcast(mul(grad, mask), x), unbroadcast(M.subtract(grad, mul(grad, mask)), y)]
     return rule
 
 
@@ -97,25 +102,25 @@ GRADIENTS = {
     "Identity": lambda op, g: [g],
     "AddV2": lambda op, g: [unbroadcast(g, op.inputs[0]), unbroadcast(g, op.inputs[1])],
     "Sub": lambda op, g: [unbroadcast(g, op.inputs[0]), unbroadcast(M.negative(g), op.inputs[1])],
-    "Mul": lambda op, g: [unbroadcast(M.multiply(g, op.inputs[1]), op.inputs[0]),
-                          unbroadcast(M.multiply(op.inputs[0], g), op.inputs[1])],
+    "Mul": lambda op, g: [unbroadcast(mul(g, op.inputs[1]), op.inputs[0]),
+                          unbroadcast(mul(op.inputs[0], g), op.inputs[1])],
     "RealDiv": lambda op, g: [unbroadcast(M.truediv(g, op.inputs[1]), op.inputs[0]),
-                              unbroadcast(M.multiply(g, M.truediv(M.negative(op.outputs[0]), op.inputs[1])),
+                              unbroadcast(mul(g, M.truediv(M.negative(op.outputs[0]), op.inputs[1])),
                                           op.inputs[1])],
-    "Pow": lambda op, g: [unbroadcast(M.multiply(g, M.multiply(op.inputs[1], M.pow(op.inputs[0], M.subtract(op.inputs[1], 1.0)))), op.inputs[0]),
-                          unbroadcast(M.multiply(g, M.multiply(op.outputs[0], M.log(op.inputs[0]))), op.inputs[1])],
+    "Pow": lambda op, g: [unbroadcast(mul(g, mul(op.inputs[1], M.pow(op.inputs[0], M.subtract(op.inputs[1], 1.0)))), op.inputs[0]),
+                          unbroadcast(mul(g, mul(op.outputs[0], M.log(op.inputs[0]))), op.inputs[1])],
     "Maximum": _minmax_grad(lambda x, y: M.greater(x, y)),
     "Minimum": _minmax_grad(lambda x, y: M.less(x, y)),
     "Neg": lambda op, g: [M.negative(g)],
-    "Abs": lambda op, g: [M.multiply(g, M.sign(op.inputs[0]))],
-    "Sin": lambda op, g: [M.multiply(g, M.cos(op.inputs[0]))],
-    "Cos": lambda op, g: [M.multiply(g, M.negative(M.sin(op.inputs[0])))],
-    "Exp": lambda op, g: [M.multiply(g, op.outputs[0])],
-    "Log": lambda op, g: [M.multiply(g, M.reciprocal(op.inputs[0]))],
-    "Square": lambda op, g: [M.multiply(g, M.multiply(op.inputs[0], 2.0))],
-    "Sqrt": lambda op, g: [M.truediv(M.multiply(g, 0.5), op.outputs[0])],
-    "Rsqrt": lambda op, g: [M.multiply(g, M.multiply(M.pow(op.outputs[0], 3.0), -0.5))],
-    "Reciprocal": lambda op, g: [M.multiply(g, M.negative(M.square(op.outputs[0])))],
+    "Abs": lambda op, g: [mul(g, M.sign(op.inputs[0]))],
+    "Sin": lambda op, g: [mul(g, M.cos(op.inputs[0]))],
+    "Cos": lambda op, g: [mul(g, M.negative(M.sin(op.inputs[0])))],
+    "Exp": lambda op, g: [mul(g, op.outputs[0])],
+    "Log": lambda op, g: [mul(g, M.reciprocal(op.inputs[0]))],
+    "Square": lambda op, g: [mul(g, mul(op.inputs[0], 2.0))],
+    "Sqrt": lambda op, g: [M.truediv(mul(g, 0.5), op.outputs[0])],
+    "Rsqrt": lambda op, g: [mul(g, mul(M.pow(op.outputs[0], 3.0), -0.5))],
+    "Reciprocal": lambda op, g: [mul(g, M.negative(M.square(op.outputs[0])))],
     "Tanh": lambda op, g: [apply_op_output("TanhGrad", [op.outputs[0], g])],
     "Sigmoid": lambda op, g: [apply_op_output("SigmoidGrad", [op.outputs[0], g])],
     "Relu": lambda op, g: [apply_op_output("ReluGrad", [g, op.outputs[0]])],

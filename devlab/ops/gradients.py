@@ -8,9 +8,11 @@ no copies back and forth between devices.
 """
 import contextlib
 
-from ..framework.scopes import colocate_with, name_scope
+from ..framework import dtypes
+from ..framework.scopes import colocate_with, device, name_scope
 from .array_ops import constant, ones_like
-from .build import convert_to_tensor
+from .build import apply_op_output, convert_to_tensor
+from .control_flow_ops import tuple_
 from .grad_table import GRADIENTS, NOT_DIFFERENTIABLE
 from .math_ops import add_n
 
@@ -27,8 +29,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         grads = {}
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
             if gy is None:
-                gy = (constant(1.0, dtype=y.dtype.base_dtype, shape=y.shape.dims, name=f"grad_ys_{i}")
-                      if y.shape.is_fully_defined() else ones_like(y, name=f"grad_ys_{i}"))
+                with colocate_with(y.op) if colocate_gradients_with_ops else contextlib.nullcontext():
+                    gy = _ones_like_y(y, f"grad_ys_{i}")
             grads.setdefault(y, []).append(convert_to_tensor(gy))
         x_set = set(xs)
         for op in sorted(between, key=lambda o: o.id, reverse=True):
@@ -41,12 +43,27 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 continue
             if op.type not in GRADIENTS:
                 raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
-            with name_scope(op.name + "_grad"), colocate_with(op) if colocate_gradients_with_ops else contextlib.nullcontext():
-                in_grads = GRADIENTS[op.type](op, *out_grads)
+            with name_scope(op.name + "_grad"):
+                with colocate_with(op) if colocate_gradients_with_ops else contextlib.nullcontext():
+                    in_grads = GRADIENTS[op.type](op, *out_grads)
+                if gate_gradients and sum(g is not None for g in in_grads) > 1:
+                    # GATE_OP: no gradient of this op is used before all of them are computed
+                    with device(None), colocate_with(None, ignore_existing=True):
+                        in_grads = tuple_(list(in_grads))
             for t, g in zip(op.inputs, in_grads):
                 if g is not None and (t.op in between or t in x_set):
                     grads.setdefault(t, []).append(g)
         return [_aggregate(grads.get(x)) for x in xs]
+
+
+def _ones_like_y(y, name):
+    """TF's default ``grad_ys``: ones shaped like y (a Shape Const and a Fill when y's shape is static)."""
+    if not y.shape.is_fully_defined():
+        return ones_like(y, name=name)
+    shape = constant(list(y.shape.dims), dtype=dtypes.int32, name="Shape")
+    with name_scope(name) as scope:
+        one = constant(1, dtype=y.dtype.base_dtype, name="Const")
+        return apply_op_output("Fill", [shape, one], {"shape": tuple(y.shape.dims)}, scope)
 
 
 def _as_list(x):
@@ -88,8 +105,8 @@ def _aggregate(grads):
     for g in grads:
         by_device.setdefault(g.device, []).append(g)
     sums = []
-    for device in sorted(by_device):
-        group = by_device[device]
+    for requested in sorted(by_device):
+        group = by_device[requested]
         with colocate_with(group[0].op, ignore_existing=True):
             sums.append(group[0] if len(group) == 1 else add_n(group))
     return sums[0] if len(sums) == 1 else add_n(sums)

@@ -104,7 +104,7 @@ def add_n(k, *xs):
 
 def reducer(name):
     """A kernel applying ``xp.<name>`` over the ``axis`` attr (None: every axis)."""
-    def kernel(k, x):
+    def kernel(k, x, *axes_input):  # the axes are also an attr: the input only names them, as in TF
         axis = k.attrs["axis"]
         out = getattr(k.xp, name)(x, axis=None if axis is None else tuple(axis), keepdims=k.attrs["keep_dims"])
         return k.xp.asarray(out, dtype=x.dtype)
@@ -132,8 +132,8 @@ def expand_dims(k, x):
     return k.xp.expand_dims(x, k.attrs["axis"])
 
 
-def fill(k):
-    return k.xp.full(k.attrs["shape"], k.attrs["value"], dtype=k.attrs["dtype"].as_numpy_dtype)
+def fill(k, dims, value):
+    return k.xp.full(tuple(int(d) for d in dims), value, dtype=value.dtype)
 
 
 def zeros_like(k, x):
@@ -193,15 +193,15 @@ def softmax_xent(k, logits, labels):
     return loss.astype(logits.dtype), backprop.astype(logits.dtype)
 
 
-def random_uniform(k):
+def random_uniform(k, shape=None):
     return k.xp.asarray(k.rng.random(k.attrs["shape"]), dtype=k.attrs["dtype"].as_numpy_dtype)
 
 
-def random_normal(k):
+def random_normal(k, shape=None):
     return k.xp.asarray(k.rng.standard_normal(k.attrs["shape"]), dtype=k.attrs["dtype"].as_numpy_dtype)
 
 
-def truncated_normal(k):
+def truncated_normal(k, shape=None):
     """Standard normal samples, redrawn until each lies within two standard deviations."""
     out = k.rng.standard_normal(k.attrs["shape"])
     bad = abs(out) > 2

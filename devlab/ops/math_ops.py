@@ -80,11 +80,18 @@ def add_n(inputs, name=None):
 
 def _reduction(op_type, default_name):
     def build(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+        from .array_ops import constant
         axis = reduction_indices if axis is None else axis
         keep = bool(keepdims if keepdims is not None else keep_dims)
         x = convert_to_tensor(input_tensor)
         axes = None if axis is None else [int(a) for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
-        return apply_op_output(op_type, [x], {"axis": axes, "keep_dims": keep}, name or default_name)
+        inputs = [x]
+        if axes is None and x.shape.ndims is not None:  # TF makes the "every axis" list a Const first
+            inputs.append(constant(list(range(x.shape.ndims)), dtype="int32"))
+        with name_scope(name, default_name, [x]) as scope:
+            if axes is not None:
+                inputs.append(constant(axes if len(axes) > 1 else axes[0], dtype="int32", name="reduction_indices"))
+            return apply_op_output(op_type, inputs, {"axis": axes, "keep_dims": keep}, scope)
     build.__name__ = "reduce_" + default_name.lower()
     build.__doc__ = f"Reduces with ``{op_type}`` over ``axis`` (every axis when None)."
     return build

@@ -229,3 +229,8 @@ def string_scalar(inputs, attrs):
 def variable(inputs, attrs):
     """A ref variable's output: the reference form of its dtype (``float32_ref``)."""
     return [(attrs["dtype"]._as_ref, attrs.get("shape"))]
+
+
+def fill(inputs, attrs):
+    """Fill's output: the static ``shape`` attr (from its dims Const), the value's dtype."""
+    return [(inputs[1].dtype.base_dtype, attrs["shape"])]

@@ -40,7 +40,7 @@ OPS = _table(
     OpDef("Const", S.const, K.const),
     OpDef("Placeholder", S.from_attrs, K.placeholder),
     OpDef("PlaceholderWithDefault", S.same_as_first, K.identity),
-    OpDef("Fill", S.from_attrs, K.fill),
+    OpDef("Fill", S.fill, K.fill),
     OpDef("RandomUniform", S.from_attrs, K.random_uniform, stateful=True),
     OpDef("RandomStandardNormal", S.from_attrs, K.random_normal, stateful=True),
     OpDef("TruncatedNormal", S.from_attrs, K.truncated_normal, stateful=True),

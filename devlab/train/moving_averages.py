@@ -1,13 +1,15 @@
 """``ExponentialMovingAverage`` and ``assign_moving_average``.
 
 Each shadow variable (``<var>/ExponentialMovingAverage``) is created under
-``colocate_with(var)``, and each update is built under it too: the average lives and is
-updated on the device of the variable it tracks, so keeping it costs no transfer. This is
-seed 000's answer to "what is colocate_with used for?".
+``colocate_with(var)``, and its update (an AssignSub, which takes the shadow by reference) is
+colocated with the shadow: the average lives and is written on the device of the variable it
+tracks. This is seed 000's answer to "what is colocate_with used for?". TensorFlow initialises
+a shadow from ``var.initialized_value()`` (a ``cond`` on IsVariableInitialized); devlab uses the
+variable's initial value directly, so those cond ops are not in the graph.
 """
 from ..framework.graph_keys import GraphKeys
 from ..framework.graph import get_default_graph
-from ..framework.scopes import colocate_with, name_scope
+from ..framework.scopes import name_scope
 from ..ops import math_ops, state_ops
 from ..ops.build import convert_to_tensor
 from ..ops.control_flow_ops import group
@@ -16,12 +18,15 @@ from . import slots
 
 
 def assign_moving_average(variable, value, decay, zero_debias=False, name=None):
-    """variable -= (1 - decay) * (variable - value), built beside ``variable``."""
+    """variable -= (1 - decay) * (variable - value).
+
+    As in TF 2.x, only the AssignSub is colocated with ``variable`` (it takes it by reference);
+    TF 1.x also built the arithmetic under ``colocate_with(variable)``.
+    """
     with name_scope(name, "AssignMovingAvg", [variable, value, decay]) as scope:
-        with colocate_with(variable):
-            decay = math_ops.subtract(1.0, decay, name="decay")
-            delta = math_ops.multiply(math_ops.subtract(variable, value), decay)
-            return state_ops.assign_sub(variable, delta, name=scope)
+        decay = 1.0 - convert_to_tensor(decay, name="decay")
+        delta = (variable - value) * decay
+        return state_ops.assign_sub(variable, delta, name=scope)
 
 
 class ExponentialMovingAverage:

@@ -33,7 +33,7 @@ class Optimizer:
         var_list = list(var_list) if var_list is not None else trainable_variables()
         if not var_list:
             raise ValueError("No variables to optimize.")
-        grads = gradients(loss, var_list, grad_ys=grad_loss,
+        grads = gradients(loss, var_list, grad_ys=grad_loss, gate_gradients=gate_gradients == Optimizer.GATE_OP,
                           colocate_gradients_with_ops=colocate_gradients_with_ops)
         return list(zip(grads, var_list))
 
