@@ -35,6 +35,12 @@ class DType:
         return self.as_numpy_dtype is np.bool_
 
     @property
+    def tf_type_name(self):
+        """The name TF's C++ runtime prints in messages (``float`` for float32, ``double``...)."""
+        return {"float32": "float", "float64": "double", "float16": "half"}.get(self.base_dtype.name,
+                                                                                self.base_dtype.name)
+
+    @property
     def size(self):
         return np.dtype(self.as_numpy_dtype).itemsize
 

@@ -147,16 +147,16 @@ def _join(uf, group_of, op, other, soft):
     if a is b:
         return
     try:
-        request = _merge_requests(a.request, b.request, soft)
+        request = _merge_requests(b.request, a.request, soft)
     except ValueError as e:
         raise errors.InvalidArgumentError(
-            op.node_def, op, f"Cannot colocate nodes {{{{colocation_node {other.name}}}}} and "
-            f"{{{{colocation_node {op.name}}}}}: {e}" + errors.defined_at(op)) from None
+            op.node_def, op, f"Cannot colocate nodes {{{{colocation_node {op.name}}}}} and "
+            f"{{{{colocation_node {other.name}}}}}: {e}" + errors.defined_at(op)) from None
     types = [t for t in a.types if t in b.types]
     if not types:
         raise errors.InvalidArgumentError(
-            op.node_def, op, f"Cannot colocate nodes {{{{colocation_node {other.name}}}}} and "
-            f"{{{{colocation_node {op.name}}}}} because no device type supports both of those nodes and "
+            op.node_def, op, f"Cannot colocate nodes {{{{colocation_node {op.name}}}}} and "
+            f"{{{{colocation_node {other.name}}}}} because no device type supports both of those nodes and "
             f"the other nodes colocated with them.\n{other.name}: {', '.join(b.types)}\n"
             f"{op.name}: {', '.join(a.types)}" + errors.defined_at(op))
     root, absorbed = uf.union(op.name, other.name)

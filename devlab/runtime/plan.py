@@ -82,7 +82,7 @@ def compile_plan(fetches, feeds, placement, make_context):
             shape = "unknown" if t.shape.dims is None else "[" + ",".join("?" if d is None else str(d) for d in t.shape.dims) + "]"
             raise errors.InvalidArgumentError(
                 op.node_def, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-                f"{t.dtype.name} and shape {shape}\n\t [[{{{{node {op.name}}}}}]]")
+                f"{t.dtype.tf_type_name} and shape {shape}\n\t [[{{{{node {op.name}}}}}]]")
     for op in ops:
         if any(t in fed for t in op.outputs):
             continue  # a fed op is not run; its outputs come from the feed
