@@ -160,7 +160,8 @@ class Session:
             if tracer is not None:
                 run_metadata.step_stats = tracer.step_stats()
         self.last_plan, self.last_run_metadata = plan, run_metadata
-        results = [self._fetch_value(values, slot, leaf) for slot, leaf in zip(plan.fetch_slots, leaves)]
+        held = self._held_arrays(plan, feeds)
+        results = [self._fetch_value(values, slot, leaf, held) for slot, leaf in zip(plan.fetch_slots, leaves)]
         self._notify("ran", plan=plan, run_metadata=run_metadata)
         return fetch_mod.pack(fetches, results)
 
@@ -185,14 +186,25 @@ class Session:
             values[slot] = transfer(value, self._host, device)
         return values
 
-    def _fetch_value(self, values, slot, leaf):
+    def _held_arrays(self, plan, feed_values):
+        """Ids of the arrays a fetch must not hand out as they are: feeds, variables, constants."""
+        held = {id(v) for v in feed_values}
+        held.update(id(v) for v in self.variables.values.values())
+        held.update(id(s.op.attrs["value"]) for s in plan.steps if s.kind == "op" and s.op.type == "Const")
+        return held
+
+    def _fetch_value(self, values, slot, leaf, held=None):
+        """The fetched value on the host. Results never alias session state or the graph: a value
+        that is (or views) a feed, a variable or a constant is copied; a fresh kernel output is not."""
         if slot is None:
             return None
         value = values[slot]
         if isinstance(value, VarRef):
             value = value.read()
         device = self.placement.device_of(leaf.op)
-        host = np.array(transfer(value, device, self._host))  # a copy: results never alias state
+        host = transfer(value, device, self._host)
+        if not isinstance(host, np.ndarray) or held is None or id(host) in held or not host.flags.owndata:
+            host = np.array(host)
         return host[()] if host.ndim == 0 else host
 
     def _kernel_context(self, op, device):
