@@ -70,7 +70,7 @@ def main():
         x = devlab.placeholder(devlab.float32, a.shape)
         y = x + x
         sess = devlab.Session()
-        row("devlab x + x (feed, run, fetch copy)", median_seconds(lambda: sess.run(y, {x: a}), repeat=5), ref)
+        row("devlab x + x (feed, run, fetch)", median_seconds(lambda: sess.run(y, {x: a}), repeat=5), ref)
     if tf is not None:
         with tf.Graph().as_default():
             x = tf.placeholder(tf.float32, a.shape)
