@@ -184,3 +184,20 @@ def test_cli_prints_log_and_writes_svg_and_trace(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "devlab.cli", "place", "examples/seed004_invalid_device.py"],
                          capture_output=True, text=True)
     assert bad.returncode == 1 and "defined at examples/seed004_invalid_device.py:5" in bad.stderr
+
+
+def test_compare_tf_parses_both_log_forms_and_lists_differences(ip, capsys):
+    from devlab.notebook.compare import diff_table, parse_log
+    log = ("MatMul: (MatMul): /job:localhost/replica:0/task:0/device:CPU:0\n"
+           "I0000 00:00:1.0 123 placer.cc:162] a: (Const): /job:localhost/replica:0/task:0/device:CPU:0\n")
+    tf_placed = parse_log(log)
+    assert tf_placed == {"MatMul": "/job:localhost/replica:0/task:0/device:CPU:0",
+                         "a": "/job:localhost/replica:0/task:0/device:CPU:0"}
+    mine = dict(tf_placed, MatMul="/job:localhost/replica:0/task:0/device:GPU:0")
+    table = diff_table(mine, tf_placed)
+    assert "<td>MatMul</td>" in table and "<td>a</td>" not in table
+    assert "agree" in diff_table(tf_placed, tf_placed)
+    import importlib.util
+    if importlib.util.find_spec("tensorflow") is None:
+        ip.run_cell_magic("placement", "--no-draw --compare-tf", "tf.Session().run(tf.constant(1.0))")
+        assert "--compare-tf needs TensorFlow" in capsys.readouterr().out

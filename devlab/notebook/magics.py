@@ -123,9 +123,8 @@ class PlacementMagics(Magics):
         plt.close(fig)
 
     def _compare_tf(self, cell, cap):
-        try:
-            import tensorflow  # noqa: F401 - only to see whether it is installed
-        except ImportError:
+        import importlib.util
+        if importlib.util.find_spec("tensorflow") is None:  # never import it here: the cell ran with devlab
             print("devlab: --compare-tf needs TensorFlow (pip install tensorflow-cpu); skipped.")
             return
         from .compare import compare_with_tensorflow
