@@ -306,11 +306,8 @@ class Graph:
         finally:
             _default_graphs().pop()
 
-    def _repr_text(self):
-        return f"<devlab.Graph with {len(self._ops)} ops>"
-
     def __repr__(self):
-        return self._repr_text()
+        return f"<devlab.Graph with {len(self._ops)} ops>"
 
 
 class _ThreadScopes:

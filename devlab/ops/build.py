@@ -16,10 +16,6 @@ from .shapes import ShapeError
 from .table import lookup
 
 
-def is_tensor_like(value):
-    return isinstance(value, Tensor) or hasattr(value, "_as_graph_element")
-
-
 def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtype=None):
     """A Tensor for ``value``: tensors pass through, variables give their value (or their
     reference with ``as_ref``), anything else becomes a ``Const``."""
