@@ -1,31 +1,41 @@
-"""Runtime overhead: build, first run and steady run of 1k- and 10k-op chains alternating two
-devices, and large-array adds, beside raw numpy (and TensorFlow when it is installed).
+"""The runtime's figures, each beside TensorFlow (when installed) and numpy, in one run.
 
-    python benchmarks/bench_runtime.py
+    python benchmarks/bench_runtime.py            # everything
+    python benchmarks/bench_runtime.py --quick    # smaller repeat counts
+
+1. A chain of 10,000 ``AddV2`` on 16 floats fed by a placeholder (``y = y + x``): graph build,
+   first run (place + plan + run) and steady runs on one device and alternating two CPU
+   devices. (A chain of ``y + 0.5`` would not do: TensorFlow's graph rewrites fold it into one
+   op, while devlab runs every op the log shows.)
+2. A 1,000-op chain on 100,000 floats against numpy doing the same adds.
+3. One training step of a 3-layer MLP (about 12M parameters) on two CPU towers with
+   Momentum, batch 32.
+Ratios read "TF/devlab" for TensorFlow (above 1: devlab is faster) and "x numpy" for numpy.
 """
+import argparse
 import sys
 import time
 
 import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from common import median_seconds, row, tensorflow_v1  # noqa: E402
+from common import describe_machine, median_seconds, tensorflow_v1  # noqa: E402
 
 import devlab  # noqa: E402
 
 
-def chain(tf, n, devices):
+def chain(tf, n, devices, size=16):
     g = tf.Graph()
     with g.as_default():
-        x = tf.placeholder(tf.float32, [16])
+        x = tf.placeholder(tf.float32, [size], name="x")
         y = x
         for i in range(n):
-            with tf.device(devices[i % 2]):
-                y = y * 1.0001
+            with tf.device(devices[i % len(devices)]):
+                y = y + x
     return g, x, y
 
 
-def measure_chain(tf, n, devices, config):
+def chain_figures(tf, n, devices, config, repeat):
     t0 = time.perf_counter()
     g, x, y = chain(tf, n, devices)
     build = time.perf_counter() - t0
@@ -34,49 +44,114 @@ def measure_chain(tf, n, devices, config):
     t0 = time.perf_counter()
     sess.run(y, feed)
     first = time.perf_counter() - t0
-    steady = median_seconds(lambda: sess.run(y, feed), repeat=5)
+    steady = median_seconds(lambda: sess.run(y, feed), repeat=repeat, warmup=2)
+    sess.close()
     return build, first, steady
 
 
-def numpy_chain(n):
-    v = np.ones(16, np.float32)
+def big_chain(tf, n, size, repeat):
+    g, x, y = chain(tf, n, ["/cpu:0"], size)
+    sess = tf.Session(graph=g)
+    feed = {x: np.ones(size, np.float32)}
+    sess.run(y, feed)
+    return median_seconds(lambda: sess.run(y, feed), repeat=repeat, warmup=2)
+
+
+def numpy_chain(n, x):
+    v = x
     for _ in range(n):
-        v = v * np.float32(1.0001)
+        v = v + x
     return v
 
 
+def mlp(tf, sizes=(1024, 2560, 2560, 1024), batch=32, towers=2):
+    """TF1-style data parallelism: towers on /cpu:i, variables on /cpu:0, averaged gradients."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/cpu:0"):
+            weights = []
+            for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+                w = tf.Variable(tf.constant(0.01, shape=[a, b]), name=f"w{i}")
+                bias = tf.Variable(tf.zeros([b]), name=f"b{i}")
+                weights.append((w, bias))
+        opt = tf.train.MomentumOptimizer(0.01, 0.9)
+        feeds, tower_grads = [], []
+        for t in range(towers):
+            with tf.device(f"/cpu:{t}"), tf.name_scope(f"tower_{t}"):
+                x = tf.placeholder(tf.float32, [batch // towers, sizes[0]], name="x")
+                label = tf.placeholder(tf.float32, [batch // towers, sizes[-1]], name="label")
+                h = x
+                for i, (w, bias) in enumerate(weights):
+                    h = tf.matmul(h, w) + bias
+                    if i < len(weights) - 1:
+                        h = tf.nn.relu(h)
+                loss = tf.reduce_mean(tf.square(h - label))
+                tower_grads.append(opt.compute_gradients(loss))
+                feeds.append((x, label))
+        with tf.device("/cpu:0"):
+            averaged = []
+            for pairs in zip(*tower_grads):
+                grads = [g_ for g_, _ in pairs]
+                averaged.append((tf.add_n(grads) * (1.0 / towers), pairs[0][1]))
+            train = opt.apply_gradients(averaged)
+        init = tf.global_variables_initializer()
+    rng = np.random.default_rng(0)
+    feed = {}
+    for x, label in feeds:
+        feed[x] = rng.standard_normal(x.shape.as_list()).astype(np.float32)
+        feed[label] = rng.standard_normal(label.shape.as_list()).astype(np.float32)
+    return g, init, train, feed
+
+
+def mlp_step(tf, repeat):
+    g, init, train, feed = mlp(tf)
+    sess = tf.Session(graph=g, config=tf.ConfigProto(device_count={"CPU": 2}))
+    sess.run(init)
+    sess.run(train, feed)
+    return median_seconds(lambda: sess.run(train, feed), repeat=repeat, warmup=2)
+
+
+def show(label, devlab_s, tf_s=None, numpy_s=None):
+    parts = [f"  {label:<48s} devlab {devlab_s * 1e3:9.2f} ms"]
+    if tf_s is not None:
+        parts.append(f"TF {tf_s * 1e3:9.2f} ms  TF/devlab {tf_s / devlab_s:6.2f}x")
+    if numpy_s is not None:
+        parts.append(f"numpy {numpy_s * 1e3:8.2f} ms  {devlab_s / numpy_s:5.2f}x numpy")
+    print("  ".join(parts))
+
+
 def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    repeat = 3 if args.quick else 7
     tf = tensorflow_v1()
-    for n in (1_000, 10_000):
-        print(f"{n}-op chain, alternating two devices (16 floats; one transfer per op)")
-        ref = median_seconds(lambda: numpy_chain(n), repeat=5)
-        row("numpy, the same multiplies", ref)
-        for label, devices, count in (("devlab CPU:0/CPU:1", ["/cpu:0", "/cpu:1"], {"CPU": 2, "GPU": 0}),
-                                      ("devlab GPU:0/GPU:1 (simulated)", ["/gpu:0", "/gpu:1"], {"GPU": 2})):
-            b, f, s = measure_chain(devlab, n, devices, devlab.ConfigProto(device_count=count))
-            row(f"{label}: build", b)
-            row(f"{label}: first run (place + plan + run)", f)
-            row(f"{label}: steady run", s, ref)
-        if tf is not None:
-            b, f, s = measure_chain(tf, n, ["/cpu:0", "/cpu:1"], tf.ConfigProto(device_count={"CPU": 2}))
-            row("TensorFlow CPU:0/CPU:1: build", b)
-            row("TensorFlow CPU:0/CPU:1: first run", f)
-            row("TensorFlow CPU:0/CPU:1: steady run", s, ref)
-    print("Large-array add (4096 x 4096 float32), CPU")
-    a = np.ones((4096, 4096), np.float32)
-    ref = median_seconds(lambda: a + a, repeat=5)
-    row("numpy a + a", ref)
-    with devlab.Graph().as_default():
-        x = devlab.placeholder(devlab.float32, a.shape)
-        y = x + x
-        sess = devlab.Session()
-        row("devlab x + x (feed, run, fetch)", median_seconds(lambda: sess.run(y, {x: a}), repeat=5), ref)
+    print(describe_machine(tf))
+    one = devlab.ConfigProto(device_count={"CPU": 1, "GPU": 0})
+    two = devlab.ConfigProto(device_count={"CPU": 2, "GPU": 0})
+    n = 10_000
+    print(f"chain of {n} AddV2 on 16 floats, fed by a placeholder")
+    d_build, d_first, d_steady = chain_figures(devlab, n, ["/cpu:0"], one, repeat)
+    _, _, d_steady2 = chain_figures(devlab, n, ["/cpu:0", "/cpu:1"], two, repeat)
+    t = [None] * 4
     if tf is not None:
-        with tf.Graph().as_default():
-            x = tf.placeholder(tf.float32, a.shape)
-            y = x + x
-            sess = tf.Session()
-            row("TensorFlow x + x", median_seconds(lambda: sess.run(y, {x: a}), repeat=5), ref)
+        t[0], t[1], t[2] = chain_figures(tf, n, ["/cpu:0"], tf.ConfigProto(device_count={"CPU": 1}), repeat)
+        t[3] = chain_figures(tf, n, ["/cpu:0", "/cpu:1"], tf.ConfigProto(device_count={"CPU": 2}), repeat)[2]
+    ref = median_seconds(lambda: numpy_chain(n, np.ones(16, np.float32)), repeat=repeat)
+    show("build", d_build, t[0])
+    show("first run (place + plan + run)", d_first, t[1])
+    show("steady run, one device", d_steady, t[2], ref)
+    show("steady run, two CPU devices alternating", d_steady2, t[3], ref)
+    print("1,000-op chain on 100,000 floats")
+    big = np.ones(100_000, np.float32)
+    ref = median_seconds(lambda: numpy_chain(1000, big), repeat=repeat)
+    d = big_chain(devlab, 1000, 100_000, repeat)
+    t_big = big_chain(tf, 1000, 100_000, repeat) if tf is not None else None
+    show("steady run, one device", d, t_big, ref)
+    print("training step: 3-layer MLP (11.8M parameters), 2 CPU towers, Momentum, batch 32")
+    d = mlp_step(devlab, repeat)
+    t_mlp = mlp_step(tf, repeat) if tf is not None else None
+    show("steady step", d, t_mlp)
 
 
 if __name__ == "__main__":

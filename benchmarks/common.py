@@ -1,4 +1,6 @@
-"""Helpers for the benchmark scripts: median timing and an optional TensorFlow import."""
+"""Helpers for the benchmark scripts: median timing, the machine, an optional TensorFlow import."""
+import os
+import platform
 import statistics
 import time
 
@@ -22,6 +24,20 @@ def tensorflow_v1():
         return None
     tf.disable_v2_behavior()
     return tf
+
+
+def describe_machine(tf=None):
+    """One line: CPU, cores, Python, numpy (and TensorFlow when it is compared)."""
+    import numpy as np
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    extra = f", TensorFlow {tf.__version__}" if tf is not None else ", TensorFlow not installed"
+    return (f"machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"numpy {np.__version__}{extra}")
 
 
 def row(label, seconds, reference=None, ref_name="numpy"):

@@ -4,6 +4,7 @@ Follows TensorFlow 2.x's ``DeviceSpecV2`` (``tf.compat.v1.DeviceSpec``): the str
 ``/`` and each piece on ``:``; unset fields stay None; ``to_string`` prints the fields in a
 fixed order. Merging lets each field that the *inner* spec sets overwrite the outer one.
 """
+import functools
 
 # Device types recognised in the short forms ``/gpu:0`` and ``CPU:1`` (TF's registered types).
 SHORT_DEVICE_TYPES = ("CPU", "GPU", "TPU", "XLA_CPU", "XLA_GPU")
@@ -25,20 +26,7 @@ class DeviceSpec:
     @classmethod
     def from_string(cls, spec):
         """Parses a device string; raises ValueError with TensorFlow's words when it is malformed."""
-        fields = dict(job=None, replica=None, task=None, device_type=None, device_index=None)
-        for piece in (spec or "").split("/"):
-            parts = piece.split(":")
-            n, head = len(parts), parts[0]
-            if n == 2 and head in ("job", "replica", "task"):
-                fields[head] = parts[1] if head == "job" else int(parts[1])
-            elif n in (1, 2) and head.upper() in SHORT_DEVICE_TYPES:
-                _set_type(fields, spec, head.upper(), parts[1] if n == 2 else "*")
-            elif n == 3 and head == "device":
-                _set_type(fields, spec, parts[1], parts[2])
-            elif head:
-                raise ValueError(f"Unknown attribute '{head}' is encountered while parsing the "
-                                 f"device spec: '{spec}'.")
-        return cls(**fields)
+        return cls(*_parse(spec or ""))
 
     def to_string(self):
         """The canonical form: ``/job:J/replica:R/task:T/device:TYPE:IDX``, unset fields omitted."""
@@ -89,6 +77,25 @@ class DeviceSpec:
         return f"<DeviceSpec {self.to_string()!r}>"
 
 
+@functools.lru_cache(maxsize=4096)
+def _parse(spec):
+    """The five fields of a device string (memoised: programs name the same few devices)."""
+    fields = dict(job=None, replica=None, task=None, device_type=None, device_index=None)
+    for piece in spec.split("/"):
+        parts = piece.split(":")
+        n, head = len(parts), parts[0]
+        if n == 2 and head in ("job", "replica", "task"):
+            fields[head] = parts[1] if head == "job" else int(parts[1])
+        elif n in (1, 2) and head.upper() in SHORT_DEVICE_TYPES:
+            _set_type(fields, spec, head.upper(), parts[1] if n == 2 else "*")
+        elif n == 3 and head == "device":
+            _set_type(fields, spec, parts[1], parts[2])
+        elif head:
+            raise ValueError(f"Unknown attribute '{head}' is encountered while parsing the "
+                             f"device spec: '{spec}'.")
+    return tuple(fields.values())
+
+
 def _set_type(fields, spec, device_type, index):
     if fields["device_type"] is not None:
         raise ValueError(f"Multiple device types are not allowed while parsing the device spec: {spec}.")
@@ -119,17 +126,26 @@ class MergeDevice:
 
     def __init__(self, spec):
         self.spec = spec if isinstance(spec, DeviceSpec) else DeviceSpec.from_string(spec)
+        self._fields = self.spec._fields()
+        self.label = self.spec.to_string()
 
     def __call__(self, op):
-        current = DeviceSpec.from_string(op.node_def.device or "")
-        return self.spec.make_merged_spec(current)
+        return merged_string(self._fields, op.device)
 
     @property
     def is_null_merge(self):
-        return not self.spec.to_string()
+        return not self.label
 
     def __str__(self):
-        return self.spec.to_string()
+        return self.label
+
+
+@functools.lru_cache(maxsize=4096)
+def merged_string(outer_fields, inner):
+    """``inner`` (a device string) merged over a spec's fields, as a canonical string. Memoised:
+    a program merges the same few scopes over the same few devices thousands of times."""
+    outer = DeviceSpec(*outer_fields)
+    return outer.make_merged_spec(DeviceSpec.from_string(inner)).to_string()
 
 
 def merge_device(spec):

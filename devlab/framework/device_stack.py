@@ -20,10 +20,10 @@ class DeviceScope:
         if device is None or callable(device) and not isinstance(device, (str, DeviceSpec)):
             self.function = device
         else:
-            self.function = MergeDevice(device)
+            self.function = _merge_function(device)
         self.is_null_merge = isinstance(self.function, MergeDevice) and self.function.is_null_merge
         if self.function is None or isinstance(self.function, MergeDevice):
-            label = str(self.function) if self.function is not None else "None"
+            label = self.function.label if self.function is not None else "None"
         else:
             name = getattr(device, "__name__", type(device).__name__)
             code = getattr(device, "__code__", None)
@@ -41,6 +41,19 @@ class DeviceScope:
         return result.decode() if isinstance(result, bytes) else result
 
 
+def _merge_function(device):
+    """The MergeDevice for a string (memoised: loops open the same scopes over and over) or spec."""
+    if isinstance(device, str):
+        merge = _MERGES.get(device)
+        if merge is None:
+            merge = _MERGES[device] = MergeDevice(device)
+        return merge
+    return MergeDevice(device)
+
+
+_MERGES = {}
+
+
 def apply_device_stack(op, device_stack):
     """Sets ``op``'s device from the device stack (innermost first) and records the scopes."""
     for scope in reversed(device_stack):
@@ -49,7 +62,8 @@ def apply_device_stack(op, device_stack):
         if scope.function is None:
             break
         op._set_device(scope.apply(op))
-    op.device_code_locations = [s.location for s in reversed(device_stack)]
+    if device_stack:
+        op.device_code_locations = tuple(s.location for s in reversed(device_stack))
 
 
 def apply_colocation_stack(op, colocation_stack):

@@ -58,19 +58,22 @@ class Graph:
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         for t in inputs:
-            if t.graph is not self:
+            if t.op.graph is not self:
                 raise ValueError(f"Tensor {t.name} must be from the same graph as the op {name!r}.")
-        name = name[:-1] if name.endswith("/") else self.unique_name(name)
-        input_ops = [t.op for t in inputs]
-        control = self._control_inputs_for(input_ops)
+        name = name[:-1] if name[-1:] == "/" else self.unique_name(name)
+        scopes = self._scopes
+        control_stack = scopes.control_stack
+        control = self._control_inputs_for([t.op for t in inputs]) if control_stack else ()
         op = Operation(self, name, op_type, inputs, output_specs, attrs or {}, control, user_location())
         op.id = len(self._ops)
         self._ops.append(op)
         self._by_name[name] = op
-        for scope in self._scopes.control_stack:
+        for scope in control_stack:
             scope.seen.add(op)
-        device_stack.apply_device_stack(op, self._scopes.device_stack)
-        device_stack.apply_colocation_stack(op, self._scopes.colocation_stack)
+        if scopes.device_stack:
+            device_stack.apply_device_stack(op, scopes.device_stack)
+        if scopes.colocation_stack:
+            device_stack.apply_colocation_stack(op, scopes.colocation_stack)
         return op
 
     def get_operations(self):
@@ -151,41 +154,31 @@ class Graph:
     def get_name_scope(self):
         return self._scopes.name_stack
 
-    @contextlib.contextmanager
     def name_scope(self, name):
         """Opens scope ``name`` (uniquified); a name ending in '/' re-enters that exact scope."""
-        if name:
-            pattern = _VALID_SCOPE_NAME if self._scopes.name_stack else _VALID_OP_NAME
-            if not pattern.match(name):
-                raise ValueError(f"'{name}' is not a valid scope name")
-        old = self._scopes.name_stack
+        return _NameScope(self, name)
+
+    def _enter_name_scope(self, name):
+        """Sets the name stack for ``name``; returns (the scope string handed to the user, old stack)."""
+        scopes = self._scopes
+        old = scopes.name_stack
+        if name and not (_VALID_SCOPE_NAME if old else _VALID_OP_NAME).match(name):
+            raise ValueError(f"'{name}' is not a valid scope name")
         if not name:
             new, returned = "", ""
-        elif name.endswith("/"):
+        elif name[-1] == "/":
             new, returned = name[:-1], name
         else:
             new = self.unique_name(name)
             returned = new + "/"
-        self._scopes.name_stack = new
-        try:
-            yield returned
-        finally:
-            self._scopes.name_stack = old
+        scopes.name_stack = new
+        return returned, old
 
     # -- device and colocation scopes --------------------------------------------------------
-    @contextlib.contextmanager
     def device(self, device_name_or_function):
         """Pushes a device string, DeviceSpec, function or None for the ops created inside."""
         filename, lineno = user_location()
-        scope = device_stack.DeviceScope(device_name_or_function, filename, lineno)
-        stack = self._scopes.device_stack
-        stack.append(scope)
-        try:
-            yield
-        finally:
-            if not stack or stack[-1] is not scope:
-                raise RuntimeError("Exiting device scope without proper scope nesting.")
-            stack.pop()
+        return _DeviceScopeContext(self, device_stack.DeviceScope(device_name_or_function, filename, lineno))
 
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):
@@ -298,16 +291,65 @@ class Graph:
         self._collections.pop(name, None)
 
     # -- default graph -----------------------------------------------------------------------
-    @contextlib.contextmanager
     def as_default(self):
-        _default_graphs().append(self)
-        try:
-            yield self
-        finally:
-            _default_graphs().pop()
+        """Makes this graph the default inside the block (in this thread)."""
+        return _DefaultGraph(self)
 
     def __repr__(self):
         return f"<devlab.Graph with {len(self._ops)} ops>"
+
+
+class _NameScope:
+    """The context of ``Graph.name_scope``: sets the name stack, restores it on exit."""
+
+    __slots__ = ("graph", "name", "old")
+
+    def __init__(self, graph, name):
+        self.graph, self.name = graph, name
+
+    def __enter__(self):
+        scope, self.old = self.graph._enter_name_scope(self.name)
+        return scope
+
+    def __exit__(self, *exc):
+        self.graph._scopes.name_stack = self.old
+        return False
+
+
+class _DeviceScopeContext:
+    """The context of ``Graph.device``: pushes one DeviceScope, pops it on exit."""
+
+    __slots__ = ("graph", "scope")
+
+    def __init__(self, graph, scope):
+        self.graph, self.scope = graph, scope
+
+    def __enter__(self):
+        self.graph._scopes.device_stack.append(self.scope)
+
+    def __exit__(self, *exc):
+        stack = self.graph._scopes.device_stack
+        if not stack or stack[-1] is not self.scope:
+            raise RuntimeError("Exiting device scope without proper scope nesting.")
+        stack.pop()
+        return False
+
+
+class _DefaultGraph:
+    """The context of ``Graph.as_default``."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def __enter__(self):
+        _default_graphs().append(self.graph)
+        return self.graph
+
+    def __exit__(self, *exc):
+        _default_graphs().pop()
+        return False
 
 
 class _ThreadScopes:

@@ -24,12 +24,18 @@ class NodeDef:
         return f"NodeDef(name={self.name!r}, op={self.op!r}, input={self.input!r}{dev})"
 
 
+_NO_COLOCATION = {}  # shared by ops made outside any colocate_with (never mutated)
+
+
 class Operation:
     """One node: its type, inputs, outputs, attrs, requested device and where it came from.
 
     ``device`` is the *requested* device after scopes, device functions and colocation were
     applied at creation; the placer later picks the actual device (``Session`` records it).
     """
+
+    __slots__ = ("graph", "name", "type", "_inputs", "_outputs", "_attrs", "_control_inputs", "_device",
+                 "traceback", "device_code_locations", "colocation_code_locations", "id", "__weakref__")
 
     def __init__(self, graph, name, op_type, inputs, output_specs, attrs, control_inputs, traceback):
         self.graph = graph
@@ -41,8 +47,8 @@ class Operation:
         self._control_inputs = list(control_inputs)
         self._device = ""
         self.traceback = traceback  # (filename, lineno) of the user's line that created the op
-        self.device_code_locations = []  # TraceableObjects, newest scope first
-        self.colocation_code_locations = {}  # {colocated op name: TraceableObject}
+        self.device_code_locations = ()  # TraceableObjects, newest scope first
+        self.colocation_code_locations = _NO_COLOCATION  # {colocated op name: TraceableObject}
         self.id = None  # set by the graph: creation order
 
     # -- structure -------------------------------------------------------------------------

@@ -1,8 +1,6 @@
 """The module-level scopes users write: ``tf.name_scope``, ``tf.device``, ``tf.colocate_with``,
 ``tf.control_dependencies``. Each forwards to the default graph (or the graph of ``values``)."""
-import contextlib
-
-from .graph import get_default_graph
+from .graph import _default_graphs, get_default_graph
 from .tensor import Tensor
 
 
@@ -17,14 +15,34 @@ def _graph_of(values):
     return get_default_graph()
 
 
-@contextlib.contextmanager
-def name_scope(name, default_name=None, values=None):
-    """TF1's ``name_scope``: ``name`` or else ``default_name``, uniquified in the current scope."""
-    if name is None and default_name is None and values is not None:
-        raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")
-    graph = _graph_of(values)
-    with graph.as_default(), graph.name_scope(default_name if name is None else name) as scope:
-        yield scope
+class name_scope:  # noqa: N801 - TF's name for a context manager
+    """TF1's ``name_scope``: ``name`` or else ``default_name``, uniquified in the current scope.
+
+    With ``values``, the scope opens in (and makes default) the graph those tensors belong to.
+    """
+
+    __slots__ = ("name", "values", "graph", "old", "pushed")
+
+    def __init__(self, name, default_name=None, values=None):
+        if name is None and default_name is None and values is not None:
+            raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")
+        self.name = default_name if name is None else name
+        self.values = values
+
+    def __enter__(self):
+        graph = _graph_of(self.values) if self.values else get_default_graph()
+        self.pushed = graph is not get_default_graph()
+        if self.pushed:
+            _default_graphs().append(graph)
+        self.graph = graph
+        scope, self.old = graph._enter_name_scope(self.name)
+        return scope
+
+    def __exit__(self, *exc):
+        self.graph._scopes.name_stack = self.old
+        if self.pushed:
+            _default_graphs().pop()
+        return False
 
 
 def device(device_name_or_function):

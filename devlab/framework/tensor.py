@@ -10,6 +10,7 @@ class Tensor:
     """Output ``value_index`` of ``op``, with a static dtype and shape."""
 
     __array_priority__ = 100  # so numpy defers `ndarray + tensor` to our operators
+    __slots__ = ("op", "value_index", "dtype", "_shape", "__weakref__")
 
     def __init__(self, op, value_index, dtype, shape):
         self.op = op

@@ -1,4 +1,5 @@
 """Static shapes: a list of dimensions, each an int or None (unknown); or an unknown rank."""
+import functools
 
 
 class TensorShape:
@@ -7,7 +8,14 @@ class TensorShape:
     def __init__(self, dims):
         if isinstance(dims, TensorShape):
             dims = dims.dims
-        self.dims = None if dims is None else tuple(None if d is None or d == -1 else int(d) for d in dims)
+        if dims is None:
+            self.dims = None
+        else:
+            dims = dims if isinstance(dims, tuple) else tuple(dims)
+            try:
+                self.dims = _canonical(dims)
+            except TypeError:  # an unhashable dimension (e.g. a list): convert without the cache
+                self.dims = tuple(_dim(d) for d in dims)
 
     @property
     def ndims(self):
@@ -77,6 +85,16 @@ class TensorShape:
         if self.dims is None:
             return "<unknown>"
         return "(" + ", ".join("?" if d is None else str(d) for d in self.dims) + ("," if len(self.dims) == 1 else "") + ")"
+
+
+def _dim(d):
+    return None if d is None or d == -1 else int(d)
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical(dims):
+    """Dimensions as ints, None for unknown (memoised: a program uses a few shapes many times)."""
+    return tuple(_dim(d) for d in dims)
 
 
 def as_shape(shape):

@@ -4,8 +4,6 @@
 shape rule (raising TF's ValueError with the node description), colocates ops that take a
 variable by reference with that variable (TF's ``_MaybeColocateWith``), then asks the graph.
 """
-import contextlib
-
 import numpy as np
 
 from ..framework import dtypes
@@ -71,8 +69,9 @@ def apply_op(op_type, inputs, attrs=None, name=None):
     if inputs and "T" not in attrs and op_type not in ("Cast",):
         attrs["T"] = inputs[0].dtype.base_dtype
     refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref]
-    colocate = graph.colocate_with(refs[0].op) if refs else contextlib.nullcontext()
-    with colocate:
+    if not refs:
+        return graph.create_op(op_type, list(inputs), specs, name, attrs)
+    with graph.colocate_with(refs[0].op):
         return graph.create_op(op_type, list(inputs), specs, name, attrs)
 
 
