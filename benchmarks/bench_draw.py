@@ -8,7 +8,7 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from common import median_seconds, row  # noqa: E402
 
 import devlab as tf  # noqa: E402
-from devlab.notebook.graph_view import GraphView  # noqa: E402
+from devlab.views.graph_view import GraphView  # noqa: E402
 
 
 def main():

@@ -125,33 +125,35 @@ def main():
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     repeat = 3 if args.quick else 7
-    tf = tensorflow_v1()
-    print(describe_machine(tf))
+    n = 10_000
     one = devlab.ConfigProto(device_count={"CPU": 1, "GPU": 0})
     two = devlab.ConfigProto(device_count={"CPU": 2, "GPU": 0})
-    n = 10_000
-    print(f"chain of {n} AddV2 on 16 floats, fed by a placeholder")
-    d_build, d_first, d_steady = chain_figures(devlab, n, ["/cpu:0"], one, repeat)
-    _, _, d_steady2 = chain_figures(devlab, n, ["/cpu:0", "/cpu:1"], two, repeat)
-    t = [None] * 4
-    if tf is not None:
-        t[0], t[1], t[2] = chain_figures(tf, n, ["/cpu:0"], tf.ConfigProto(device_count={"CPU": 1}), repeat)
-        t[3] = chain_figures(tf, n, ["/cpu:0", "/cpu:1"], tf.ConfigProto(device_count={"CPU": 2}), repeat)[2]
-    ref = median_seconds(lambda: numpy_chain(n, np.ones(16, np.float32)), repeat=repeat)
-    show("build", d_build, t[0])
-    show("first run (place + plan + run)", d_first, t[1])
-    show("steady run, one device", d_steady, t[2], ref)
-    show("steady run, two CPU devices alternating", d_steady2, t[3], ref)
-    print("1,000-op chain on 100,000 floats")
     big = np.ones(100_000, np.float32)
-    ref = median_seconds(lambda: numpy_chain(1000, big), repeat=repeat)
-    d = big_chain(devlab, 1000, 100_000, repeat)
-    t_big = big_chain(tf, 1000, 100_000, repeat) if tf is not None else None
-    show("steady run, one device", d, t_big, ref)
+    # devlab first, then TensorFlow: importing TensorFlow fills the process with objects that
+    # slow down Python's garbage collector for everything measured after it.
+    d_chain = chain_figures(devlab, n, ["/cpu:0"], one, repeat)
+    d_steady2 = chain_figures(devlab, n, ["/cpu:0", "/cpu:1"], two, repeat)[2]
+    d_big = big_chain(devlab, 1000, 100_000, repeat)
+    d_mlp = mlp_step(devlab, repeat)
+    ref_small = median_seconds(lambda: numpy_chain(n, np.ones(16, np.float32)), repeat=repeat)
+    ref_big = median_seconds(lambda: numpy_chain(1000, big), repeat=repeat)
+    tf = tensorflow_v1()
+    t_chain, t_steady2, t_big, t_mlp = (None, None, None), None, None, None
+    if tf is not None:
+        t_chain = chain_figures(tf, n, ["/cpu:0"], tf.ConfigProto(device_count={"CPU": 1}), repeat)
+        t_steady2 = chain_figures(tf, n, ["/cpu:0", "/cpu:1"], tf.ConfigProto(device_count={"CPU": 2}), repeat)[2]
+        t_big = big_chain(tf, 1000, 100_000, repeat)
+        t_mlp = mlp_step(tf, repeat)
+    print(describe_machine(tf))
+    print(f"chain of {n} AddV2 on 16 floats, fed by a placeholder")
+    show("build", d_chain[0], t_chain[0])
+    show("first run (place + plan + run)", d_chain[1], t_chain[1])
+    show("steady run, one device", d_chain[2], t_chain[2], ref_small)
+    show("steady run, two CPU devices alternating", d_steady2, t_steady2, ref_small)
+    print("1,000-op chain on 100,000 floats")
+    show("steady run, one device", d_big, t_big, ref_big)
     print("training step: 3-layer MLP (11.8M parameters), 2 CPU towers, Momentum, batch 32")
-    d = mlp_step(devlab, repeat)
-    t_mlp = mlp_step(tf, repeat) if tf is not None else None
-    show("steady step", d, t_mlp)
+    show("steady step", d_mlp, t_mlp)
 
 
 if __name__ == "__main__":

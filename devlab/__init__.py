@@ -40,7 +40,7 @@ from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, Op
                              RunOptions)
 from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
-from .runtime import timeline
+from .views import chrome_trace as timeline
 from .ops.gradients import gradients
 from . import config, distribute, layers, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
 from .distribute import get_tower_context  # noqa: E402

@@ -9,8 +9,8 @@ import runpy
 import sys
 
 from . import config
-from .notebook.capture import Capture
-from .notebook.aliases import tensorflow_is_devlab
+from .aliases import tensorflow_is_devlab
+from .runtime.events import Recorder
 
 
 def place(argv):
@@ -30,11 +30,11 @@ def place(argv):
     if args.soft:
         settings["force_soft_placement"] = True
     from .framework import errors
-    with Capture() as cap, config.override(**settings), tensorflow_is_devlab():
+    with Recorder() as cap, config.override(**settings), tensorflow_is_devlab():
         try:
             runpy.run_path(args.script, run_name="__main__")
         except errors.OpError as e:
-            from .notebook.errors import short_traceback
+            from .views.tracebacks import short_traceback
             print("\n".join(short_traceback(e)), file=sys.stderr)
             return 1
     last = cap.last
@@ -42,11 +42,11 @@ def place(argv):
         print("devlab: the script ran no session, so nothing was placed.", file=sys.stderr)
         return 0 if not (args.svg or args.trace) else 1
     if args.svg:
-        from .notebook.graph_view import GraphView
+        from .views.graph_view import GraphView
         GraphView(last.session, last.plan).save(args.svg)
         print(f"devlab: placed graph written to {args.svg}")
     if args.trace:
-        from .runtime.timeline import Timeline
+        from .views.chrome_trace import Timeline
         Timeline(last.run_metadata.step_stats).save(args.trace)
         print(f"devlab: timeline written to {args.trace} (open it in https://ui.perfetto.dev)")
     return 0

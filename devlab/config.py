@@ -39,6 +39,11 @@ def set_logical_gpus_per_card(n):
     _settings["logical_gpus_per_card"] = int(n)
 
 
+def set_placement_log(on):
+    """Print every session's device mapping and placement log, whatever its config says."""
+    _settings["force_log"] = bool(on)
+
+
 def get(name):
     """The current value of one setting."""
     if name == "simulated_gpus":

@@ -10,9 +10,9 @@ from IPython.core.error import UsageError
 from IPython.testing.globalipapp import start_ipython
 
 import devlab as tf
-from devlab.notebook.graph_view import GraphView
+from devlab.views.graph_view import GraphView
 from devlab.notebook.stepper_widget import StepperWidget, summarize
-from devlab.runtime.timeline import Timeline
+from devlab.views.chrome_trace import Timeline
 
 SEED004 = """
 import tensorflow as tf
@@ -43,8 +43,18 @@ def test_placement_magic_runs_pasted_tensorflow_code(ip, capsys):
     assert "devlab: `import tensorflow` gives devlab inside this cell." in out
     assert "MatMul_1: (MatMul): /job:localhost/replica:0/task:0/device:GPU:3" in out
     assert out.count("Device mapping:") >= 1
-    assert ip.user_ns["tf"] is tf
+    assert "tf" not in ip.user_ns  # the cell's `import tensorflow as tf` gave devlab for that cell only
     assert "tensorflow" not in sys.modules or sys.modules["tensorflow"] is not tf  # nothing redirected after
+
+
+def test_placement_cell_leaves_the_notebooks_own_tf_alone(ip, capsys):
+    mine = object()  # stands for the real TensorFlow the user imported outside the magic
+    ip.user_ns["tf"] = mine
+    ip.run_cell_magic("placement", "--no-draw", "x = tf.constant(1.0)\nseen = tf")
+    assert ip.user_ns["seen"] is tf and ip.user_ns["tf"] is mine
+    ip.run_cell_magic("placement", "--no-draw", "import tensorflow as tf\ny = tf.constant(2.0)")
+    assert ip.user_ns["tf"] is mine
+    del ip.user_ns["tf"]
 
 
 def test_magic_bad_usage_is_one_line_usage_error(ip):
@@ -167,7 +177,7 @@ def test_timeline_is_valid_trace_event_json_with_overlapping_towers():
 
 
 def test_gantt_chart_draws_one_row_per_lane():
-    from devlab.notebook.timeline_view import gantt
+    from devlab.views.timeline_view import gantt
     _, _, md = run_seed004()
     fig = gantt(md.step_stats)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
@@ -187,7 +197,7 @@ def test_cli_prints_log_and_writes_svg_and_trace(tmp_path):
 
 
 def test_compare_tf_parses_both_log_forms_and_lists_differences(ip, capsys):
-    from devlab.notebook.compare import diff_table, parse_log
+    from devlab.views.compare import diff_table, parse_log
     log = ("MatMul: (MatMul): /job:localhost/replica:0/task:0/device:CPU:0\n"
            "I0000 00:00:1.0 123 placer.cc:162] a: (Const): /job:localhost/replica:0/task:0/device:CPU:0\n")
     tf_placed = parse_log(log)

@@ -44,7 +44,11 @@ class DistributedIterator:
         with name_scope(name):
             for i, d in enumerate(self.devices):
                 with device("/device:CPU:0"):
-                    out[d] = apply_op_output("DatasetSlice", [], {
+                    # the iterator's position: a variable the slice op reads and advances
+                    position = apply_op_output("VariableV2", [], {"shape": None, "dtype": dtypes.int64,
+                                                                   "container": "", "shared_name": ""},
+                                               f"tower_{i}_position")
+                    out[d] = apply_op_output("DatasetSlice", [position], {
                         "data": data, "batch": self.dataset.batch_size, "tower": i, "towers": len(self.devices),
                         "dtype": dtypes.as_dtype(data.dtype), "shape": (per,) + data.shape[1:]}, f"tower_{i}")
         return PerDevice(out)

@@ -1,6 +1,6 @@
-"""The notebook layer: ``%load_ext devlab``, the ``%%placement`` cell magic, the placed-graph
-drawing, the step-through widget and the timeline view. It reads only the public API of the
-layers below (graphs, sessions, placements, plans, step stats)."""
+"""The notebook layer: ``%load_ext devlab``, the ``%%placement`` cell magic, the step-through
+widget and rich reprs. Everything it shows is drawn by ``devlab.views``; it reads only the
+public API of the layers below (graphs, sessions, placements, plans, step stats)."""
 
 
 def load_ipython_extension(ipython):
@@ -11,4 +11,8 @@ def load_ipython_extension(ipython):
 
 
 def unload_ipython_extension(ipython):
-    pass
+    from .reprs import unregister_reprs
+    magics = ipython.magics_manager.magics
+    for kind, name in (("cell", "placement"), ("line", "placement_log")):
+        magics[kind].pop(name, None)
+    unregister_reprs(ipython)

@@ -8,6 +8,7 @@ runs as pasted; outside the magic nothing is redirected.
 """
 import ast
 import contextlib
+import functools
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -17,12 +18,14 @@ from IPython.display import HTML, display
 import devlab
 
 from .. import config as devlab_config
+from ..aliases import tensorflow_is_devlab
+from ..framework import errors
 from ..framework.graph import Graph, reset_default_graph
-from .aliases import tensorflow_is_devlab
-from .capture import Capture
-from .errors import attach_short_traceback
-from .graph_view import GraphView
-from .report import PlacementReport
+from ..runtime.events import Recorder
+from ..runtime.steps import OpStep
+from ..views.graph_view import GraphView
+from ..views.placement_report import PlacementReport
+from ..views.tracebacks import short_traceback
 
 
 @contextlib.contextmanager
@@ -61,7 +64,6 @@ class PlacementMagics(Magics):
                 raise UsageError(f"--{flag} must be at least {1 if flag == 'cpus' else 0}, got {value}")
         if "import tensorflow" in cell:
             print("devlab: `import tensorflow` gives devlab inside this cell.")
-        self.shell.user_ns["tf"] = devlab
         settings = {"force_log": True, "trace_all": args.timeline}
         if args.gpus is not None:
             settings["simulated_gpus"] = args.gpus
@@ -69,15 +71,34 @@ class PlacementMagics(Magics):
             settings["default_cpus"] = args.cpus
         if args.soft:
             settings["force_soft_placement"] = True
-        with Capture() as cap, devlab_config.override(**settings), tensorflow_is_devlab(), fresh_default_graph():
+        with Recorder() as cap, devlab_config.override(**settings), tensorflow_is_devlab(), fresh_default_graph(), \
+                self._tf_is_devlab():
             try:
                 value = self._run(cell)
-            except Exception as e:  # shown by IPython as the op, the reason and the line
-                raise attach_short_traceback(e)
+            except errors.OpError as e:  # shown by IPython as the op, the reason and the line
+                e._render_traceback_ = functools.partial(short_traceback, e)
+                raise
         self._show(cap, args)
         if args.compare_tf:
             self._compare_tf(cell, cap)
         return value
+
+    @contextlib.contextmanager
+    def _tf_is_devlab(self):
+        """``tf`` names devlab inside the cell; afterwards the notebook's own ``tf`` is back (a cell
+        that imports tensorflow gets devlab, but only for that cell)."""
+        ns = self.shell.user_ns
+        missing = object()
+        before = ns.get("tf", missing)
+        ns["tf"] = devlab
+        try:
+            yield
+        finally:
+            if ns.get("tf") is devlab and before is not devlab:
+                if before is missing:
+                    ns.pop("tf", None)
+                else:
+                    ns["tf"] = before
 
     def _run(self, cell):
         """Executes the cell as IPython would (as %%time does) and returns its last expression."""
@@ -109,14 +130,14 @@ class PlacementMagics(Magics):
             self._show_timeline(last)
         if args.step and last is not None:
             from .stepper_widget import StepperWidget
-            fetches = [s.op for s in last.plan.steps if s.kind == "op"][-1:]
+            fetches = [s.op for s in last.plan.steps if isinstance(s, OpStep)][-1:]
             display(StepperWidget(last.session, fetches))
 
     def _show_timeline(self, last):
         if last is None or last.run_metadata is None:
             print("devlab: no traced run in this cell, so there is no timeline to show.")
             return
-        from .timeline_view import gantt
+        from ..views.timeline_view import gantt
         import matplotlib.pyplot as plt
         fig = gantt(last.run_metadata.step_stats)
         display(fig)
@@ -127,7 +148,7 @@ class PlacementMagics(Magics):
         if importlib.util.find_spec("tensorflow") is None:  # never import it here: the cell ran with devlab
             print("devlab: --compare-tf needs TensorFlow (pip install tensorflow-cpu); skipped.")
             return
-        from .compare import compare_with_tensorflow
+        from ..views.compare import compare_with_tensorflow
         display(HTML(compare_with_tensorflow(cell, cap)))
 
     @line_magic
@@ -136,7 +157,7 @@ class PlacementMagics(Magics):
         word = line.strip().lower()
         if word not in ("on", "off"):
             raise UsageError("usage: %placement_log on|off")
-        devlab_config._settings["force_log"] = word == "on"
+        devlab_config.set_placement_log(word == "on")
         print(f"devlab: placement log {word} for every session")
 
 

@@ -11,7 +11,7 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from .graph_view import GraphView
+from ..views.graph_view import GraphView
 
 DRAW_LIMIT = 150
 

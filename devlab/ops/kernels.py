@@ -1,11 +1,61 @@
 """Kernels, written once against an array module ``xp`` (numpy on CPU, cupy on a real GPU).
 
 Each kernel is ``f(k, *inputs)``: ``k.xp`` is the array module, ``k.attrs`` the op's attrs,
-``k.rng`` a per-op random generator, ``k.op_name`` the node. Stateful kernels receive variable
-references (``k`` never touches session internals beyond those handles).
+``k.rng`` a per-op random generator, ``k.op_name`` the node, and ``k.out`` either None or a
+buffer the run planned for the output (kernels that accept one say so with ``writes_out``).
+Stateful kernels receive variable references (``ref.read()``, ``ref.new_buffer()``,
+``ref.assign(value)``) and never see session internals.
+
+Two marks help the compiled program: ``elementwise(ufunc, expression)`` kernels are exactly
+``xp.<ufunc>(*inputs)``, so a chain of them can be fused into one expression; ``returns_view``
+kernels may hand back (a view of) their input, so a fetch of their output is copied.
 """
 
 
+def elementwise(ufunc, expression):
+    """The kernel ``xp.<ufunc>(*inputs)``. ``expression`` renders the op inside a fused chain:
+    a function of the inputs' expressions, in numexpr's syntax."""
+    def kernel(k, *xs):
+        return getattr(k.xp, ufunc)(*xs, out=k.out)
+    kernel.__name__ = ufunc
+    kernel.ufunc = ufunc
+    kernel.expression = expression
+    kernel.writes_out = True
+    return kernel
+
+
+def returns_view(kernel):
+    kernel.returns_view = True
+    return kernel
+
+
+def writes_out(kernel):
+    kernel.writes_out = True
+    return kernel
+
+
+add = elementwise("add", lambda a, b: f"({a} + {b})")
+sub = elementwise("subtract", lambda a, b: f"({a} - {b})")
+mul = elementwise("multiply", lambda a, b: f"({a} * {b})")
+neg = elementwise("negative", lambda a: f"(-{a})")
+abs_ = elementwise("absolute", lambda a: f"abs({a})")
+sin = elementwise("sin", lambda a: f"sin({a})")
+cos = elementwise("cos", lambda a: f"cos({a})")
+exp = elementwise("exp", lambda a: f"exp({a})")
+log = elementwise("log", lambda a: f"log({a})")
+sqrt = elementwise("sqrt", lambda a: f"sqrt({a})")
+tanh = elementwise("tanh", lambda a: f"tanh({a})")
+sign = elementwise("sign", None)
+square = elementwise("square", None)
+maximum = elementwise("maximum", None)  # NaN rules differ from numexpr's where(): not fused
+minimum = elementwise("minimum", None)
+pow_ = elementwise("power", None)
+equal = elementwise("equal", None)
+greater = elementwise("greater", None)
+less = elementwise("less", None)
+
+
+@returns_view
 def const(k):
     return k.xp.asarray(k.attrs["value"])
 
@@ -14,44 +64,25 @@ def placeholder(k):
     raise AssertionError("a placeholder is fed, never run")  # the executor reports the feed error
 
 
+@returns_view
 def identity(k, x):
     return x
 
 
-def add(k, a, b):
-    return k.xp.add(a, b)
 
-
-def sub(k, a, b):
-    return k.xp.subtract(a, b)
-
-
-def mul(k, a, b):
-    return k.xp.multiply(a, b)
 
 
 def real_div(k, a, b):
-    return k.xp.divide(a, b).astype(a.dtype, copy=False)
+    if a.dtype.kind in "iu":  # integer RealDiv truncates, as C++ integer division does
+        return k.xp.divide(a, b).astype(a.dtype)
+    return k.xp.divide(a, b, out=k.out)
 
 
-def maximum(k, a, b):
-    return k.xp.maximum(a, b)
+real_div.expression = lambda a, b: f"({a} / {b})"  # fused for floating-point inputs only
+real_div.writes_out = True
 
 
-def minimum(k, a, b):
-    return k.xp.minimum(a, b)
 
-
-def pow_(k, a, b):
-    return k.xp.power(a, b)
-
-
-def unary(name):
-    """A kernel applying ``xp.<name>`` elementwise, keeping the input's dtype."""
-    def kernel(k, x):
-        return getattr(k.xp, name)(x).astype(x.dtype, copy=False)
-    kernel.__name__ = name
-    return kernel
 
 
 def rsqrt(k, x):
@@ -62,8 +93,9 @@ def reciprocal(k, x):
     return (1 / x).astype(x.dtype, copy=False)
 
 
+@writes_out
 def relu(k, x):
-    return k.xp.maximum(x, 0).astype(x.dtype, copy=False)
+    return k.xp.maximum(x, x.dtype.type(0), out=k.out)
 
 
 def sigmoid(k, x):
@@ -75,8 +107,9 @@ def softmax(k, x):
     return (e / e.sum(axis=-1, keepdims=True)).astype(x.dtype, copy=False)
 
 
+@writes_out
 def relu_grad(k, dy, x):
-    return (dy * (x > 0)).astype(dy.dtype, copy=False)
+    return k.xp.multiply(dy, x > 0, out=k.out, dtype=dy.dtype)
 
 
 def sigmoid_grad(k, y, dy):
@@ -87,35 +120,46 @@ def tanh_grad(k, y, dy):
     return (dy * (1 - y * y)).astype(dy.dtype, copy=False)
 
 
+@writes_out
 def matmul(k, a, b):
     if k.attrs.get("transpose_a"):
         a = a.T
     if k.attrs.get("transpose_b"):
         b = b.T
-    return k.xp.matmul(a, b)
+    return k.xp.matmul(a, b, out=k.out)
 
 
+@writes_out
 def add_n(k, *xs):
-    out = xs[0].copy()
-    for x in xs[1:]:
-        out += x
+    out = k.xp.add(xs[0], xs[1], out=k.out)
+    for x in xs[2:]:
+        k.xp.add(out, x, out=out)
     return out
+
+
+add_n.expression = lambda *xs: "(" + " + ".join(xs) + ")"
 
 
 def reducer(name):
     """A kernel applying ``xp.<name>`` over the ``axis`` attr (None: every axis)."""
     def kernel(k, x, *axes_input):  # the axes are also an attr: the input only names them, as in TF
         axis = k.attrs["axis"]
-        out = getattr(k.xp, name)(x, axis=None if axis is None else tuple(axis), keepdims=k.attrs["keep_dims"])
+        axis = None if axis is None else tuple(axis)
+        if k.out is not None:
+            return getattr(k.xp, name)(x, axis=axis, keepdims=k.attrs["keep_dims"], out=k.out)
+        out = getattr(k.xp, name)(x, axis=axis, keepdims=k.attrs["keep_dims"])
         return k.xp.asarray(out, dtype=x.dtype)
     kernel.__name__ = name
+    kernel.writes_out = True
     return kernel
 
 
+@returns_view
 def reshape(k, x):
     return x.reshape(k.attrs["shape"])
 
 
+@returns_view
 def transpose(k, x):
     return k.xp.transpose(x, k.attrs["perm"])
 
@@ -128,6 +172,7 @@ def stack(k, *xs):
     return k.xp.stack(xs, axis=k.attrs["axis"])
 
 
+@returns_view
 def expand_dims(k, x):
     return k.xp.expand_dims(x, k.attrs["axis"])
 
@@ -160,16 +205,7 @@ def cast(k, x):
     return x.astype(k.attrs["DstT"].as_numpy_dtype)
 
 
-def equal(k, a, b):
-    return k.xp.equal(a, b)
 
-
-def greater(k, a, b):
-    return k.xp.greater(a, b)
-
-
-def less(k, a, b):
-    return k.xp.less(a, b)
 
 
 def argmax(k, x):
@@ -226,27 +262,28 @@ def string_join(k, *xs):
     return np.asarray(sep.join(str(x.item() if hasattr(x, "item") else x) for x in xs), dtype=object)
 
 
+@returns_view
 def stop_gradient(k, x):
     return x
 
 
 # -- stateful kernels: variables ---------------------------------------------------------------
 def variable(k):
-    return k.variables.ref(k.op_name, k.device)
+    raise AssertionError("a variable's reference is put in place by the run, never computed")
 
 
 def assign(k, ref, value):
-    ref.assign(value)
+    ref.assign(value, validate_shape=k.attrs.get("validate_shape", True))
     return ref
 
 
 def assign_add(k, ref, value):
-    ref.assign(ref.read() + value)
+    ref.assign(k.xp.add(ref.read(), value))
     return ref
 
 
 def assign_sub(k, ref, value):
-    ref.assign(ref.read() - value)
+    ref.assign(k.xp.subtract(ref.read(), value))
     return ref
 
 
@@ -254,26 +291,58 @@ def is_variable_initialized(k, ref):
     return k.xp.asarray(ref.is_initialized())
 
 
+# The optimizers update in place, as TF's training ops do, into a buffer the run hands them
+# (``ref.new_buffer()``): no temporaries beyond it. Each formula keeps the order of operations of
+# TF's kernels (training_ops.cc), so the values match TF's float for float.
 def apply_gradient_descent(k, var, lr, delta):
-    var.assign(var.read() - lr * delta)
+    """var -= delta * lr"""
+    xp, old, new = k.xp, var.read(), var.new_buffer()
+    xp.multiply(delta, lr, out=new)
+    xp.subtract(old, new, out=new)
+    var.assign(new)
     return var
 
 
 def apply_momentum(k, var, accum, lr, grad, momentum):
-    accum.assign(accum.read() * momentum + grad)
+    """accum = accum * momentum + grad; var -= accum * lr (Nesterov: grad * lr + accum * momentum * lr)."""
+    xp, old_var, old_acc = k.xp, var.read(), accum.read()
+    acc, new = accum.new_buffer(), var.new_buffer()
+    xp.multiply(old_acc, momentum, out=acc)
+    xp.add(acc, grad, out=acc)
     if k.attrs.get("use_nesterov"):
-        var.assign(var.read() - lr * grad - lr * momentum * accum.read())
+        xp.multiply(acc, momentum, out=new)
+        xp.multiply(new, lr, out=new)
+        new += xp.multiply(grad, lr)
     else:
-        var.assign(var.read() - lr * accum.read())
+        xp.multiply(acc, lr, out=new)
+    xp.subtract(old_var, new, out=new)
+    accum.assign(acc)
+    var.assign(new)
     return var
 
 
 def apply_adam(k, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    """m += (grad - m) * (1 - beta1); v += (grad² - v) * (1 - beta2);
+    var -= (m * alpha) / (sqrt(v) + epsilon), alpha = lr * sqrt(1 - beta2^t) / (1 - beta1^t)."""
     xp = k.xp
-    alpha = lr * xp.sqrt(1 - beta2_power) / (1 - beta1_power)
-    m.assign(m.read() + (grad - m.read()) * (1 - beta1))
-    v.assign(v.read() + (grad * grad - v.read()) * (1 - beta2))
-    var.assign((var.read() - alpha * m.read() / (xp.sqrt(v.read()) + epsilon)).astype(grad.dtype))
+    one = grad.dtype.type(1)
+    alpha = lr * xp.sqrt(one - beta2_power) / (one - beta1_power)
+    old_m, old_v, old_var = m.read(), v.read(), var.read()
+    new_m, new_v, new = m.new_buffer(), v.new_buffer(), var.new_buffer()
+    xp.subtract(grad, old_m, out=new_m)
+    xp.multiply(new_m, one - beta1, out=new_m)
+    xp.add(old_m, new_m, out=new_m)
+    xp.multiply(grad, grad, out=new_v)
+    xp.subtract(new_v, old_v, out=new_v)
+    xp.multiply(new_v, one - beta2, out=new_v)
+    xp.add(old_v, new_v, out=new_v)
+    xp.sqrt(new_v, out=new)
+    xp.add(new, epsilon, out=new)
+    xp.divide(xp.multiply(new_m, alpha), new, out=new)  # numpy needs the numerator's temporary
+    xp.subtract(old_var, new, out=new)
+    m.assign(new_m)
+    v.assign(new_v)
+    var.assign(new)
     return var
 
 
@@ -282,13 +351,13 @@ def scalar_summary(k, tag, value):
     return np.asarray(f"{tag.item() if hasattr(tag, 'item') else tag}: {float(value):g}", dtype=object)
 
 
-def dataset_slice(k):
-    """The next batch's share for one tower, cycling through an in-memory array (host only)."""
+def dataset_slice(k, position):
+    """The next batch's share for one tower, cycling through an in-memory array (host only).
+    ``position`` is the iterator's state: a variable counting the batches read (unset: none)."""
     import numpy as np
     data, batch, tower, towers = k.attrs["data"], k.attrs["batch"], k.attrs["tower"], k.attrs["towers"]
-    position = k.variables.ref(k.op_name + "/position", k.device)
     step = int(position.read()) if position.is_initialized() else 0
-    position.assign(step + 1)
+    position.assign(np.asarray(step + 1, dtype=np.int64), validate_shape=False)
     n_batches = len(data) // batch
     start = (step % n_batches) * batch + tower * (batch // towers)
     return np.asarray(data[start:start + batch // towers])

@@ -1,9 +1,8 @@
 """``explain(op)``: why an op is on its device, as a chain of reasons with source lines."""
-import html
 
 
 class Explanation:
-    """The placement of one op and the reasons for it; prints as text, renders as HTML."""
+    """The placement of one op and the reasons for it, as text lines (``views.html`` has its HTML)."""
 
     def __init__(self, op, device, reasons, group):
         self.op = op
@@ -34,11 +33,6 @@ class Explanation:
 
     def _repr_pretty_(self, p, cycle):
         p.text(str(self))
-
-    def _repr_html_(self):
-        head, *rest = self.lines()
-        items = "".join(f"<li>{html.escape(line.strip())}</li>" for line in rest)
-        return (f"<div class='devlab-explain'><b>{html.escape(head)}</b><ul>{items}</ul></div>")
 
 
 def explain(op, placement):

@@ -1,81 +1,97 @@
-"""Executing a plan, one step at a time.
+"""Executing steps one at a time: the interpreter behind first runs, traced runs and the stepper.
 
-``run_step`` is the whole executor: read the step's input slots (reading the variable behind a
-reference where the op wants a value), call the kernel or the transfer function, and write
-the output slots. ``Session.run`` calls it in a loop; the stepper calls it once per click.
-When ``trace`` is given, each step is timed and reported to it (the timeline and
-``RunMetadata`` are built from those reports).
+``execute(step, values)`` is the whole executor: read the step's input slots (reading the
+variable behind a reference where the op wants a value), call the kernel or the transfer
+function, write the output slots, and free the slots this step read for the last time.
+A run that no one traces runs a compiled program instead (``program.py``); both report a
+failing kernel through ``kernel_error`` as TF's error for that node.
 """
 import time
 
 import numpy as np
 
 from ..devices import gpu
-from ..devices.transfer import transfer
+from ..devices.transfer import nbytes, transfer
 from ..framework import errors
-from ..ops.table import lookup
-from .variable_store import VarRef
+from .events import StepFinished, StepStarted, Transfer
+from .steps import OpStep
+from .variable_store import VarRef, WriteError
 
 
-class KernelContext:
-    """What a kernel may see: its array module, attrs, random generator, variables, names."""
-
-    __slots__ = ("xp", "attrs", "rng", "variables", "op_name", "device", "kernel")
-
-    def __init__(self, op, device, variables, rng):
-        self.xp = device.xp
-        self.attrs = op.attrs
-        self.rng = rng
-        self.variables = variables
-        self.op_name = op.name
-        self.device = device
-        self.kernel = lookup(op.type).kernel_for(device.device_type)
+def execute(step, values):
+    """Runs one step against the value table ``values``."""
+    compute(step, values)
+    for slot in step.frees:
+        values[slot] = None
 
 
-def run_step(step, values, trace=None):
-    """Executes one step against the value table ``values``."""
-    start = time.perf_counter() if trace is not None else 0.0
-    if step.kind == "transfer":
-        value = values[step.inputs[0]]
-        if isinstance(value, VarRef):
-            value = _read(value, step.op)
-        values[step.outputs[0]] = transfer(value, step.src_device, step.device)
-    else:
+def compute(step, values):
+    """Runs one step, leaving the slots it read in place."""
+    if isinstance(step, OpStep):
+        if step.preloaded:
+            return
         args = [values[i] for i in step.inputs]
-        for i, deref in enumerate(step.deref):
-            if deref and isinstance(args[i], VarRef):
-                args[i] = _read(args[i], step.op)
-        ctx = step.context
+        for i in step.deref:
+            args[i] = read(args[i], step.op)
         try:
             if step.device.backend == "cupy":
                 with gpu.on_device(step.device):
-                    out = ctx.kernel(ctx, *args)
+                    out = step.kernel(step.ctx, *args)
             else:
-                out = ctx.kernel(ctx, *args)
-        except errors.OpError:
-            raise
+                out = step.kernel(step.ctx, *args)
         except Exception as e:  # noqa: BLE001 - any kernel failure becomes TF's error for that node
-            raise _kernel_error(step, e, args) from e
-        if len(step.outputs) == 1:
-            values[step.outputs[0]] = out
-        elif step.outputs:
-            for slot, v in zip(step.outputs, out):
+            raise kernel_error(step, e, args) from e
+        outputs = step.outputs
+        if len(outputs) == 1:
+            values[outputs[0]] = out
+        elif outputs:
+            for slot, v in zip(outputs, out):
                 values[slot] = v
-    if trace is not None:
-        trace(step, start, time.perf_counter(), values)
+    elif not step.alias:
+        values[step.output] = transfer(read(values[step.input], step.op), step.src, step.device)
 
 
-def _read(ref, consumer):
+def execute_traced(step, values, emit):
+    """Runs one step and tells ``emit`` what happened (timed, with the values it read and wrote)."""
+    start = time.perf_counter()
+    emit(StepStarted(step, start))
+    if isinstance(step, OpStep):
+        inputs = tuple(values[i] for i in step.inputs)
+        compute(step, values)
+        end = time.perf_counter()
+        event = StepFinished(step, start, end, inputs, tuple(values[i] for i in step.outputs))
+    else:
+        value = read(values[step.input], step.op)
+        compute(step, values)
+        end = time.perf_counter()
+        event = Transfer(step, start, end, value, nbytes(value))
+    for slot in step.frees:
+        values[slot] = None
+    emit(event)
+
+
+def read(value, consumer):
+    """The array behind a variable reference (or the value itself)."""
+    if not isinstance(value, VarRef):
+        return value
     try:
-        return ref.read()
+        return value.read()
     except errors.FailedPreconditionError as e:
         raise errors.FailedPreconditionError(
-            consumer.node_def, consumer, f"{e.message}\n\t [[{{{{node {consumer.name}}}}}]]" + errors.defined_at(consumer)) from None
+            consumer.node_def, consumer,
+            f"{e.message}\n\t [[{{{{node {consumer.name}}}}}]]" + errors.defined_at(consumer)) from None
 
 
-def _kernel_error(step, e, args):
+def kernel_error(step, e, args):
+    """TF's error for a kernel that failed on ``step`` (an OpError naming the node and its line)."""
     op = step.op
     where = f"\n\t [[{{{{node {op.name}}}}}]]" + errors.defined_at(op)
+    if isinstance(e, errors.OpError):
+        if e.op is not None:
+            return e
+        return type(e)(op.node_def, op, e.message + where)
+    if isinstance(e, WriteError):
+        return errors.InvalidArgumentError(op.node_def, op, _write_error_text(op, e) + where)
     if type(e).__name__ == "OutOfMemoryError":
         return errors.ResourceExhaustedError(
             op.node_def, op, f"OOM when allocating tensor for op '{op.name}' ({op.type}) on {step.device.name}: "
@@ -89,3 +105,11 @@ def _kernel_error(step, e, args):
         return errors.InvalidArgumentError(op.node_def, op, f"{op.type} failed: {e}" + where)
     return errors.InternalError(op.node_def, op, f"{op.type} failed: {type(e).__name__}: {e}" + where)
 
+
+def _write_error_text(op, e):
+    """TF's texts for a write whose shape is not the variable's."""
+    lhs, rhs = ",".join(map(str, e.declared)), ",".join(map(str, e.got))
+    if op.type == "Assign":
+        return f"Assign requires shapes of both tensors to match. lhs shape= [{lhs}] rhs shape= [{rhs}]"
+    return (f"Cannot update variable with shape [{lhs}] using a Tensor with shape [{rhs}], "
+            f"shapes must be equal.")

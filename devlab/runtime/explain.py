@@ -2,17 +2,18 @@
 (or, if none ran yet, from placing the graph on a fresh default session's devices)."""
 import weakref
 
-from .session import Session, add_listener
+from . import events
+from .session import Session
 
 _latest = weakref.WeakValueDictionary()  # id(graph) -> the last session created on it
 
 
-def _track(event, session, **info):
-    if event == "created":
-        _latest[id(session.graph)] = session
+def _track(event):
+    if isinstance(event, events.SessionCreated):
+        _latest[id(event.session.graph)] = event.session
 
 
-add_listener(_track)
+events.add_listener(_track)
 
 
 def explain(op, session=None):

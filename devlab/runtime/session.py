@@ -1,13 +1,14 @@
 """``Session``: places the graph on the session's devices, runs fetches, keeps variable values.
 
 A run goes: place the whole graph (once, and again only when it has grown), compile a plan
-for (fetches, feeds) (once, then cached), execute it step by step, then commit the variable
-writes. With ``log_device_placement`` the device mapping and one line per op are printed to
-``sys.stdout`` (so a notebook cell shows them, once, without logging noise) and kept in
-``session.placement_log``.
+for (fetches, feeds) (once, then cached), then make a ``Run`` of it: execute, fetch, and only
+then commit the variable writes (a failure anywhere commits nothing). With
+``log_device_placement`` the device mapping and one line per op are printed to ``sys.stdout``
+(so a notebook cell shows them, once, without logging noise) and kept in
+``session.placement_log``. Everything a session does is also told to ``events`` listeners.
 """
+import contextlib
 import sys
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,25 +24,14 @@ from ..framework.tensor_shape import TensorShape
 from ..placer import explain as explain_mod
 from ..placer.placer import place
 from . import cluster as cluster_mod
+from . import events
 from . import fetches as fetch_mod
-from .executor import KernelContext, run_step
 from .plan import compile_plan
 from .protos import ConfigProto, RunMetadata, RunOptions
+from .run import Run
+from .steps import RandomGenerators
 from .trace import Tracer
-from .variable_store import VarRef, VariableStore
-
-# Sessions report here (the notebook layer listens, to show each cell's placement).
-_listeners = []
-
-
-def add_listener(fn):
-    """Calls ``fn(event, session, **info)`` on "created", "placed" and "ran"."""
-    _listeners.append(fn)
-
-
-def remove_listener(fn):
-    if fn in _listeners:
-        _listeners.remove(fn)
+from .variable_store import VariableStore
 
 
 @dataclass(frozen=True)
@@ -70,15 +60,16 @@ class Session:
         self.placement = None
         self._placed_version = -1
         self._plans = {}
-        self._rngs = {}
+        self._rngs = RandomGenerators(self.graph)
         self.placement_log = []
         self.last_plan = None
+        self.plans_run = []  # every plan this session ran, in the order of their first run
         self.last_run_metadata = None
         self._closed = False
         self.device_mapping = device_mapping(self.devices)
         if self._log_on:
             print(self.device_mapping, file=sys.stdout)
-        self._notify("created")
+        events.emit(events.SessionCreated(self))
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
@@ -106,27 +97,24 @@ class Session:
     def list_devices(self):
         return list(self.devices)
 
-    def _notify(self, event, **info):
-        for fn in list(_listeners):
-            fn(event, self, **info)
-
     # -- placement -----------------------------------------------------------------------------
     def _ensure_placed(self):
         """Places the whole graph if it is new or has grown since the last placement."""
         if self._placed_version == self.graph.version:
             return self.placement
         soft = self.config.allow_soft_placement or devlab_config.get("force_soft_placement")
-        placement = place(self.graph.get_operations(), self.devices, soft, self.local_task)
+        ops = self.graph.get_operations()
+        placement = place(ops, self.devices, soft, self.local_task)
         old = self.placement.assigned if self.placement else {}
-        new_records = [PlacementRecord(name, self.graph.get_operation_by_name(name).type, placement.assigned[name].name)
+        by_name = {op.name: op for op in ops}
+        new_records = [PlacementRecord(name, by_name[name].type, placement.assigned[name].name)
                        for name in placement.log_order if name not in old]
         self.placement, self._placed_version = placement, self.graph.version
         self._plans.clear()
         self.placement_log.extend(new_records)
-        if self._log_on:
-            for rec in new_records:
-                print(rec, file=sys.stdout)
-        self._notify("placed", records=new_records)
+        if self._log_on and new_records:
+            print("\n".join(map(str, new_records)), file=sys.stdout)
+        events.emit(events.OpsPlaced(self, tuple(new_records)))
         return placement
 
     def explain(self, op):
@@ -139,18 +127,19 @@ class Session:
         """Runs the ops needed for ``fetches``; returns their values in the same structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        plan, leaves, feeds = self._prepare(fetches, feed_dict)
-        trace = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
-        tracer = Tracer() if trace else None
-        values = self._start_values(plan, feeds)
-        try:
-            record = tracer.record if tracer else None
-            for step in plan.steps:
-                run_step(step, values, record)
-        except BaseException:
-            self.variables.discard()
-            raise
-        self.variables.commit()
+        plan, feed_values = self._prepare(fetches, feed_dict)
+        traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
+        tracer = Tracer() if traced else None
+        lock = self.variables.write_lock if plan.writes_variables else contextlib.nullcontext()
+        with lock:
+            run = Run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())
+            try:
+                run.run_to_end()
+                results = run.fetch()
+            except BaseException:
+                run.abandon()
+                raise
+            run.commit()
         if run_metadata is None and tracer is not None:
             run_metadata = RunMetadata()
         if run_metadata is not None:
@@ -159,14 +148,17 @@ class Session:
                 run_metadata.partition_graphs = list(plan.partition_graphs)
             if tracer is not None:
                 run_metadata.step_stats = tracer.step_stats()
-        self.last_plan, self.last_run_metadata = plan, run_metadata
-        held = self._held_arrays(plan, feeds)
-        results = [self._fetch_value(values, slot, leaf, held) for slot, leaf in zip(plan.fetch_slots, leaves)]
-        self._notify("ran", plan=plan, run_metadata=run_metadata)
+        self._ran(plan, run_metadata)
         return fetch_mod.pack(fetches, results)
 
+    def _ran(self, plan, run_metadata):
+        if plan is not self.last_plan and plan not in self.plans_run:
+            self.plans_run.append(plan)
+        self.last_plan, self.last_run_metadata = plan, run_metadata
+        events.emit(events.RunFinished(self, plan, run_metadata))
+
     def _prepare(self, fetches, feed_dict):
-        """Resolves fetches and feeds, places the graph, and returns the cached plan."""
+        """Resolves fetches and feeds, places the graph, and returns (the cached plan, fed values)."""
         leaves = [_as_fetch(self.graph, f) for f in fetch_mod.flatten(fetches)]
         feeds = {}
         for key, value in (feed_dict or {}).items():
@@ -176,61 +168,28 @@ class Session:
         key = (tuple(leaves), tuple(feeds))
         plan = self._plans.get(key)
         if plan is None:
-            plan = compile_plan(leaves, list(feeds), placement, self._kernel_context)
+            plan = compile_plan(leaves, list(feeds), placement, self._rngs)
             self._plans[key] = plan
-        return plan, leaves, [feeds[t] for t in feeds]
+        return plan, [transfer(v, self._host, device) for (_, _, device), v in zip(plan.feed_slots, feeds.values())]
 
-    def _start_values(self, plan, feed_values):
-        values = [None] * plan.num_slots
-        for (slot, _, device), value in zip(plan.feed_slots, feed_values):
-            values[slot] = transfer(value, self._host, device)
-        return values
-
-    def _held_arrays(self, plan, feed_values):
-        """Ids of the arrays a fetch must not hand out as they are: feeds, variables, constants."""
-        held = {id(v) for v in feed_values}
-        held.update(id(v) for v in self.variables.values.values())
-        held.update(id(s.op.attrs["value"]) for s in plan.steps if s.kind == "op" and s.op.type == "Const")
-        return held
-
-    def _fetch_value(self, values, slot, leaf, held=None):
-        """The fetched value on the host. Results never alias session state or the graph: a value
-        that is (or views) a feed, a variable or a constant is copied; a fresh kernel output is not."""
-        if slot is None:
-            return None
-        value = values[slot]
-        if isinstance(value, VarRef):
-            value = value.read()
-        device = self.placement.device_of(leaf.op)
-        host = transfer(value, device, self._host)
-        if not isinstance(host, np.ndarray) or held is None or id(host) in held or not host.flags.owndata:
-            host = np.array(host)
-        return host[()] if host.ndim == 0 else host
-
-    def _kernel_context(self, op, device):
-        return KernelContext(op, device, self.variables, self._rng(op))
-
-    def _rng(self, op):
-        """A per-op generator: seeded from the graph and op seeds, else from the op's name."""
-        if op.name not in self._rngs:
-            graph_seed = self.graph.seed
-            op_seed = op.attrs.get("seed")
-            if op_seed is None:
-                op_seed = zlib.crc32(op.name.encode())
-            self._rngs[op.name] = np.random.default_rng([graph_seed or 0, op_seed])
-        return self._rngs[op.name]
-
-    # -- stepping ------------------------------------------------------------------------------
+    # -- stepping and loading ------------------------------------------------------------------
     def stepper(self, fetches, feed_dict=None):
         """A Stepper that runs ``fetches`` one step at a time (see ``runtime/stepper.py``)."""
         from .stepper import Stepper
         return Stepper(self, fetches, feed_dict)
 
-    def load_variable(self, variable, value):
+    def load_variables(self, values):
+        """Sets several variables at once ({Variable: value}), all or none: every value is checked
+        (dtype, shape) before any variable changes."""
         self._ensure_placed()
-        device = self.placement.device_of(variable.op)
-        arr = np.asarray(value, dtype=variable.dtype.base_dtype.as_numpy_dtype)
-        self.variables.values[variable.op.name] = transfer(arr, self._host, device)
+        staged = {}
+        for variable, value in values.items():
+            arr = _feed_array(variable.value(), value)
+            staged[variable.op.name] = transfer(arr, self._host, self.placement.device_of(variable.op))
+        self.variables.assign(staged)
+
+    def load_variable(self, variable, value):
+        self.load_variables({variable: value})
 
     def __repr__(self):
         gpus = sum(d.device_type == "GPU" for d in self.devices)
@@ -291,6 +250,7 @@ def _as_feed(graph, key):
 
 
 def _feed_array(t, value):
+    """``value`` as an array for tensor ``t``, with TF's errors for a wrong type or shape."""
     if isinstance(value, Tensor):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
                         "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")

@@ -1,11 +1,15 @@
 """Stepping through a run, one op or transfer at a time (after tfdbg's NodeStepper).
 
-``sess.stepper(fetches)`` compiles the same plan ``run`` would, then ``next()`` executes one
-step and returns what it did: the op, its device, its input and output values, the transfer
-it made and why the op is on that device. ``back()`` goes back one step by re-running from
-the start (runs are deterministic), ``run_to(i)`` and ``finish()`` go forward. Variable
-writes become visible to the session only when ``finish()`` completes the run.
+``sess.stepper(fetches)`` compiles the same plan ``run`` would and makes a ``Run`` of it that
+you advance by hand: ``next()`` executes one step and returns what it did (the op, its device,
+its input and output values, the transfer it made, why the op is on that device). ``back()``
+goes back one step by replaying a fresh run from the same starting point (the variables as
+they were when the stepper was made, the random generators rewound), ``run_to(i)`` and
+``finish()`` go forward. The stepper's variable writes are its own until ``finish()`` commits
+them; other runs meanwhile neither see them nor lose theirs, and a stepper abandoned half-way
+leaves nothing behind.
 """
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +17,9 @@ import numpy as np
 from ..devices.transfer import transfer
 from ..placer import explain as explain_mod
 from . import fetches as fetch_mod
-from .executor import run_step
+from .events import StepFinished, Transfer
+from .run import Run
+from .steps import OpStep
 from .variable_store import VarRef
 
 
@@ -40,89 +46,97 @@ class Stepper:
     def __init__(self, session, fetches, feed_dict=None):
         self.session = session
         self.fetches = fetches
-        self.plan, self.leaves, self.feed_values = session._prepare(fetches, feed_dict)
+        self.plan, self.feed_values = session._prepare(fetches, feed_dict)
         self.steps = self.plan.steps
-        self._snapshot = session.variables.snapshot()
+        self._base = session.variables.values  # where every replay starts from
+        self._rng_state = session._rngs.state()
+        self._run = None
         self.reset()
 
     @property
     def position(self):
         """How many steps have run (the index of the next step)."""
-        return self._position
+        return self._run.position
 
     @property
     def done(self):
-        return self._position >= len(self.steps)
+        return self._run.done
 
     def describe(self, i):
         """A one-line description of step ``i`` (run or not)."""
         step = self.steps[i]
-        if step.kind == "transfer":
-            return f"transfer {step.tensor.name}: {step.src_device.short_name} -> {step.device.short_name}"
-        return f"{step.op.name} ({step.op.type}) on {step.device.short_name}"
+        if isinstance(step, OpStep):
+            return f"{step.op.name} ({step.op.type}) on {step.device.short_name}"
+        return f"transfer {step.tensor.name}: {step.src.short_name} -> {step.device.short_name}"
 
     def reset(self):
-        """Back to before the first step; variables as they were when the stepper was made."""
-        self.session.variables.restore(self._snapshot)
-        self._values = self.session._start_values(self.plan, self.feed_values)
-        self._position = 0
+        """Back to before the first step: a fresh run from the stepper's starting point."""
+        if self._run is not None:
+            self._run.abandon()
+            self._finalizer.detach()
+        self.session._rngs.restore(self._rng_state)
+        self._run = Run(self.plan, self.session.variables, self.feed_values, self.session._host,
+                        (self._record,), base=self._base)
+        self._finalizer = weakref.finalize(self, self._run.abandon)
         self.history = []
 
     def next(self):
         """Runs the next step and returns its StepView (None when the run is complete)."""
         if self.done:
             return None
-        step = self.steps[self._position]
-        try:
-            run_step(step, self._values)
-        except BaseException:
-            self.session.variables.discard()
-            raise
-        view = self._view(self._position, step)
-        self.history.append(view)
-        self._position += 1
-        return view
+        self._run.step()
+        return self.history[-1]
 
     def back(self):
         """Undoes the last step by replaying the run up to the step before it."""
-        target = max(self._position - 1, 0)
-        self.run_to(target, from_start=True)
+        self.run_to(max(self.position - 1, 0), from_start=True)
         return self.history[-1] if self.history else None
 
     def run_to(self, index, from_start=False):
         """Runs until ``index`` steps have run (replaying from the start if going back)."""
         index = max(0, min(index, len(self.steps)))
-        if from_start or index < self._position:
+        if from_start or index < self.position:
             self.reset()
-        while self._position < index:
+        while self.position < index:
             self.next()
         return self.history[-1] if self.history else None
 
     def finish(self):
-        """Runs the remaining steps, commits variable writes and returns the fetched values."""
+        """Runs the remaining steps, commits the variable writes and returns the fetched values.
+        A replay after this starts from the values it committed."""
         self.run_to(len(self.steps))
-        self.session.variables.commit()
-        self._snapshot = self.session.variables.snapshot()
-        results = [self.session._fetch_value(self._values, slot, leaf)
-                   for slot, leaf in zip(self.plan.fetch_slots, self.leaves)]
+        if self._run.closed:
+            raise RuntimeError("This run was already finished; call reset() to run it again.")
+        results = self._run.fetch()
+        with self.session.variables.write_lock:
+            self._run.commit()
+        self._finalizer.detach()
+        self._base = self.session.variables.values
+        self._rng_state = self.session._rngs.state()
+        self.session._ran(self.plan, None)
         return fetch_mod.pack(self.fetches, results)
 
-    def _view(self, index, step):
+    # -- what each step did ------------------------------------------------------------------------
+    def _record(self, event):
         host = self.session._host
+        step = event.step
 
-        def show(slot, device):
-            v = self._values[slot]
-            if isinstance(v, VarRef):
-                v = v.read() if v.is_initialized() else None
-            return None if v is None else np.asarray(transfer(v, device, host))
+        def show(value, device):
+            if isinstance(value, VarRef):
+                value = value.read() if value.is_initialized() else None
+            return None if value is None else np.array(transfer(value, device, host))
 
-        if step.kind == "transfer":
+        if isinstance(event, Transfer):
             t = step.tensor
-            return StepView(index, "transfer", step.recv_name, "_Recv", step.device.name,
-                            [(t.name, show(step.inputs[0], step.src_device))],
-                            [(t.name, show(step.outputs[0], step.device))], step.src_device.name)
-        op = step.op
-        ins = [(t.name, show(s, step.device)) for t, s in zip(op.inputs, step.inputs)]
-        outs = [(t.name, show(s, step.device)) for t, s in zip(op.outputs, step.outputs)]
-        reason = explain_mod.explain(op, self.session.placement)
-        return StepView(index, "op", op.name, op.type, step.device.name, ins, outs, reason=reason)
+            view = StepView(step.index, "transfer", step.recv_name, "_Recv", step.device.name,
+                            [(t.name, show(event.value, step.src))], [(t.name, show(event.value, step.src))],
+                            step.src.name)
+        elif isinstance(event, StepFinished):
+            op = step.op
+            view = StepView(step.index, "op", op.name, op.type, step.device.name,
+                            [(t.name, show(v, step.device)) for t, v in zip(op.inputs, event.inputs)],
+                            [(t.name, show(v, step.device)) for t, v in zip(op.outputs, event.outputs)],
+                            reason=explain_mod.explain(op, self.session.placement))
+        else:
+            return
+        self.history.append(view)

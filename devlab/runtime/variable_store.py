@@ -1,52 +1,129 @@
-"""Variable values of one session, with writes staged until a run succeeds.
+"""The variable values of one session, and the rules by which runs change them.
 
-A run writes into ``pending``; ``commit`` makes the writes visible, ``discard`` forgets them.
-So a run that fails half-way leaves every variable as it was before the run.
+Committed values live in one dict that a commit *replaces* and never mutates, so a run reads a
+consistent snapshot (its ``base``) however many other runs commit meanwhile. A run keeps its
+writes to itself (``Run.writes``) and commits them only when every step and every fetch
+succeeded; runs that write variables hold ``write_lock`` from start to commit, so their
+read-modify-writes are serialised as TF's ``use_locking`` serialises them.
+
+Optimizer kernels update variables "in place" without breaking that: they write into a *spare*
+buffer and the run commits it. The value it replaced becomes the variable's next spare, but
+only if the store made that buffer itself (never a constant's or a feed's array that an Assign
+stored), no variable holds it any more, and no other run is open (a stepper, another thread)
+that could still be reading it. A steady training loop therefore allocates nothing for its
+variables.
 """
+import threading
+
 from ..framework import errors
 
 
 class VariableStore:
     def __init__(self):
-        self.values = {}  # variable op name -> array on its device
-        self.pending = {}
+        self.values = {}  # variable name -> committed array (the dict is replaced on commit)
+        self.write_lock = threading.RLock()
+        self._lock = threading.Lock()  # guards the swap of ``values``, the open count and the spares
+        self._open = 0
+        self._holders = {}  # id of a buffer the store made -> how many variables hold it
+        self._spares = {}  # variable name -> a buffer nobody reads: the next in-place write goes there
 
-    def ref(self, name, device):
-        return VarRef(self, name, device)
+    def open_run(self):
+        """Registers a run; returns the committed values it will read."""
+        with self._lock:
+            self._open += 1
+            return self.values
 
-    def commit(self):
-        self.values.update(self.pending)
-        self.pending.clear()
+    def close_run(self, writes=None, made=()):
+        """Ends a run, committing ``writes`` ({name: array}) if given (None: the run failed).
+        ``made`` holds the ids of the buffers the run got from ``new_buffer``."""
+        with self._lock:
+            self._open -= 1
+            if writes:
+                self._commit(writes, made)
 
-    def discard(self):
-        self.pending.clear()
+    def assign(self, values):
+        """Sets committed values directly ({name: array}: ``Variable.load``, ``Saver.restore``)."""
+        with self._lock:
+            self._commit(values, ())
 
-    def snapshot(self):
-        return dict(self.values)
+    def _commit(self, writes, made):
+        old = self.values
+        self.values = {**old, **writes}
+        holders = self._holders
+        for new in writes.values():
+            if id(new) in made or id(new) in holders:
+                holders[id(new)] = holders.get(id(new), 0) + 1
+        for name, new in writes.items():
+            prev = old.get(name)
+            if prev is None or id(prev) not in holders:
+                continue
+            holders[id(prev)] -= 1
+            if holders[id(prev)] == 0:
+                del holders[id(prev)]
+                if not self._open and _same_layout(prev, new):  # no open run can still read it
+                    self._spares[name] = prev
 
-    def restore(self, snapshot):
-        self.values = dict(snapshot)
-        self.pending.clear()
+    def new_buffer(self, name, like, xp):
+        """A buffer laid out like ``like`` that nobody reads: the variable's spare, or a new one."""
+        with self._lock:
+            spare = self._spares.pop(name, None)
+        if spare is not None and _same_layout(spare, like):
+            return spare
+        return xp.empty_like(like)
+
+    def is_initialized(self, name):
+        return name in self.values
+
+
+def _same_layout(a, b):
+    return type(a) is type(b) and getattr(a, "shape", None) == getattr(b, "shape", None) and \
+        getattr(a, "dtype", None) == getattr(b, "dtype", None)
 
 
 class VarRef:
-    """The output of a VariableV2 op: a handle that reads and writes the session's value."""
+    """The output of a VariableV2 op inside one run: reads and writes go through that run.
 
-    __slots__ = ("store", "name", "device")
+    ``shape`` is the variable's declared shape (None when it was made with validate_shape=False):
+    a write of another shape is TF's InvalidArgumentError, unless the writing op allows it.
+    """
 
-    def __init__(self, store, name, device):
-        self.store, self.name, self.device = store, name, device
+    __slots__ = ("run", "name", "shape", "xp")
+
+    def __init__(self, run, name, shape, xp):
+        self.run, self.name, self.shape, self.xp = run, name, shape, xp
 
     def is_initialized(self):
-        return self.name in self.store.pending or self.name in self.store.values
+        return self.name in self.run.writes or self.name in self.run.base
 
     def read(self):
-        store = self.store
-        if self.name in store.pending:
-            return store.pending[self.name]
-        if self.name in store.values:
-            return store.values[self.name]
-        raise errors.FailedPreconditionError(None, None, f"Attempting to use uninitialized value {self.name}")
+        run = self.run
+        value = run.writes.get(self.name)
+        if value is None:
+            value = run.base.get(self.name)
+            if value is None:
+                raise errors.FailedPreconditionError(
+                    None, None, f"Attempting to use uninitialized value {self.name}")
+        return value
 
-    def assign(self, value):
-        self.store.pending[self.name] = value
+    def assign(self, value, validate_shape=True):
+        """Stages ``value`` as the variable's new value in this run."""
+        if validate_shape and self.shape is not None and tuple(value.shape) != self.shape:
+            raise WriteError(self.name, self.shape, value.shape)
+        self.run.writes[self.name] = value
+
+    def new_buffer(self):
+        """An array laid out like the current value, which no one else reads, to write into."""
+        buffer = self.run.store.new_buffer(self.name, self.read(), self.xp)
+        self.run.made.add(id(buffer))
+        return buffer
+
+    def __repr__(self):
+        return f"<ref to variable {self.name!r}>"
+
+
+class WriteError(Exception):
+    """A write whose shape differs from the variable's; the executor names the op in TF's words."""
+
+    def __init__(self, name, declared, got):
+        super().__init__(name)
+        self.name, self.declared, self.got = name, tuple(declared), tuple(got)

@@ -53,8 +53,7 @@ class Saver:
                         None, var.op, f"Assign requires shapes of both tensors to match. lhs shape= "
                         f"{var.shape.as_list()} rhs shape= {list(value.shape)} (variable {name})")
                 loaded[name] = value
-        for name, value in loaded.items():
-            sess.load_variable(self._vars[name], value)
+        sess.load_variables({self._vars[name]: value for name, value in loaded.items()})
 
 
 def _key(name):

@@ -7,6 +7,7 @@ Node ids are op names, never ``id()``, so the SVG is the same on every run.
 """
 import html
 
+from ..runtime.steps import OpStep
 
 PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C",
            "#CCB974", "#64B5CD"]
@@ -24,7 +25,7 @@ class GraphView:
         self.plan = plan if plan is not None else session.last_plan
         graph_ops = session.graph.get_operations()
         if self.plan is not None:
-            ran = {s.op.name for s in self.plan.steps if s.kind == "op"}
+            ran = {s.op.name for s in self.plan.steps if isinstance(s, OpStep)}
             ran |= {t.op.name for t in (s.tensor for s in self.plan.transfers)}
             self.ops = [op for op in graph_ops if op.name in ran]
         else:
@@ -88,12 +89,15 @@ class GraphView:
                     edges.add((src, dst))
         for src, dst in sorted(edges):
             dot.edge(src, dst)
+        consumers = {}  # (tensor, device) -> the drawn ops on that device that read it
+        for op in self.ops:
+            device = placement.device_of(op)
+            for t in op.inputs:
+                consumers.setdefault((t, device), []).append(op)
         for step, size in self._transfers():
             t = step.tensor
             src, _ = self._node_of(t.op)
-            dst_ops = [op for op in self.ops if placement.device_of(op) is step.device
-                       and any(i is t for i in op.inputs)]
-            for consumer in dst_ops:
+            for consumer in consumers.get((t, step.device), ()):
                 dst, _ = self._node_of(consumer)
                 dot.edge(src, dst, label=f"copy {_human(size)}" if size is not None else "copy",
                          style="dashed", penwidth="2", color="#C62828", fontcolor="#C62828", fontsize="9")

@@ -1,5 +1,4 @@
 """Showing a placement or run error as the op, the reason and the user's source line."""
-from ..framework import errors
 
 
 def short_traceback(error):
@@ -21,10 +20,3 @@ def short_traceback(error):
 def _source_line(filename, lineno):
     import linecache
     return linecache.getline(filename, lineno).strip()
-
-
-def attach_short_traceback(error):
-    """Makes IPython render ``error`` with ``short_traceback`` instead of a full traceback."""
-    if isinstance(error, errors.OpError):
-        error._render_traceback_ = lambda: short_traceback(error)
-    return error

@@ -57,8 +57,8 @@ def diff_table(devlab_placed, tf_placed):
             f"<th>TensorFlow</th></tr>{''.join(rows)}</table>")
 
 
-def compare_with_tensorflow(cell, capture):
-    placed = {r.op_name: r.device for report in capture.reports for r in report.records}
+def compare_with_tensorflow(cell, recorder):
+    placed = {r.op_name: r.device for report in recorder.reports for r in report.records}
     try:
         return diff_table(placed, tensorflow_placement(cell))
     except (RuntimeError, subprocess.TimeoutExpired) as e:

@@ -1,6 +1,6 @@
 """The timeline of a run as a matplotlib Gantt chart: one row per device lane, a bar per op or
 copy, an arrow per transfer; the title says whether times are modelled or measured."""
-from ..runtime.timeline import Timeline
+from .chrome_trace import Timeline
 
 
 def gantt(step_stats, ax=None, title=None):

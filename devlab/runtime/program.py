@@ -1,0 +1,157 @@
+"""A plan compiled to one straight-line Python function: the fast path of a steady run.
+
+After a plan has run once, its steps are written out as Python source, one line per step, that
+keeps values in local variables, calls numpy's ufuncs directly for elementwise ops, calls one
+fused kernel per elementwise chain (``fusion.py``), skips what costs nothing (constants and
+variables are already in the value table, a transfer between host-memory devices is an alias)
+and deletes each value after its last reader. ``Program.source`` is that text, for the curious.
+
+A failing line is traced back to its step, and reported exactly as the interpreter would report
+it (a fused chain is replayed op by op to find the op that failed).
+"""
+import itertools
+import linecache
+
+from ..devices.transfer import transfer
+from . import fusion
+from .executor import compute, kernel_error
+from .steps import OpStep
+from .variable_store import VarRef
+
+_ids = itertools.count()
+
+
+class Program:
+    def __init__(self, plan):
+        self.plan = plan
+        self.filename = f"<devlab program {next(_ids)}>"
+        self.line_of = {}  # source line number -> the step (or fused group) it runs
+        self.source, namespace = self._generate(plan)
+        linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True), self.filename)
+        exec(compile(self.source, self.filename, "exec"), namespace)  # noqa: S102 - our own generated code
+        self._function = namespace["program"]
+
+    def run(self, values):
+        """Runs every step against the value table (the fetched slots are written back into it)."""
+        try:
+            self._function(values)
+        except Exception as e:  # noqa: BLE001 - becomes TF's error for the step that failed
+            raise self._error(e, values) from e
+
+    # -- writing the source ----------------------------------------------------------------------
+    def _generate(self, plan):
+        ns = {"transfer": transfer, "deref": _deref}
+        groups = fusion.find_groups(plan) if fusion.numexpr_module() is not None else []
+        in_group = {m.index: g for g in groups for m in g.members}
+        preloaded = {s for s, v in enumerate(plan.initial) if v is not None}
+        preloaded.update(s for s, *_ in plan.variable_slots)
+        preloaded.update(s for s, _, _ in plan.feed_slots)
+        body, assigned = [], set()
+
+        def use(slot):
+            if slot not in assigned:
+                assert slot in preloaded, f"slot {slot} read before it is written"
+                body.append((None, f"s{slot} = v[{slot}]"))
+                assigned.add(slot)
+            return f"s{slot}"
+
+        for step in plan.steps:
+            group = in_group.get(step.index)
+            frees = step.frees
+            if group is not None:
+                if step is not group.root:
+                    continue  # a member runs inside the root's fused kernel, and frees after it
+                name = f"fused{step.index}"
+                ns[name] = group.compiled()
+                args = ", ".join(use(s) for s in group.inputs)
+                body.append((group, f"s{step.outputs[0]} = {name}({args})"))
+                assigned.add(step.outputs[0])
+                frees = [s for m in group.members for s in m.frees]
+            elif isinstance(step, OpStep):
+                line = self._op_line(step, ns, use)
+                if line is not None:
+                    body.append((step, line))
+                    assigned.update(step.outputs)
+            elif not step.alias:
+                ns[f"src{step.index}"], ns[f"dst{step.index}"] = step.src, step.device
+                body.append((step, f"s{step.output} = transfer(deref({use(step.input)}), "
+                                   f"src{step.index}, dst{step.index})"))
+                assigned.add(step.output)
+            dead = [f"s{s}" for s in frees if s in assigned]
+            if dead:
+                body.append((None, "del " + ", ".join(dead)))
+                assigned.difference_update(frees)
+        for slot in plan.fetch_slots:
+            if slot is not None and slot not in preloaded:
+                body.append((None, f"v[{slot}] = s{slot}"))
+        lines = ["def program(v):"]
+        for owner, text in body or [(None, "pass")]:
+            lines.append("    " + text + (f"  # {_describe(owner)}" if owner is not None else ""))
+            if owner is not None:
+                self.line_of[len(lines)] = owner
+        return "\n".join(lines) + "\n", ns
+
+    def _op_line(self, step, ns, use):
+        op = step.op
+        if step.preloaded or op.type == "NoOp":
+            return None  # already in the value table, or nothing to do
+        args = [use(s) for s in step.inputs]
+        for i in step.deref:
+            args[i] = f"deref({args[i]})"
+        ufunc = getattr(step.kernel, "ufunc", None)
+        if ufunc is not None and step.device.backend == "numpy" and step.ctx.out is None:
+            name = f"np_{ufunc}"
+            ns[name] = getattr(step.device.xp, ufunc)
+            call = f"{name}({', '.join(args)})"
+        else:
+            ns[f"k{step.index}"], ns[f"c{step.index}"] = step.kernel, step.ctx
+            call = f"k{step.index}(c{step.index}{''.join(', ' + a for a in args)})"
+        if not step.outputs:
+            return call
+        return ", ".join(f"s{s}" for s in step.outputs) + (" = " if len(step.outputs) > 1 else " = ") + call
+
+    # -- errors ----------------------------------------------------------------------------------
+    def _error(self, e, values):
+        tb, frame_locals, owner = e.__traceback__, None, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                owner, frame_locals = self.line_of.get(tb.tb_lineno), tb.tb_frame.f_locals
+            tb = tb.tb_next
+        if owner is None:
+            return e
+
+        def value(slot):
+            return frame_locals.get(f"s{slot}", values[slot])
+
+        if isinstance(owner, fusion.Group):  # replay the chain op by op to find the one that failed
+            table = dict.fromkeys(range(len(values)))
+            table.update({s: value(s) for s in owner.inputs})
+            table = [table[i] for i in range(len(values))]
+            for member in owner.members:
+                compute(member, table)
+            return e
+        if isinstance(owner, OpStep):
+            return kernel_error(owner, e, [value(s) for s in owner.inputs])
+        return kernel_error(owner, e, [value(owner.input)])
+
+
+def _deref(value):
+    """The array behind a variable reference (a value that crossed devices is one already)."""
+    return value.read() if isinstance(value, VarRef) else value
+
+
+def build(plan):
+    """The compiled program of ``plan``, or None when a step runs on a real GPU (each of those
+    needs its device's stream around it: such plans are interpreted)."""
+    if any(step.device.backend != "numpy" or getattr(step, "src", step.device).backend != "numpy"
+           for step in plan.steps):
+        return None
+    return Program(plan)
+
+
+def _describe(owner):
+    if isinstance(owner, fusion.Group):
+        return f"fused: {', '.join(m.op.name for m in owner.members[:3])}{'...' if len(owner.members) > 3 else ''}"
+    if isinstance(owner, OpStep):
+        return f"{owner.op.name} ({owner.op.type}) on {owner.device.short_name}"
+    return f"copy {owner.tensor.name}: {owner.src.short_name} -> {owner.device.short_name}"

@@ -1,0 +1,109 @@
+"""The two kinds of step a plan is made of: an op on its device, and a transfer between devices.
+
+Both read and write *slots*: indices into the value table of a run, one slot per (tensor,
+device). A transfer between two numpy-backed devices (CPUs, simulated GPUs) is an *alias*: its
+output slot is its input slot, so it costs nothing at run time, yet it stays a step, so the
+log, the trace, the cost model and the stepper still see the copy TensorFlow would make.
+"""
+import zlib
+
+import numpy as np
+
+from ..ops.table import lookup
+
+
+PRELOADED = ("Const", "VariableV2")  # computed once per plan (constants) or per run (references)
+
+
+class KernelContext:
+    """What a kernel may see: its array module, the op's attrs, a random generator (made on
+    first use), its name and device, and ``out``: a buffer to write its output into, or None."""
+
+    __slots__ = ("xp", "attrs", "op_name", "device", "out", "_rngs")
+
+    def __init__(self, op, device, rngs):
+        self.xp = device.xp
+        self.attrs = op.attrs
+        self.op_name = op.name
+        self.device = device
+        self.out = None
+        self._rngs = rngs  # the session's generators, shared by every plan that runs this op
+
+    @property
+    def rng(self):
+        return self._rngs.get(self.op_name, self.attrs.get("seed"))
+
+
+class RandomGenerators:
+    """One numpy generator per random op of a session, seeded from the graph seed and the op's
+    seed (or its name), so every run of a notebook draws the same numbers."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self._by_op = {}
+
+    def get(self, op_name, op_seed):
+        rng = self._by_op.get(op_name)
+        if rng is None:
+            seed = zlib.crc32(op_name.encode()) if op_seed is None else op_seed
+            rng = self._by_op[op_name] = np.random.default_rng([self.graph.seed or 0, seed])
+        return rng
+
+    def state(self):
+        """Where every generator is now (the stepper rewinds to it to replay a run)."""
+        return {name: rng.bit_generator.state for name, rng in self._by_op.items()}
+
+    def restore(self, state):
+        for name, rng in list(self._by_op.items()):
+            if name in state:
+                rng.bit_generator.state = state[name]
+            else:
+                del self._by_op[name]
+
+
+class OpStep:
+    """Run ``op`` on ``device``: read the input slots (reading the variable behind a reference
+    input where ``deref`` says so), call the kernel, write the output slots."""
+
+    __slots__ = ("index", "op", "device", "kernel", "ctx", "inputs", "deref", "outputs", "frees", "preloaded")
+
+    def __init__(self, op, device, ctx, inputs, deref, outputs):
+        self.index = None
+        self.preloaded = op.type in PRELOADED  # its value is in every run's table from the start
+        self.op, self.device, self.ctx = op, device, ctx
+        self.kernel = lookup(op.type).kernel_for(device.device_type)
+        self.inputs, self.deref, self.outputs = inputs, deref, outputs
+        self.frees = ()  # slots whose last reader this step is
+
+    @property
+    def name(self):
+        return self.op.name
+
+    def __repr__(self):
+        return f"<OpStep {self.index}: {self.op.name} ({self.op.type}) on {self.device.short_name}>"
+
+
+class TransferStep:
+    """Move ``tensor`` from device ``src`` to ``device`` (TF's ``_Send``/``_Recv`` pair)."""
+
+    __slots__ = ("index", "tensor", "src", "device", "input", "output", "alias", "frees", "send_name", "recv_name")
+
+    def __init__(self, tensor, src, device, input_slot, output_slot, alias):
+        self.index = None
+        self.tensor, self.src, self.device = tensor, src, device
+        self.input, self.output, self.alias = input_slot, output_slot, alias
+        self.frees = ()
+        self.send_name = self.recv_name = ""
+
+    @property
+    def name(self):
+        return self.recv_name
+
+    @property
+    def op(self):
+        """The producer of the tensor moved."""
+        return self.tensor.op
+
+    def __repr__(self):
+        return (f"<TransferStep {self.index}: {self.tensor.name} {self.src.short_name} -> "
+                f"{self.device.short_name}{' (alias)' if self.alias else ''}>")
