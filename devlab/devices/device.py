@@ -21,10 +21,12 @@ class Device:
     physical_id: int = None  # the CUDA device behind a real (or logical) GPU
     description: str = ""  # the "Device mapping:" text; CPUs have none, as in TF
     stream: object = field(default=None, repr=False)  # a real GPU's own CUDA stream (made on first use)
+    name: str = field(init=False, repr=False)  # the full name, e.g. /job:localhost/replica:0/task:0/device:GPU:0
+    backend: str = field(init=False, repr=False)  # "numpy" or "cupy": what stores its tensors
 
-    @property
-    def name(self):
-        return f"/job:{self.job}/replica:{self.replica}/task:{self.task}/device:{self.device_type}:{self.index}"
+    def __post_init__(self):
+        self.name = f"/job:{self.job}/replica:{self.replica}/task:{self.task}/device:{self.device_type}:{self.index}"
+        self.backend = "cupy" if self.device_type == "GPU" and not self.simulated else "numpy"
 
     @property
     def spec(self):
@@ -39,12 +41,6 @@ class Device:
     @property
     def priority(self):
         return PRIORITY.get(self.device_type, 50)
-
-    @property
-    def backend(self):
-        if self.device_type == "GPU" and not self.simulated:
-            return "cupy"
-        return "numpy"
 
     def matches(self, spec):
         """Whether this device satisfies every field that the (partial) ``spec`` sets."""

@@ -126,11 +126,18 @@ class MergeDevice:
 
     def __init__(self, spec):
         self.spec = spec if isinstance(spec, DeviceSpec) else DeviceSpec.from_string(spec)
-        self._fields = self.spec._fields()
         self.label = self.spec.to_string()
+        self._merged = {}  # inner device string -> merged string (a loop merges the same few)
 
     def __call__(self, op):
-        return merged_string(self._fields, op.device)
+        return self.merged(op.device)
+
+    def merged(self, inner):
+        """``inner`` (a device string) with this spec filling its unset fields, canonical."""
+        out = self._merged.get(inner)
+        if out is None:
+            out = self._merged[inner] = self.spec.make_merged_spec(DeviceSpec.from_string(inner)).to_string()
+        return out
 
     @property
     def is_null_merge(self):
@@ -138,14 +145,6 @@ class MergeDevice:
 
     def __str__(self):
         return self.label
-
-
-@functools.lru_cache(maxsize=4096)
-def merged_string(outer_fields, inner):
-    """``inner`` (a device string) merged over a spec's fields, as a canonical string. Memoised:
-    a program merges the same few scopes over the same few devices thousands of times."""
-    outer = DeviceSpec(*outer_fields)
-    return outer.make_merged_spec(DeviceSpec.from_string(inner)).to_string()
 
 
 def merge_device(spec):

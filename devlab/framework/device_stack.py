@@ -21,7 +21,8 @@ class DeviceScope:
             self.function = device
         else:
             self.function = _merge_function(device)
-        self.is_null_merge = isinstance(self.function, MergeDevice) and self.function.is_null_merge
+        self.merge = self.function if isinstance(self.function, MergeDevice) else None  # the common case
+        self.is_null_merge = self.merge is not None and self.merge.is_null_merge
         if self.function is None or isinstance(self.function, MergeDevice):
             label = self.function.label if self.function is not None else "None"
         else:
@@ -59,9 +60,12 @@ def apply_device_stack(op, device_stack):
     for scope in reversed(device_stack):
         if scope.is_null_merge:
             continue
-        if scope.function is None:
+        if scope.merge is not None:
+            op._device = scope.merge.merged(op._device)
+        elif scope.function is None:
             break
-        op._set_device(scope.apply(op))
+        else:
+            op._set_device(scope.apply(op))
     if device_stack:
         op.device_code_locations = tuple(s.location for s in reversed(device_stack))
 

@@ -3,7 +3,7 @@
 Python operators (``a + b``, ``a @ b``) are attached by the ops layer (``ops/operators.py``),
 since building an op needs the op table that lives above this layer.
 """
-from .tensor_shape import TensorShape
+from .tensor_shape import TensorShape, shared
 
 
 class Tensor:
@@ -16,7 +16,7 @@ class Tensor:
         self.op = op
         self.value_index = value_index
         self.dtype = dtype
-        self._shape = TensorShape(shape)
+        self._shape = shape if isinstance(shape, TensorShape) else shared(shape)
 
     @property
     def name(self):
@@ -58,11 +58,7 @@ class Tensor:
         raise TypeError("Tensor objects are only iterable when eager execution is enabled. "
                         "To iterate over this tensor use tf.map_fn.")
 
-    def __hash__(self):
-        return id(self)
-
-    def __eq__(self, other):  # graph-mode TF1 compares tensors by identity
-        return self is other
+    # Graph-mode TF1 compares and hashes tensors by identity: object's own __eq__/__hash__ do.
 
     def __repr__(self):
         return f'<tf.Tensor {self.name!r} shape={self._shape} dtype={self.dtype.name}>'

@@ -5,6 +5,8 @@ import functools
 class TensorShape:
     """The static shape TensorFlow infers at graph-construction time."""
 
+    __slots__ = ("dims",)
+
     def __init__(self, dims):
         if isinstance(dims, TensorShape):
             dims = dims.dims
@@ -95,6 +97,23 @@ def _dim(d):
 def _canonical(dims):
     """Dimensions as ints, None for unknown (memoised: a program uses a few shapes many times)."""
     return tuple(_dim(d) for d in dims)
+
+
+_SHARED = {}
+
+
+def shared(dims):
+    """The TensorShape of ``dims`` (a tuple or None), shared: shapes are never changed in place,
+    and a graph has thousands of tensors of the same few shapes."""
+    try:
+        shape = _SHARED.get(dims)
+    except TypeError:  # unhashable dims (a list): not shared
+        return TensorShape(dims)
+    if shape is None:
+        shape = TensorShape(dims)
+        if len(_SHARED) < 4096:
+            _SHARED[dims] = shape
+    return shape
 
 
 def as_shape(shape):

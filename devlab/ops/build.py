@@ -50,17 +50,18 @@ def to_numpy(value, dtype):
 def graph_of(tensors):
     for t in tensors:
         if isinstance(t, Tensor):
-            return t.graph
+            return t.op.graph
     return get_default_graph()
 
 
 def apply_op(op_type, inputs, attrs=None, name=None):
     """Creates one op of the table, returning the Operation."""
     opdef = lookup(op_type)
-    attrs = dict(attrs or {})
-    graph = graph_of(inputs)
+    attrs = dict(attrs) if attrs else {}
+    graph = inputs[0].op.graph if inputs else get_default_graph()
     name = name or op_type
-    _check_same_dtype(opdef, inputs)
+    if opdef.args and len(inputs) > 1:
+        _check_same_dtype(opdef, inputs)
     try:
         specs = opdef.shape(inputs, attrs)
     except ShapeError as e:
@@ -68,7 +69,8 @@ def apply_op(op_type, inputs, attrs=None, name=None):
         raise ValueError(_describe(e, node, op_type, inputs)) from None
     if inputs and "T" not in attrs and op_type not in ("Cast",):
         attrs["T"] = inputs[0].dtype.base_dtype
-    refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref]
+    refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref] \
+        if opdef.ref_inputs else ()
     if not refs:
         return graph.create_op(op_type, list(inputs), specs, name, attrs)
     with graph.colocate_with(refs[0].op):
@@ -81,8 +83,6 @@ def apply_op_output(op_type, inputs, attrs=None, name=None):
 
 
 def _check_same_dtype(opdef, inputs):
-    if not opdef.args or len(inputs) < 2:
-        return
     first = inputs[0].dtype.base_dtype
     for i, t in enumerate(inputs[1:], start=1):
         if t.dtype.base_dtype != first:

@@ -6,9 +6,11 @@ buffer the run planned for the output (kernels that accept one say so with ``wri
 Stateful kernels receive variable references (``ref.read()``, ``ref.new_buffer()``,
 ``ref.assign(value)``) and never see session internals.
 
-Two marks help the compiled program: ``elementwise(ufunc, expression)`` kernels are exactly
-``xp.<ufunc>(*inputs)``, so a chain of them can be fused into one expression; ``returns_view``
-kernels may hand back (a view of) their input, so a fetch of their output is copied.
+Marks help the compiled program: ``elementwise(ufunc, expression)`` kernels are exactly
+``xp.<ufunc>(*inputs)``, so a chain of them can be fused (``expression`` renders the op for
+numexpr; ``float_ufunc`` is the ufunc that computes it on floating-point inputs, applied
+pairwise for n-ary ops such as AddN); ``returns_view`` kernels may hand back (a view of) their
+input, so a fetch of their output is copied.
 """
 
 
@@ -18,7 +20,7 @@ def elementwise(ufunc, expression):
     def kernel(k, *xs):
         return getattr(k.xp, ufunc)(*xs, out=k.out)
     kernel.__name__ = ufunc
-    kernel.ufunc = ufunc
+    kernel.ufunc = kernel.float_ufunc = ufunc
     kernel.expression = expression
     kernel.writes_out = True
     return kernel
@@ -79,6 +81,7 @@ def real_div(k, a, b):
 
 
 real_div.expression = lambda a, b: f"({a} / {b})"  # fused for floating-point inputs only
+real_div.float_ufunc = "divide"
 real_div.writes_out = True
 
 
@@ -138,6 +141,7 @@ def add_n(k, *xs):
 
 
 add_n.expression = lambda *xs: "(" + " + ".join(xs) + ")"
+add_n.float_ufunc = "add"  # applied pairwise, left to right
 
 
 def reducer(name):

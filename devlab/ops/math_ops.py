@@ -15,6 +15,7 @@ def _binary(op_type, scope_name):
             return apply_op_output(op_type, [x, y], None, scope)
     build.__name__ = scope_name.lower()
     build.__doc__ = f"Elementwise ``{op_type}`` of x and y, with numpy broadcasting."
+    build.op_type = op_type  # lets an operator, already in its scope, build the op directly
     return build
 
 

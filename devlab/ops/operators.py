@@ -5,7 +5,7 @@ cannot build ops itself, so ``install()`` is called once, explicitly, by ``devla
 """
 from ..framework.scopes import name_scope
 from . import math_ops
-from .build import convert_to_tensor
+from .build import apply_op_output, convert_to_tensor
 
 # operator name -> (builder, TF's scope name for the op)
 _BINARY = {
@@ -21,14 +21,16 @@ _BINARY = {
 
 
 def _binary(builder, scope_name, reverse):
+    op_type = getattr(builder, "op_type", None)
+
     def op(self, other):
         with name_scope(None, scope_name, [self, other]) as scope:
-            if reverse:
-                x = convert_to_tensor(self)
-                y = convert_to_tensor(other, preferred_dtype=x.dtype.base_dtype, name="x")
-                return builder(y, x, name=scope)
             x = convert_to_tensor(self)
-            y = convert_to_tensor(other, preferred_dtype=x.dtype.base_dtype, name="y")
+            y = convert_to_tensor(other, preferred_dtype=x.dtype.base_dtype, name="x" if reverse else "y")
+            if reverse:
+                x, y = y, x
+            if op_type is not None:  # the builder would only re-enter this scope: build directly
+                return apply_op_output(op_type, [x, y], None, scope)
             return builder(x, y, name=scope)
     return op
 

@@ -1,4 +1,9 @@
-"""``explain(op)``: why an op is on its device, as a chain of reasons with source lines."""
+"""``explain(op)``: why an op is on its device, as a chain of reasons with source lines.
+
+The placer records only a compact Decision per op (its group and the rule that chose); the
+sentences are written here, when a learner asks.
+"""
+from .placer import Reason, colocation_partners
 
 
 class Explanation:
@@ -35,7 +40,38 @@ class Explanation:
         p.text(str(self))
 
 
+def reasons(op, placement):
+    """The reasons, in order, that put ``op`` on its device under ``placement``."""
+    decision = placement.decisions[op.name]
+    group, device = decision.group, placement.device_of(op)
+    by_name = {m.name: m for m in group.members}
+    out = [Reason(why) for _, why in colocation_partners(op, by_name)]
+    if decision.rule == "group":
+        if group.root is not op:
+            out.append(Reason(f"in the colocation group of '{group.root.name}', already placed on {device.short_name}"))
+        return out
+    for loc in op.device_code_locations:
+        if loc.obj != "None":
+            out.append(Reason(f"device scope tf.device({loc.obj}) active when it was created", loc.location()))
+    for name, loc in op.colocation_code_locations.items():
+        out.append(Reason(f"created inside colocate_with('{name}')", loc.location()))
+    request = group.request
+    if request.to_string():
+        out.append(Reason(f"requested device {request.to_string()}"
+                          + (" (merged over its colocation group)" if len(group.members) > 1 else "")))
+    chooser = decision.detail if decision.rule in ("generator", "metadata") else decision
+    if chooser is not None and chooser.rule == "soft":
+        out.append(Reason(chooser.detail))
+    if not request.device_type:
+        out.append(Reason(f"no device type requested: kernels exist for {' and '.join(group.types)}; "
+                          f"TF picks the highest priority (GPU before CPU), lowest index"))
+    if decision.rule == "generator":
+        out.append(Reason(f"a generator (no inputs, one output): placed with its consumers on {device.short_name}"))
+    elif decision.rule == "metadata":
+        out.append(Reason(f"a {op.type} op: placed with its input '{op.inputs[0].op.name}' on {device.short_name}"))
+    return out
+
+
 def explain(op, placement):
     """The Explanation of ``op`` under ``placement``."""
-    return Explanation(op, placement.device_of(op), placement.reasons.get(op.name, []),
-                       placement.groups.get(op.name))
+    return Explanation(op, placement.device_of(op), reasons(op, placement), placement.groups.get(op.name))

@@ -33,15 +33,29 @@ class Reason:
 
 @dataclass
 class Placement:
-    """The result: each op's device name, the order TF logs them in, and the reasons."""
+    """The result: each op's device, the order TF logs them in, and what decided each.
+
+    ``decisions`` keeps, per op, its colocation group and the rule that chose the device
+    (``"request"``, ``"group"``, ``"soft"``, ``"generator"`` or ``"metadata"``); ``explain.py``
+    turns that into sentences only when someone asks, so placing stays cheap.
+    """
     devices: list
     assigned: dict = field(default_factory=dict)  # op name -> Device
     log_order: list = field(default_factory=list)
-    reasons: dict = field(default_factory=dict)  # op name -> [Reason]
     groups: dict = field(default_factory=dict)  # op name -> group root op name
+    decisions: dict = field(default_factory=dict)  # op name -> Decision
 
     def device_of(self, op):
         return self.assigned[op if isinstance(op, str) else op.name]
+
+
+class Decision:
+    """How one op got its device: its group, the rule that chose, and the rule's detail."""
+
+    __slots__ = ("group", "rule", "detail")
+
+    def __init__(self, group, rule, detail=None):
+        self.group, self.rule, self.detail = group, rule, detail
 
 
 class _Group:
@@ -62,30 +76,33 @@ def place(ops, devices, allow_soft_placement=False, local_task=None):
         raise errors.InvalidArgumentError(None, None, "No devices are registered")
     placement = Placement(devices)
     present = {d.device_type for d in devices}
-    groups, colocation_reasons = _build_groups(ops, present, allow_soft_placement)
-    placement.reasons.update(colocation_reasons)
+    groups = _build_groups(ops, present, allow_soft_placement)
     consumers = {}
     for op in ops:
-        for t in op.inputs:
+        for t in op._inputs:
             consumers.setdefault(t.op.name, []).append(op)
-        for c in op.control_inputs:
+        for c in op._control_inputs:
             consumers.setdefault(c.name, []).append(op)
     generators = [op for op in ops if _is_generator(op)]
     first_pass = [op for op in ops if not _is_generator(op)]
+    matches = {}  # (request, kernel types) -> the candidate devices, in TF's order
+    assigned = placement.assigned
     for op in first_pass + generators:
         group = groups[op.name]
-        candidates = _candidates(op, group, devices, allow_soft_placement, placement, local_task)
-        device = candidates[0]
-        heuristic = _heuristic(op, candidates, consumers, placement)
         if group.assigned is not None:
-            device = group.assigned
-        elif heuristic is not None:
-            device, reason = heuristic
-            placement.reasons[op.name].append(Reason(reason))
-        group.assigned = device
-        placement.assigned[op.name] = device
+            device, decision = group.assigned, Decision(group, "group")
+        else:
+            candidates, decision = _candidates(op, group, devices, allow_soft_placement, local_task, matches)
+            device = candidates[0]
+            heuristic = _heuristic(op, candidates, consumers, assigned)
+            if heuristic is not None:
+                device, decision = heuristic, Decision(group, "generator" if _is_generator(op) else "metadata",
+                                                      decision)
+            group.assigned = device
+        assigned[op.name] = device
         placement.log_order.append(op.name)
         placement.groups[op.name] = group.root.name
+        placement.decisions[op.name] = decision
     return placement
 
 
@@ -94,8 +111,24 @@ def _is_generator(op):
 
 
 def _kernel_types(op, present):
+    """The device types present with a kernel for ``op``, in priority order."""
     opdef = lookup(op.type)
     return [t for t in sorted(present, key=lambda t: -_PRIORITY.get(t, 50)) if t in opdef.devices]
+
+
+def colocation_partners(op, by_name):
+    """(other op, why) for each op that ``op`` must share a device with: its ``loc:@`` groups and
+    the variables it takes by reference."""
+    out = []
+    for g in op.colocation_groups():
+        other = g.decode()[len("loc:@"):]
+        if other != op.name and other in by_name:
+            out.append((by_name[other], f"colocated with '{other}' (its _class attr says loc:@{other})"))
+    for i in lookup(op.type).ref_inputs:
+        if i < len(op._inputs) and op._inputs[i].dtype.is_ref:
+            src = op._inputs[i].op
+            out.append((src, f"takes variable '{src.name}' by reference, so it runs where the variable lives"))
+    return out
 
 
 _PRIORITY = {"GPU": 210, "CPU": 60}
@@ -111,12 +144,15 @@ def _parse_request(op):
 
 
 def _build_groups(ops, present, soft):
-    """Joins colocated ops; returns ({op name: its group}, {op name: [Reason]})."""
+    """Joins colocated ops; returns {op name: its group}."""
     by_name = {op.name: op for op in ops}
     uf = UnionFind([op.name for op in ops])
     group_of = {}
+    types_of = {}
     for op in ops:
-        types = _kernel_types(op, present)
+        types = types_of.get(op.type)
+        if types is None:
+            types = types_of[op.type] = _kernel_types(op, present)
         if not types:
             registered = ", ".join(f"device='{t}'" for t in lookup(op.type).devices)
             raise errors.InvalidArgumentError(
@@ -124,22 +160,12 @@ def _build_groups(ops, present, soft):
                 f"{{{{node {op.name}}}}} with these attrs: []\nRegistered devices: [{', '.join(sorted(present))}]\n"
                 f"Registered kernels:\n  {registered}" + errors.defined_at(op))
         group_of[op.name] = _Group(op, _parse_request(op), types)
-    reasons = {}
     for op in ops:
-        partners = []
-        for g in op.colocation_groups():
-            other = g.decode()[len("loc:@"):]
-            if other != op.name and other in by_name:
-                partners.append((other, f"colocated with '{other}' (its _class attr says loc:@{other})"))
-        opdef = lookup(op.type)
-        for i in opdef.ref_inputs:
-            if i < len(op.inputs) and op.inputs[i].dtype.is_ref:
-                src = op.inputs[i].op.name
-                partners.append((src, f"takes variable '{src}' by reference, so it runs where the variable lives"))
-        reasons[op.name] = [Reason(why) for _, why in partners]
-        for other, _ in partners:
-            _join(uf, group_of, op, by_name[other], soft)
-    return {op.name: group_of[uf.find(op.name)] for op in ops}, reasons
+        if "_class" not in op._attrs and not lookup(op.type).ref_inputs:
+            continue  # nothing to join: the common case, kept cheap
+        for other, _ in colocation_partners(op, by_name):
+            _join(uf, group_of, op, other, soft)
+    return {op.name: group_of[uf.find(op.name)] for op in ops}
 
 
 def _join(uf, group_of, op, other, soft):
@@ -160,7 +186,7 @@ def _join(uf, group_of, op, other, soft):
             f"the other nodes colocated with them.\n{other.name}: {', '.join(b.types)}\n"
             f"{op.name}: {', '.join(a.types)}" + errors.defined_at(op))
     root, absorbed = uf.union(op.name, other.name)
-    a.members += [m for m in b.members if m not in a.members]
+    a.members += b.members  # disjoint: b was a separate group
     a.request, a.types = request, types
     group_of.pop(absorbed, None)
     group_of[root] = a
@@ -190,39 +216,30 @@ def _merge_requests(a, b, soft):
     return out
 
 
-def _candidates(op, group, devices, soft, placement, local_task):
-    """The devices ``op``'s group may go to, in priority order (or TF's error)."""
-    reasons = placement.reasons.setdefault(op.name, [])
+def _candidates(op, group, devices, soft, local_task, matches):
+    """(the devices ``op``'s group may go to, in priority order; the Decision), or TF's error."""
     request = group.request
-    if group.assigned is not None:
-        if group.root is not op:
-            reasons.append(Reason(f"in the colocation group of '{group.root.name}', already placed on "
-                                  f"{group.assigned.short_name}"))
-        return [group.assigned]
-    for loc in op.device_code_locations:
-        if loc.obj != "None":
-            reasons.append(Reason(f"device scope tf.device({loc.obj}) active when it was created", loc.location()))
-    for name, loc in op.colocation_code_locations.items():
-        reasons.append(Reason(f"created inside colocate_with('{name}')", loc.location()))
+    key = (request._fields(), tuple(group.types), local_task)
+    found = matches.get(key)
+    if found is not None:
+        return found, Decision(group, "request")
     supported = [d for d in devices if d.device_type in group.types]
     matching = [d for d in supported if d.matches(request)]
-    if request.to_string():
-        reasons.append(Reason(f"requested device {request.to_string()}"
-                              + (" (merged over its colocation group)" if len(group.members) > 1 else "")))
+    decision = Decision(group, "request")
     if not matching:
-        matching = _soft_fallback(op, group, devices, supported, soft, reasons)
+        matching, why = _soft_fallback(op, group, devices, supported, soft)
+        decision = Decision(group, "soft", why)
     if local_task is not None and request.job is None:
         local = [d for d in matching if (d.job, d.task) == local_task]
         matching = local or matching
     matching.sort(key=lambda d: d.sort_key())
-    kernels = " and ".join(group.types)
-    if not request.device_type:
-        reasons.append(Reason(f"no device type requested: kernels exist for {kernels}; "
-                              f"TF picks the highest priority (GPU before CPU), lowest index"))
-    return matching
+    if decision.rule == "request":
+        matches[key] = matching
+    return matching, decision
 
 
-def _soft_fallback(op, group, devices, supported, soft, reasons):
+def _soft_fallback(op, group, devices, supported, soft):
+    """The devices soft placement falls back to, and why it had to; or TF's error without it."""
     request = group.request
     named = [d for d in devices if d.matches(request)]
     requested = op.device or request.to_string()
@@ -254,8 +271,7 @@ def _soft_fallback(op, group, devices, supported, soft, reasons):
             f"explicitly assigned to {requested} but available devices are [ {names} ]. Make sure the device "
             "specification refers to a valid device." + errors.defined_at(op))
     why = "no such device" if not named else f"no {request.device_type} kernel for {op.type}"
-    reasons.append(Reason(f"soft placement: {requested} cannot be used ({why}), so it falls back"))
-    return matching
+    return matching, f"soft placement: {requested} cannot be used ({why}), so it falls back"
 
 
 def _parses_same(raw, request):
@@ -265,18 +281,19 @@ def _parses_same(raw, request):
         return False
 
 
-def _heuristic(op, candidates, consumers, placement):
-    """TF's heuristics A (generators follow consumers) and B (metadata/identity follow input)."""
+def _heuristic(op, candidates, consumers, assigned):
+    """TF's heuristics A (generators follow consumers) and B (metadata/identity follow input):
+    the device they choose, or None."""
     if _is_generator(op):
         outs = consumers.get(op.name, [])
-        placed = [placement.assigned.get(c.name) for c in outs]
+        placed = [assigned.get(c.name) for c in outs]
         if outs and all(d is not None and d is placed[0] for d in placed) and placed[0] in candidates:
-            return placed[0], f"a generator (no inputs, one output): placed with its consumers on {placed[0].short_name}"
+            return placed[0]
         return None
     if op.type in METADATA_OPS or _is_passthrough_identity(op, consumers):
-        src = placement.assigned.get(op.inputs[0].op.name) if op.inputs else None
+        src = assigned.get(op._inputs[0].op.name) if op._inputs else None
         if src is not None and src in candidates:
-            return src, f"a {op.type} op: placed with its input '{op.inputs[0].op.name}' on {src.short_name}"
+            return src
     return None
 
 

@@ -1,10 +1,14 @@
-"""Fusing chains of elementwise ops into one compiled kernel each (when numexpr is installed).
+"""Fusing chains of elementwise ops.
 
-A group is a set of elementwise op steps (kernels marked ``elementwise`` with an expression)
-on host-memory devices, of one floating-point dtype, where every value passed inside the group
-is read by exactly one member and is not fetched. The group becomes one numexpr expression,
-evaluated in one pass over the data (in blocks, on several threads for large arrays), so a
-chain of 10,000 adds on 16 floats costs about a hundred calls instead of ten thousand.
+A group is a set of elementwise op steps (kernels with an ``expression``) on host-memory
+devices, of one floating-point dtype, where every value passed inside the group is read by
+exactly one member and is not fetched. How it runs depends on the size of its arrays:
+
+* small arrays (or unknown shapes): one numexpr expression, when numexpr is installed; per-op
+  overhead dominates there, and a chain of 10,000 adds on 16 floats becomes about 150 calls;
+* larger arrays: the members run as numpy ufuncs writing *in place* into the group's own
+  intermediate (``out=``): no allocation per op, and the data stays in cache between ops,
+  which numpy's vectorised loops do faster than numexpr's interpreter.
 
 Fusion changes how a steady run executes, never what it computes or reports: the placement
 log, the stepper and traced runs see every op. Values hop between host-memory devices by alias
@@ -17,6 +21,7 @@ from .steps import OpStep
 MAX_OPS = 64  # ops per expression: numexpr parses nested parentheses, and Python stops at 200
 MAX_INPUTS = 24
 FLOATS = ("float32", "float64")
+IN_PLACE_FROM = 4096  # elements: from this size on, in-place numpy beats numexpr
 
 
 def numexpr_module():
@@ -40,9 +45,18 @@ class Group:
         """A function of the input arrays returning the group's output."""
         return _compile(self.expression, len(self.inputs), self.dtype)
 
+    @property
+    def in_place(self):
+        """Whether to run the members as in-place ufuncs (large, static shapes) or as numexpr."""
+        shapes = [m.op.outputs[0].shape for m in self.members]
+        if not all(s.is_fully_defined() for s in shapes):
+            return numexpr_module() is None
+        return numexpr_module() is None or shapes[-1].num_elements() >= IN_PLACE_FROM
+
 
 def find_groups(plan):
-    """The groups worth fusing in ``plan`` (two ops or more each)."""
+    """The groups worth fusing in ``plan`` (two ops or more each). Without numexpr, only groups
+    whose shapes are static (they run in place)."""
     steps = plan.steps
     producer, readers = {}, {}
     for step in steps:
@@ -76,7 +90,8 @@ def find_groups(plan):
             continue
         members.sort(key=lambda s: s.index)
         group = _render(members, dtype)
-        if group is None:  # too many inputs: leave these ops unfused
+        if group is None or (numexpr_module() is None and not all(
+                m.op.outputs[0].shape.is_fully_defined() for m in members)):  # leave these ops unfused
             taken.difference_update(m.index for m in members)
             continue
         groups.append(group)
@@ -121,4 +136,4 @@ def _compile(expression, n_inputs, dtype):
     ne = numexpr_module()
     kind = float if dtype == "float32" else np.float64  # numexpr names float32 ``float``
     program = ne.NumExpr(expression, signature=[(f"x{i}", kind) for i in range(n_inputs)])
-    return functools.partial(program, out=None, order="K", casting="safe", ex_uses_vml=False)
+    return functools.partial(program, order="K", casting="safe", ex_uses_vml=False)

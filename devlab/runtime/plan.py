@@ -16,6 +16,7 @@ The result is a ``Plan``, built once per (fetches, feeds) and reused by later ru
 import heapq
 
 from ..framework import errors
+from ..ops.table import lookup
 from .steps import KernelContext, OpStep, TransferStep
 from .variable_store import VarRef
 
@@ -130,31 +131,41 @@ def compile_plan(fetches, feeds, placement, rngs):
     feed_slots = [(slot(t, device_of[t.op.name]), t, device_of[t.op.name]) for t in feeds]
     executed = []
     for op in ops:
-        if any(t in fed for t in op.outputs):
+        outputs = op._outputs
+        if fed and any(t in fed for t in outputs):
             continue  # a fed op is not run; its outputs come from the feed
         device = device_of[op.name]
         in_slots = []
-        for t in op.inputs:
-            src = device_of[t.op.name]
-            if src is not device and (t, device.name) not in slot_of:
-                alias = src.backend == device.backend == "numpy" and not t.dtype.is_ref
-                source = slot(t, src)
-                if alias:
-                    slot_of[(t, device.name)] = source
-                steps.append(TransferStep(t, src, device, source, slot(t, device), alias))
-            in_slots.append(slot(t, device))
-        ref_inputs = _ref_inputs(op)
-        deref = tuple(i for i, t in enumerate(op.inputs) if t.dtype.is_ref and i not in ref_inputs)
-        out_slots = tuple(slot(t, device) for t in op.outputs)
+        for t in op._inputs:
+            s = slot_of.get((t, device.name))
+            if s is None:
+                src = device_of[t.op.name]
+                if src is device:
+                    s = slot(t, device)
+                else:  # a transfer, once per (tensor, destination)
+                    source = slot(t, src)
+                    alias = src.backend == device.backend == "numpy" and not t.dtype.is_ref
+                    if alias:
+                        slot_of[(t, device.name)] = source
+                    s = slot(t, device)
+                    steps.append(TransferStep(t, src, device, source, s, alias))
+            in_slots.append(s)
+        opdef = lookup(op.type)
+        deref = ()  # inputs that are variable references, read as values by this op
+        for i, t in enumerate(op._inputs):
+            if t.dtype.is_ref and i not in opdef.ref_inputs:
+                deref += (i,)
+        out_slots = tuple(slot(t, device) for t in outputs)
         ctx = KernelContext(op, device, rngs)
-        step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots)
+        step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots, opdef.kernel_for(device.device_type))
         executed.append(op)
-        if op.type == "Const":
-            initial[out_slots[0]] = step.kernel(ctx)
-        elif op.type == "VariableV2":
-            shape = op.get_attr("shape")
-            shape = tuple(shape) if shape is not None and None not in shape else None
-            variable_slots.append((out_slots[0], op.name, shape, device.xp))
+        if step.preloaded:
+            if op.type == "Const":
+                initial[out_slots[0]] = step.kernel(ctx)
+            else:
+                shape = op.get_attr("shape")
+                shape = tuple(shape) if shape is not None and None not in shape else None
+                variable_slots.append((out_slots[0], op.name, shape, device.xp))
         steps.append(step)
     for i, step in enumerate(steps):
         step.index = i
@@ -176,11 +187,6 @@ def _check_feeds(ops, fed):
             raise errors.InvalidArgumentError(
                 op.node_def, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
                 f"{t.dtype.tf_type_name} and shape {shape}\n\t [[{{{{node {op.name}}}}}]]")
-
-
-def _ref_inputs(op):
-    from ..ops.table import lookup
-    return lookup(op.type).ref_inputs
 
 
 def step_reads(step):

@@ -11,9 +11,10 @@ it (a fused chain is replayed op by op to find the op that failed).
 """
 import itertools
 import linecache
+import threading
 
 from ..devices.transfer import transfer
-from . import fusion
+from . import fusion, memory
 from .executor import compute, kernel_error
 from .steps import OpStep
 from .variable_store import VarRef
@@ -26,22 +27,30 @@ class Program:
         self.plan = plan
         self.filename = f"<devlab program {next(_ids)}>"
         self.line_of = {}  # source line number -> the step (or fused group) it runs
+        self.buffers = memory.plan_buffers(plan)  # step index -> the buffer its output goes into
         self.source, namespace = self._generate(plan)
         linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True), self.filename)
         exec(compile(self.source, self.filename, "exec"), namespace)  # noqa: S102 - our own generated code
         self._function = namespace["program"]
+        self._busy = threading.Lock()  # the planned buffers serve one run at a time
 
     def run(self, values):
-        """Runs every step against the value table (the fetched slots are written back into it)."""
+        """Runs every step against the value table (the fetched slots are written back into it).
+        Returns False, having done nothing, if another thread is running this program."""
+        if not self._busy.acquire(blocking=False):
+            return False
         try:
             self._function(values)
         except Exception as e:  # noqa: BLE001 - becomes TF's error for the step that failed
             raise self._error(e, values) from e
+        finally:
+            self._busy.release()
+        return True
 
     # -- writing the source ----------------------------------------------------------------------
     def _generate(self, plan):
         ns = {"transfer": transfer, "deref": _deref}
-        groups = fusion.find_groups(plan) if fusion.numexpr_module() is not None else []
+        groups = fusion.find_groups(plan)
         in_group = {m.index: g for g in groups for m in g.members}
         preloaded = {s for s, v in enumerate(plan.initial) if v is not None}
         preloaded.update(s for s, *_ in plan.variable_slots)
@@ -61,10 +70,14 @@ class Program:
             if group is not None:
                 if step is not group.root:
                     continue  # a member runs inside the root's fused kernel, and frees after it
-                name = f"fused{step.index}"
-                ns[name] = group.compiled()
-                args = ", ".join(use(s) for s in group.inputs)
-                body.append((group, f"s{step.outputs[0]} = {name}({args})"))
+                if group.in_place:
+                    body.extend(self._in_place(group, ns, use))
+                else:
+                    name = f"fused{step.index}"
+                    ns[name] = group.compiled()
+                    args = "".join(use(s) + ", " for s in group.inputs)
+                    out = self._buffer_name(step, ns)
+                    body.append((group, f"s{step.outputs[0]} = {name}({args}out={out})"))
                 assigned.add(step.outputs[0])
                 frees = [s for m in group.members for s in m.frees]
             elif isinstance(step, OpStep):
@@ -99,16 +112,54 @@ class Program:
         for i in step.deref:
             args[i] = f"deref({args[i]})"
         ufunc = getattr(step.kernel, "ufunc", None)
-        if ufunc is not None and step.device.backend == "numpy" and step.ctx.out is None:
+        if ufunc is not None and step.device.backend == "numpy":
             name = f"np_{ufunc}"
             ns[name] = getattr(step.device.xp, ufunc)
-            call = f"{name}({', '.join(args)})"
+            out = self._buffer_name(step, ns)
+            call = f"{name}({', '.join(args)}{'' if out == 'None' else ', out=' + out})"
         else:
-            ns[f"k{step.index}"], ns[f"c{step.index}"] = step.kernel, step.ctx
+            buffer = self.buffers.get(step.index)
+            ctx = step.ctx if buffer is None else step.ctx.writing_into(buffer)
+            ns[f"k{step.index}"], ns[f"c{step.index}"] = step.kernel, ctx
             call = f"k{step.index}(c{step.index}{''.join(', ' + a for a in args)})"
         if not step.outputs:
             return call
         return ", ".join(f"s{s}" for s in step.outputs) + (" = " if len(step.outputs) > 1 else " = ") + call
+
+    def _in_place(self, group, ns, use):
+        """The lines of a fused group run as ufuncs: the first member writes a new array (the root
+        its planned buffer), each later one writes into an intermediate it reads when the shapes
+        are the same. Operands keep their order; AddN adds its inputs left to right."""
+        shape_of = {m.outputs[0]: m.op.outputs[0].shape for m in group.members}
+        lines, held = [], {}  # slot inside the group -> the variable holding its value
+        for m in group.members:
+            name = f"np_{m.kernel.float_ufunc}"
+            ns[name] = getattr(m.device.xp, m.kernel.float_ufunc)
+            args = [held.pop(s) if s in held else use(s) for s in m.inputs]
+            first = args[:2]
+            shape = m.op.outputs[0].shape
+            target = next((a for a, s in zip(first, m.inputs) if s in shape_of and a.startswith("t")
+                           and shape_of[s] == shape), None)
+            if target is None:
+                target = f"t{m.outputs[0]}"
+                out = self._buffer_name(m, ns) if m is group.root else "None"
+                lines.append((m, f"{target} = {name}({', '.join(first)}, out={out})"))
+            else:
+                lines.append((m, f"{name}({', '.join(first)}, out={target})"))
+            for a in args[2:]:
+                lines.append((m, f"{name}({target}, {a}, out={target})"))
+            held[m.outputs[0]] = target
+        root = group.root.outputs[0]
+        lines.append((None, f"s{root} = {held[root]}"))
+        return lines
+
+    def _buffer_name(self, step, ns):
+        """The name of the planned buffer for ``step``'s output in the namespace, or "None"."""
+        buffer = self.buffers.get(step.index)
+        if buffer is None:
+            return "None"
+        ns[f"buf{step.index}"] = buffer
+        return f"buf{step.index}"
 
     # -- errors ----------------------------------------------------------------------------------
     def _error(self, e, values):

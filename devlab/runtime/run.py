@@ -53,8 +53,7 @@ class Run:
         if self.position == 0 and not self.subscribers and plan.runs > 0 and plan.program is not False:
             if plan.program is None:
                 plan.program = program_mod.build(plan) or False
-        if self.position == 0 and not self.subscribers and plan.program:
-            plan.program.run(self.values)
+        if self.position == 0 and not self.subscribers and plan.program and plan.program.run(self.values):
             self.position = len(plan.steps)
         else:
             while not self.done:

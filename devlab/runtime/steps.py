@@ -9,7 +9,6 @@ import zlib
 
 import numpy as np
 
-from ..ops.table import lookup
 
 
 PRELOADED = ("Const", "VariableV2")  # computed once per plan (constants) or per run (references)
@@ -23,7 +22,7 @@ class KernelContext:
 
     def __init__(self, op, device, rngs):
         self.xp = device.xp
-        self.attrs = op.attrs
+        self.attrs = op._attrs  # read-only for kernels
         self.op_name = op.name
         self.device = device
         self.out = None
@@ -32,6 +31,13 @@ class KernelContext:
     @property
     def rng(self):
         return self._rngs.get(self.op_name, self.attrs.get("seed"))
+
+    def writing_into(self, out):
+        """A copy of this context whose kernel writes its output into ``out``."""
+        ctx = KernelContext.__new__(KernelContext)
+        ctx.xp, ctx.attrs, ctx.op_name, ctx.device, ctx._rngs = self.xp, self.attrs, self.op_name, self.device, self._rngs
+        ctx.out = out
+        return ctx
 
 
 class RandomGenerators:
@@ -67,11 +73,10 @@ class OpStep:
 
     __slots__ = ("index", "op", "device", "kernel", "ctx", "inputs", "deref", "outputs", "frees", "preloaded")
 
-    def __init__(self, op, device, ctx, inputs, deref, outputs):
+    def __init__(self, op, device, ctx, inputs, deref, outputs, kernel):
         self.index = None
         self.preloaded = op.type in PRELOADED  # its value is in every run's table from the start
-        self.op, self.device, self.ctx = op, device, ctx
-        self.kernel = lookup(op.type).kernel_for(device.device_type)
+        self.op, self.device, self.ctx, self.kernel = op, device, ctx, kernel
         self.inputs, self.deref, self.outputs = inputs, deref, outputs
         self.frees = ()  # slots whose last reader this step is
 
