@@ -27,7 +27,8 @@ def _encode(value):
         return {"dtype": value.name}
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "OUS":
-            return {"strings": [str(x) for x in value.reshape(-1)], "shape": list(value.shape)}
+            texts = [x.decode("utf-8", "surrogateescape") if isinstance(x, bytes) else str(x) for x in value.reshape(-1)]
+            return {"strings": texts, "shape": list(value.shape)}
         return {"array": value.tolist(), "dtype": dtypes.as_dtype(value.dtype).name, "shape": list(value.shape)}
     if isinstance(value, bytes):
         return {"bytes": value.decode()}
@@ -46,7 +47,9 @@ def _decode(obj, where):
     if "array" in obj:
         return np.asarray(obj["array"], dtype=dtypes.as_dtype(obj["dtype"]).as_numpy_dtype).reshape(obj["shape"])
     if "strings" in obj:
-        return np.asarray(obj["strings"], dtype=object).reshape(obj["shape"])
+        strings = np.empty(len(obj["strings"]), dtype=object)
+        strings[:] = [x.encode("utf-8", "surrogateescape") for x in obj["strings"]]  # string tensors hold bytes
+        return strings.reshape(obj["shape"])
     if "bytes" in obj:
         return obj["bytes"].encode()
     if "list" in obj:
