@@ -46,7 +46,7 @@ from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
 from .ops.gradients import gradients
-from . import config, distribute, layers, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
+from . import config, distribute, layers, losses, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
 from .distribute import get_tower_context  # noqa: E402
 from .distribute.values import MirroredVariable as _MirroredVariable  # noqa: E402
 from .ops.variables import variable_creator_scope  # noqa: E402
