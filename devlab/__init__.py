@@ -22,6 +22,7 @@ from .ops.array_ops import (cast, concat, constant, expand_dims, fill, gather, i
                             rank, reshape, shape, shape_n, size, slice, split, squeeze, stack, stop_gradient,
                             strided_slice, tile, to_float, to_int32, to_int64, transpose, unstack, where, where_v2,
                             zeros, zeros_like)
+from .ops import compat as _compat
 from .ops.build import convert_to_tensor
 from .ops.control_flow_ops import group, no_op
 from .ops.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
@@ -46,15 +47,28 @@ from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
 from .ops.gradients import gradients
-from . import config, distribute, layers, losses, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
+from . import app, config, distribute, flags, layers, losses, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
+from . import tf_logging as logging  # noqa: E402
+from .unimplemented import Namespace as _Namespace, module_getattr as _module_getattr  # noqa: E402
+from .strings import as_string, join as string_join  # noqa: E402 - TF1's top-level names
 from .distribute import get_tower_context  # noqa: E402
 from .distribute.values import MirroredVariable as _MirroredVariable  # noqa: E402
 from .ops.variables import variable_creator_scope  # noqa: E402
 
 _operators.install(_MirroredVariable)
-contrib = __import__("types").SimpleNamespace(distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
+contrib = _Namespace("tf.contrib", distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
 
 _operators.install(Tensor, Variable)
+
+# The TF version whose API devlab offers: TF1's last (1.15), so scripts that test the version take
+# their TF1 path. What the ops build, how they are named and placed follows TF 2.21's
+# ``tf.compat.v1`` graph mode, where devlab's facts were recorded.
+__version__ = VERSION = "1.15.0+devlab"
+GIT_VERSION = "devlab"
+version = _Namespace("tf.version", VERSION=VERSION, GIT_VERSION=GIT_VERSION)
+compat = _Namespace("tf.compat", v1=__import__("sys").modules[__name__], as_bytes=_compat.as_bytes,
+                    as_text=_compat.as_text, as_str=_compat.as_text, as_str_any=_compat.as_str_any)
+__getattr__ = _module_getattr("tf", __name__)
 
 
 def add_to_collection(name, value):
