@@ -70,8 +70,8 @@ floor_mod = elementwise("remainder", None)  # the sign of the divisor, as Python
 @writes_out
 def squared_difference(k, x, y):
     """(x - y)²"""
-    out = k.xp.subtract(x, y, out=k.out)
-    return k.xp.multiply(out, out, out=out)
+    diff = k.xp.subtract(x, y, out=k.out)
+    return k.xp.multiply(diff, diff, out=k.out)
 
 
 def div_no_nan(k, x, y):

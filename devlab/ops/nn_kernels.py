@@ -146,7 +146,9 @@ def conv2d_backprop_filter(k, x, filter_sizes, dy):
 
 # -- pooling -----------------------------------------------------------------------------------
 def _lowest(xp, dtype):
-    return -xp.inf if xp.dtype(dtype).kind == "f" else xp.iinfo(dtype).min
+    """The padding value of max pooling: below every input."""
+    import numpy as np  # dtype arithmetic on the host, for numpy and cupy arrays alike
+    return -np.inf if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
 
 
 def _pool_windows(k, shape):
