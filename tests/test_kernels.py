@@ -166,6 +166,12 @@ CASES = {
     "AvgPoolGrad": (lambda: op("AvgPoolGrad", [list(IMG.shape), DY[..., :3]], POOL),
                     lambda: ref.avg_pool_grad(IMG.shape, DY[..., :3], 3, 2, "SAME")),
     "LRN": (lambda: tf.nn.lrn(IMG, 1, 1.0, 0.3, 0.75), lambda: ref.lrn(IMG, 1, 1.0, 0.3, 0.75)),
+    "FusedBatchNormV3": (lambda: tf.nn.fused_batch_norm(IMG, [1.0, 2.0, 3.0], [0.0, 1.0, -1.0])[0],
+                         lambda: (IMG - IMG.mean((0, 1, 2))) / np.sqrt(IMG.var((0, 1, 2)) + 1e-3) * [1, 2, 3] + [0, 1, -1]),
+    "FusedBatchNormGradV3": (lambda: op("FusedBatchNormGradV3", [np.ones_like(IMG), IMG, [1.0, 2.0, 3.0], [0.0, 0.0, 0.0],
+                                                                 [1.0, 1.0, 1.0], np.zeros(0, np.float32)],
+                                        {"epsilon": 0.0, "is_training": False}),
+                             lambda: np.ones_like(IMG) * [1, 2, 3]),
     "LRNGrad": (lambda: op("LRNGrad", [np.ones_like(IMG), IMG, ref.lrn(IMG, 1, 1.0, 0.3, 0.75).astype(np.float32)], LRN),
                 lambda: lrn_grad_by_differences(IMG)),
 }
@@ -203,6 +209,8 @@ def test_kernel_matches_numpy(op_type, device_kind):
     with tf.Session(config=config) as s:
         got = s.run(out)
         assert s.placement.device_of(out.op).device_type == device.strip("/").split(":")[0].upper()
+        again = s.run(out)  # a plan's second run executes its compiled program
+        np.testing.assert_array_equal(np.asarray(again), np.asarray(got))
     np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(reference(), dtype=float), rtol=1e-5, atol=2e-5)
     assert out.shape.is_compatible_with(np.shape(got))
 

@@ -51,7 +51,7 @@ BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf
 del UNARY["SplitV_unused"]
 # Ops whose gradients need inputs of their own shape (images, labels): checked below.
 CHECKED_ELSEWHERE = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "PlaceholderWithDefault",
-                     "Conv2D", "MaxPool", "AvgPool", "LRN"}
+                     "Conv2D", "MaxPool", "AvgPool", "LRN", "FusedBatchNormV3"}
 
 
 def check_grads(build, *arrays, device_kind):
@@ -109,6 +109,11 @@ IMAGES = {
     "MaxPool": lambda x, w: tf.nn.max_pool(x, [1, 2, 3, 1], [1, 2, 1, 1], "SAME") * tf.reduce_sum(w),
     "AvgPool": lambda x, w: tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME") * tf.reduce_sum(w),
     "LRN": lambda x, w: tf.nn.lrn(x, 1, 1.0, 0.3, 0.75) * tf.reduce_sum(w),
+    "FusedBatchNormV3 training": lambda x, w: tf.nn.fused_batch_norm(
+        x, tf.reduce_sum(w, [0, 1, 3]), tf.reduce_mean(w, [0, 1, 3]))[0] * tf.range(1.0, 3.0, dtype=tf.float64),
+    "FusedBatchNormV3 inference": lambda x, w: tf.nn.fused_batch_norm(
+        x, tf.reduce_sum(w, [0, 1, 3]), tf.reduce_mean(w, [0, 1, 3]), mean=tf.constant([0.1, -0.2], tf.float64),
+        variance=tf.constant([0.5, 2.0], tf.float64), is_training=False)[0],
 }
 
 

@@ -6,22 +6,23 @@ AssignSub per moving statistic, computed beside its variable (``colocate_with``)
 ``batchnorm`` (``x * inv + (beta - mean * inv)``). The updates go into
 ``GraphKeys.UPDATE_OPS``; they run only if the training op depends on them, which is why
 seed 001 gathers ``get_collection(UPDATE_OPS)`` and wraps the train op in
-``control_dependencies``. (TF runs 4-D inputs through one FusedBatchNormV3 op instead; devlab
-builds the same unfused graph for every rank.)
+``control_dependencies``. A 4-D (NHWC) input goes through one ``FusedBatchNormV3`` op instead,
+as in TF, whose batch statistics feed the same updates.
 """
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, name_scope
 from ..ops import init_ops, state_ops
 from ..ops.build import convert_to_tensor
-from ..ops.nn_impl import batch_normalization as batch_norm, moments
+from ..ops import array_ops
+from ..ops.nn_impl import batch_normalization as batch_norm, fused_batch_norm, moments
 from ..ops.variable_scope import get_variable, variable_scope
 
 
 def _assign_moving_average(variable, value, momentum):
     with name_scope(None, "AssignMovingAvg") as scope:
         with colocate_with(variable):
-            decay = convert_to_tensor(1.0 - momentum, name="decay")
+            decay = convert_to_tensor(1.0 - momentum, name="decay")  # a momentum tensor: a "sub" op
             return state_ops.assign_sub(variable, (variable - value) * decay, name=scope)
 
 
@@ -42,6 +43,18 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         moving_mean = get_variable("moving_mean", [depth], initializer=moving_mean_initializer, trainable=False)
         moving_var = get_variable("moving_variance", [depth], initializer=moving_variance_initializer,
                                   trainable=False)
+        if ndims == 4 and axis % ndims == 3:  # TF's fused path
+            if gamma is None or beta is None:
+                gamma = gamma if gamma is not None else array_ops.constant(1.0, shape=[depth])
+                beta = beta if beta is not None else array_ops.constant(0.0, shape=[depth])
+            y, mean, variance = fused_batch_norm(x, gamma, beta, moving_mean, moving_var, epsilon=epsilon,
+                                                 is_training=training)
+            if training:
+                momentum_t = array_ops.constant(momentum)
+                graph = get_default_graph()
+                for var, value in ((moving_mean, mean), (moving_var, variance)):
+                    graph.add_to_collection(GraphKeys.UPDATE_OPS, _assign_moving_average(var, value, momentum_t).op)
+            return y
         if training:
             mean, variance = moments(x, reduce_axes, keep_dims=len(reduce_axes) > 1 and axis % ndims != ndims - 1)
             graph = get_default_graph()

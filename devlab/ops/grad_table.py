@@ -568,6 +568,17 @@ def _avg_pool_grad(op, grad):
     return [apply_op_output("AvgPoolGrad", [A.shape(op.inputs[0], out_type=dtypes.int32), grad], attrs, "AvgPoolGrad")]
 
 
+def _fused_batch_norm_grad(op, grad, *unused):
+    """FusedBatchNormGradV3 from the batch statistics kept in the reserve spaces (training) or the
+    population statistics given (inference)."""
+    x, scale = op.inputs[0], op.inputs[1]
+    attrs = _conv_attrs(op, "epsilon", "data_format", "is_training")
+    stats = op.outputs[3:5] if attrs["is_training"] else op.inputs[3:5]
+    dx, dscale, doffset, _, _ = apply_op("FusedBatchNormGradV3", [grad, x, scale, *stats, op.outputs[5]], attrs,
+                                         "FusedBatchNormGradV3").outputs
+    return [dx, dscale, doffset, None, None]
+
+
 def _lrn_grad(op, grad):
     attrs = _conv_attrs(op, "depth_radius", "bias", "alpha", "beta")
     return [apply_op_output("LRNGrad", [grad, op.inputs[0], op.outputs[0]], attrs, "LRNGrad")]
@@ -585,6 +596,7 @@ GRADIENTS.update({
     "MaxPool": _max_pool_grad,
     "AvgPool": _avg_pool_grad,
     "LRN": _lrn_grad,
+    "FusedBatchNormV3": _fused_batch_norm_grad,
 })
 
 # Ops whose outputs carry no gradient (integer, boolean, shape or source ops).

@@ -104,3 +104,25 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         if scale is not None:
             inv *= scale
         return x * inv + (offset - mean * inv if offset is not None else -mean * inv)
+
+
+def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
+                     is_training=True, name=None, exponential_avg_factor=1.0):
+    """Batch normalisation of an NHWC image in one FusedBatchNormV3 op; returns (y, mean, variance):
+    the batch's statistics when training (variance unbiased), the given ones otherwise."""
+    if data_format != "NHWC":
+        raise ValueError(f"devlab's fused_batch_norm takes NHWC images, got data_format={data_format!r}")
+    x = convert_to_tensor(x, name="input")
+    channels = x.shape.dims[-1] if x.shape.dims else None
+    if mean is None:
+        mean = array_ops.constant([], dtype=x.dtype.base_dtype) if channels is None else \
+            array_ops.zeros([channels], dtype=x.dtype.base_dtype)
+    if variance is None:
+        variance = array_ops.constant([], dtype=x.dtype.base_dtype) if channels is None else \
+            array_ops.ones([channels], dtype=x.dtype.base_dtype)
+    attrs = {"epsilon": float(epsilon), "data_format": data_format, "is_training": bool(is_training),
+             "exponential_avg_factor": float(exponential_avg_factor)}
+    from .build import apply_op
+    outputs = apply_op("FusedBatchNormV3", [x] + [convert_to_tensor(t) for t in (scale, offset, mean, variance)],
+                       attrs, name or "FusedBatchNormV3").outputs
+    return outputs[0], outputs[1], outputs[2]

@@ -213,3 +213,40 @@ def lrn_grad(k, dy, x, y):
     norm = _lrn_norm(k, x)
     near = _window_sum(k.xp, dy * x * norm ** (-a["beta"] - 1), a["depth_radius"])
     return (dy * norm ** -a["beta"] - 2 * a["alpha"] * a["beta"] * x * near).astype(dy.dtype)
+
+
+# -- fused batch normalisation ---------------------------------------------------------------
+def fused_batch_norm(k, x, scale, offset, mean, variance):
+    """(x - mean) / sqrt(variance + epsilon) * scale + offset over the channels (NHWC). Training
+    uses the batch's statistics and also returns them: the variance unbiased (for the moving
+    average) and, in the reserve spaces, the mean and the biased variance the gradient needs."""
+    xp, eps = k.xp, k.attrs["epsilon"]
+    if k.attrs.get("is_training", True):
+        axes = tuple(range(x.ndim - 1))
+        n = x.size // x.shape[-1]
+        mean, biased = x.mean(axis=axes), x.var(axis=axes)
+        variance = biased * (n / max(n - 1, 1))
+    else:
+        biased = variance
+    y = (x - mean) / xp.sqrt(biased + eps) * scale + offset
+    dtype = x.dtype
+    return [y.astype(dtype), mean.astype(dtype), variance.astype(dtype), mean.astype(dtype), biased.astype(dtype),
+            xp.zeros((0,), dtype)]
+
+
+def fused_batch_norm_grad(k, dy, x, scale, mean, variance, reserve_3):
+    """The gradients of fused_batch_norm with respect to x, scale and offset (``mean``/``variance``:
+    the batch's when training, the population's otherwise)."""
+    xp, eps = k.xp, k.attrs["epsilon"]
+    axes = tuple(range(x.ndim - 1))
+    inv = 1 / xp.sqrt(variance + eps)
+    xhat = (x - mean) * inv
+    doffset = dy.sum(axis=axes)
+    dscale = (dy * xhat).sum(axis=axes)
+    if k.attrs.get("is_training", True):
+        n = x.size // x.shape[-1]
+        dx = scale * inv * (dy - doffset / n - xhat * dscale / n)
+    else:
+        dx = dy * scale * inv
+    dtype = dy.dtype
+    return [dx.astype(dtype), dscale.astype(dtype), doffset.astype(dtype), xp.zeros((0,), dtype), xp.zeros((0,), dtype)]

@@ -106,3 +106,18 @@ def sparse_softmax_xent(inputs, attrs):
         raise ShapeError(f"Dimensions must be equal, but are {logits[0]} and {labels[0]}")
     batch = labels[0] if labels is not None else None if logits is None else logits[0]
     return [(dtype, (batch,)), (dtype, logits)]
+
+
+def fused_batch_norm(inputs, attrs):
+    x = dims(inputs[0])
+    _rank(x, 4)
+    dtype = inputs[0].dtype.base_dtype
+    channels = (None if x is None else x[-1],)
+    return [(dtype, x)] + [(dtype, channels)] * 4 + [(dtype, None)]
+
+
+def fused_batch_norm_grad(inputs, attrs):
+    x = dims(inputs[1])
+    dtype = inputs[0].dtype.base_dtype
+    channels = (None if x is None else x[-1],)
+    return [(dtype, x), (dtype, channels), (dtype, channels), (dtype, (0,)), (dtype, (0,))]

@@ -131,6 +131,8 @@ OPS = _table(
     OpDef("MaxPoolGrad", S.same_as_first, NK.max_pool_grad),
     OpDef("AvgPool", NS.pool, NK.avg_pool),
     OpDef("AvgPoolGrad", NS.from_first_value, NK.avg_pool_grad),
+    OpDef("FusedBatchNormV3", NS.fused_batch_norm, NK.fused_batch_norm),
+    OpDef("FusedBatchNormGradV3", NS.fused_batch_norm_grad, NK.fused_batch_norm_grad),
     OpDef("LRN", S.same_as_first, NK.lrn),
     OpDef("LRNGrad", S.same_as_first, NK.lrn_grad),
     # shapes and layout
