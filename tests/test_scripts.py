@@ -45,9 +45,12 @@ def test_app_run_calls_main_with_the_remaining_arguments(fresh_flags, monkeypatc
         seen.append((list(argv), fresh_flags.mode))
         return 0
     monkeypatch.setattr(sys, "argv", ["script.py", "--mode=eval", "extra"])
+    monkeypatch.setattr(tf.app, "_in_ipython", lambda: False)
     with pytest.raises(SystemExit) as exit_:
         tf.app.run(main)
     assert exit_.value.code == 0 and seen == [(["script.py", "extra"], "eval")]
+    monkeypatch.setattr(tf.app, "_in_ipython", lambda: True)  # a notebook cell is not ended by sys.exit
+    assert tf.app.run(main, argv=["cell"]) == 0 and seen[-1] == (["cell"], "eval")
 
 
 def test_logging_prints_tf1_lines_at_the_set_verbosity(capsys):
