@@ -17,11 +17,11 @@ from .framework.scopes import colocate_with, control_dependencies, device, init_
 from .framework.tensor import Tensor
 from .framework.tensor_shape import TensorShape
 from .ops import operators as _operators
-from .ops.array_ops import (cast, concat, constant, expand_dims, fill, gather, identity, invert_permutation,  # noqa: A004
-                            newaxis, one_hot, ones, ones_like, pad, placeholder, placeholder_with_default, range,
-                            rank, reshape, shape, shape_n, size, slice, split, squeeze, stack, stop_gradient,
-                            strided_slice, tile, to_float, to_int32, to_int64, transpose, unstack, where, where_v2,
-                            zeros, zeros_like)
+from .ops.array_ops import (cast, concat, constant, expand_dims, fill, gather, identity,  # noqa: A004
+                            invert_permutation, newaxis, one_hot, ones, ones_like, pad, placeholder,
+                            placeholder_with_default, range, rank, reshape, shape, shape_n, size, slice, split,
+                            squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
+                            transpose, unstack, where, where_v2, zeros, zeros_like)
 from .ops import compat as _compat
 from .ops.build import convert_to_tensor
 from .ops.control_flow_ops import group, no_op
@@ -29,12 +29,12 @@ from .ops.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .ops.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, zeros_initializer)
-from .ops.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_nan, divide, equal, exp,  # noqa: A004
-                           floor, floor_div, floordiv, floormod, greater, greater_equal, less, less_equal, log, logical_and,
-                           logical_not, logical_or, matmul, maximum, minimum, mod, multiply, negative, not_equal,
-                           pow, realdiv, reciprocal, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
-                           reduce_prod, reduce_sum, rsqrt, sigmoid, sign, sin, sqrt, square, squared_difference,
-                           subtract, tanh, truediv, unsorted_segment_sum)
+from .ops.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_nan, divide, equal,  # noqa: A004
+                           exp, floor, floor_div, floordiv, floormod, greater, greater_equal, less, less_equal,
+                           log, logical_and, logical_not, logical_or, matmul, maximum, minimum, mod, multiply,
+                           negative, not_equal, pow, realdiv, reciprocal, reduce_all, reduce_any, reduce_max,
+                           reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid, sign, sin, sqrt,
+                           square, squared_difference, subtract, tanh, truediv, unsorted_segment_sum)
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
@@ -47,7 +47,8 @@ from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
 from .ops.gradients import gradients
-from . import app, config, distribute, flags, layers, losses, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
+# The namespaces, built from the names above:
+from . import app, config, distribute, flags, layers, losses, nn, strings, summary, train  # noqa: E402
 from . import tf_logging as logging  # noqa: E402
 from .unimplemented import Namespace as _Namespace, module_getattr as _module_getattr  # noqa: E402
 from .strings import as_string, join as string_join  # noqa: E402 - TF1's top-level names

@@ -1,7 +1,6 @@
 """The scaffolding of TF1 scripts: flags and ``tf.app.run``, ``tf.logging``, queue runners and the
 Coordinator, summaries, learning-rate decay, the version, ``tf.compat.v1``, and the one-line error
 for an API devlab lacks."""
-import io
 import sys
 import threading
 

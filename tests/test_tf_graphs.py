@@ -68,7 +68,7 @@ def test_snippet_builds_and_computes_what_tensorflow_does(snippet):
         exec(compile(f.read(), snippet, "exec"), env)  # noqa: S102 - our own test snippets
     got, want = normalized(describe(graph)), normalized(recorded["ops"])
     missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
-    assert not missing and not extra, f"TF has:\n  " + "\n  ".join(missing) + "\ndevlab has:\n  " + "\n  ".join(extra)
+    assert not missing and not extra, "TF has:\n  " + "\n  ".join(missing) + "\ndevlab has:\n  " + "\n  ".join(extra)
     if "values" in recorded:
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())

@@ -362,9 +362,9 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
         strides = ones_like(begin)
     attrs = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
              "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
-    return op_output("StridedSlice", name, [("input", input_, None), ("begin", begin, _index_dtype(begin)),
-                                            ("end", end, _index_dtype(end)), ("strides", strides, _index_dtype(strides))],
-                     attrs)
+    inputs = [("input", input_, None), ("begin", begin, _index_dtype(begin)), ("end", end, _index_dtype(end)),
+              ("strides", strides, _index_dtype(strides))]
+    return op_output("StridedSlice", name, inputs, attrs)
 
 
 def getitem(tensor, slice_spec):

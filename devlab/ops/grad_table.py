@@ -222,7 +222,8 @@ def _matmul_grad(op, grad):
         return [M.matmul(grad, b), M.matmul(grad, a, transpose_a=True)]
     if ta and not tb:
         return [M.matmul(b, grad, transpose_b=True), M.matmul(a, grad)]
-    return [M.matmul(b, grad, transpose_a=True, transpose_b=True), M.matmul(grad, a, transpose_a=True, transpose_b=True)]
+    return [M.matmul(b, grad, transpose_a=True, transpose_b=True),
+            M.matmul(grad, a, transpose_a=True, transpose_b=True)]
 
 
 def _batch_matmul_grad(op, grad):

@@ -589,7 +589,6 @@ def apply_adam(k, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon
 
 
 def scalar_summary(k, tag, value):
-    import numpy as np  # a summary is a host-side string
     return host_bytes(f"{text(tag)}: {float(value):g}")
 
 

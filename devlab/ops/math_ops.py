@@ -41,7 +41,6 @@ _TRUEDIV = {"int8": "float32", "int16": "float32", "uint8": "float32", "int32": 
 
 def truediv(x, y, name=None):
     """x / y as Python 3 divides: integer tensors are cast to floats first (int32 to float64)."""
-    from .array_ops import cast
     with name_scope(name, "truediv", [x, y]) as scope:
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
@@ -113,7 +112,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 def add_n(inputs, name=None):
     """The elementwise sum of a list of same-shaped tensors (one op, however many inputs)."""
     if not inputs or not isinstance(inputs, (list, tuple)):
-        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype and shape")
+        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
+                         "and shape")
     xs = [convert_to_tensor(x) for x in inputs]
     if len(xs) == 1:
         from .array_ops import identity
