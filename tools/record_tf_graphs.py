@@ -5,10 +5,14 @@ usage: <a python with tensorflow> tools/record_tf_graphs.py [SNIPPET ...]
 
 A snippet is TF1 code run with ``tf`` (TensorFlow's ``compat.v1`` here, devlab in
 tests/test_tf_graphs.py) and ``np``; it may set ``FEED`` ({placeholder name: value}) and
-``FETCH`` (a list of tensors) to have values recorded. For each snippet this writes
+``FETCH`` (a list of tensors) to have values recorded, after one run of each item of ``PRERUN``
+(training steps) when it sets one. For each snippet this writes
 tests/data/tf_graphs/<snippet>.json: TensorFlow's version and, per op in creation order,
-[name, type, input names, control input names, Const value (small ones), output shapes], and
-the fetched values. TensorFlow is never a devlab dependency: run this from its own venv
+[name, type, input names, control input names, Const value (small ones), output shapes,
+requested device, colocation groups], and
+the fetched values (in a session made with ``ConfigProto(**CONFIG)`` when the snippet sets
+``CONFIG``). Each op also has its requested device and colocation groups. TensorFlow is never a
+devlab dependency: run this from its own venv
 (``tf.compat.v1.layers`` needs ``tf_keras`` and ``TF_USE_LEGACY_KERAS=1``).
 """
 import glob
@@ -40,8 +44,9 @@ def describe(tf, graph):
         if op.type == "Const":
             value = tensor_util.MakeNdarray(op.get_attr("value"))
             const = plain(value) if value.size <= 16 else None
+        groups = sorted(g.decode() if isinstance(g, bytes) else g for g in op.colocation_groups())
         ops.append([op.name, op.type, [t.name for t in op.inputs], [c.name for c in op.control_inputs], const,
-                    [str(t.shape) for t in op.outputs]])
+                    [str(t.shape) for t in op.outputs], op.device, groups])
     return ops
 
 
@@ -54,9 +59,11 @@ def record(name):
         exec(compile(open(os.path.join(SNIPPETS, name + ".py")).read(), name, "exec"), env)
         facts = {"tensorflow": tf.__version__, "ops": describe(tf, graph)}
         if "FETCH" in env:
-            with tf.Session() as sess:
+            with tf.Session(config=tf.ConfigProto(**env.get("CONFIG", {}))) as sess:
                 sess.run(tf.global_variables_initializer())
                 feed = {graph.get_tensor_by_name(k + ":0"): v for k, v in env.get("FEED", {}).items()}
+                for fetch in env.get("PRERUN", []):  # one run each (training steps), before FETCH
+                    sess.run(fetch, feed)
                 facts["values"] = [plain(v) for v in sess.run(env["FETCH"], feed)]
     with open(os.path.join(OUT, name + ".json"), "w") as f:
         json.dump(facts, f, indent=0)
