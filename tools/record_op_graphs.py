@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Record what TensorFlow builds and computes for each snippet of tests/tf_graphs/.
+"""Record what TensorFlow builds and computes for each snippet of tests/op_graphs/.
 
-usage: <a python with tensorflow> tools/record_tf_graphs.py [SNIPPET ...]
+usage: <a python with tensorflow> tools/record_op_graphs.py [SNIPPET ...]
 
 A snippet is TF1 code run with ``tf`` (TensorFlow's ``compat.v1`` here, devlab in
-tests/test_tf_graphs.py) and ``np``; it may set ``FEED`` ({placeholder name: value}) and
+tests/test_op_graphs.py) and ``np``; it may set ``FEED`` ({placeholder name: value}) and
 ``FETCH`` (a list of tensors) to have values recorded, after one run of each item of ``PRERUN``
 (training steps) when it sets one. For each snippet this writes
-tests/data/tf_graphs/<snippet>.json: TensorFlow's version and, per op in creation order,
+tests/data/op_graphs/<snippet>.json: TensorFlow's version and, per op in creation order,
 [name, type, input names, control input names, Const value (small ones), output shapes,
 requested device, colocation groups], and
 the fetched values (in a session made with ``ConfigProto(**CONFIG)`` when the snippet sets
@@ -24,8 +24,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SNIPPETS = os.path.join(ROOT, "tests", "tf_graphs")
-OUT = os.path.join(ROOT, "tests", "data", "tf_graphs")
+SNIPPETS = os.path.join(ROOT, "tests", "op_graphs")
+OUT = os.path.join(ROOT, "tests", "data", "op_graphs")
 
 
 def plain(value):

@@ -1,6 +1,6 @@
-"""Each snippet of tests/tf_graphs/ builds, under devlab, the graph TensorFlow 2.21 builds, and
+"""Each snippet of tests/op_graphs/ builds, under devlab, the graph TensorFlow 2.21 builds, and
 computes the same values: op names, types, inputs (Const values included), control inputs, static
-shapes, requested devices and colocation groups, against what tools/record_tf_graphs.py recorded
+shapes, requested devices and colocation groups, against what tools/record_op_graphs.py recorded
 from TensorFlow.
 
 Three things belong to ``tf.gradients`` itself (devlab/ops/gradients.py), not to the op rules
@@ -21,7 +21,7 @@ import pytest
 import devlab as tf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SNIPPETS = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(HERE, "tf_graphs", "*.py")))
+SNIPPETS = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(HERE, "op_graphs", "*.py")))
 GRADIENTS_OWN = re.compile(r"^(.*/)?gradients(_\d+)?/(AddN(_\d+)?|zeros_like(_\d+)?|Shape(_\d+)?|grad_ys_\d+/Shape)"
                            r"(:\d+)?$")
 
@@ -63,11 +63,11 @@ def normalized(ops):
 
 @pytest.mark.parametrize("snippet", SNIPPETS)
 def test_snippet_builds_and_computes_what_tensorflow_does(snippet):
-    with open(os.path.join(HERE, "data", "tf_graphs", snippet + ".json")) as f:
+    with open(os.path.join(HERE, "data", "op_graphs", snippet + ".json")) as f:
         recorded = json.load(f)
     env = {"tf": tf, "np": np}
     graph = tf.get_default_graph()
-    with open(os.path.join(HERE, "tf_graphs", snippet + ".py")) as f:
+    with open(os.path.join(HERE, "op_graphs", snippet + ".py")) as f:
         exec(compile(f.read(), snippet, "exec"), env)  # noqa: S102 - our own test snippets
     got, want = normalized(describe(graph)), normalized(recorded["ops"])
     missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
