@@ -38,3 +38,7 @@ def defined_at(op):
     filename, lineno = op.traceback
     return (f"\n\nDetected at node '{op.name}' defined at (most recent call last):\n"
             f"  File \"{filename}\", line {lineno}")
+
+
+class InaccessibleTensorError(ValueError):
+    """A tensor built inside a tf.cond branch or a tf.while_loop was fetched from outside it."""

@@ -27,6 +27,7 @@ class _Scopes(threading.local):
         self.control_stack = list(shared.control_stack) if shared else []
         self.variable_scope_stack = list(shared.variable_scope_stack) if shared else []
         self.variable_creator_stack = list(shared.variable_creator_stack) if shared else []
+        self.control_flow_context = shared.control_flow_context if shared else None
 
 
 class _ControlScope:
@@ -50,6 +51,8 @@ class Graph:
         self._finalized = False
         self.seed = None
         self.variable_store = {}  # get_variable's variables by full name
+        self._unfetchable = set()  # ops inside tf.cond branches and loops: not fetchable, as in TF
+        self._unfeedable = set()
 
     # -- ops -----------------------------------------------------------------------------------
     def create_op(self, op_type, inputs, output_specs, name, attrs=None):
@@ -74,7 +77,30 @@ class Graph:
             device_stack.apply_device_stack(op, scopes.device_stack)
         if scopes.colocation_stack:
             device_stack.apply_colocation_stack(op, scopes.colocation_stack)
+        if scopes.control_flow_context is not None:  # inside tf.cond / tf.while_loop: the context
+            op.control_flow_context = scopes.control_flow_context  # may switch or enter its inputs
+            scopes.control_flow_context.add_op(op)
         return op
+
+    def _prevent_fetching(self, op):
+        self._unfetchable.add(op)
+
+    def _prevent_feeding(self, tensor):
+        self._unfeedable.add(tensor)
+
+    def is_fetchable(self, tensor_or_op):
+        op = getattr(tensor_or_op, "op", tensor_or_op)
+        return op not in self._unfetchable
+
+    def is_feedable(self, tensor):
+        return tensor not in self._unfeedable
+
+    def _get_control_flow_context(self):
+        """The tf.cond branch or tf.while_loop body being built, or None."""
+        return self._scopes.control_flow_context
+
+    def _set_control_flow_context(self, context):
+        self._scopes.control_flow_context = context
 
     def get_operations(self):
         return list(self._ops)
@@ -218,7 +244,7 @@ class Graph:
         """Makes this thread's building state a copy of ``captured`` (after thread-local)."""
         copy = _Scopes(captured)
         for name in ("name_stack", "device_stack", "colocation_stack", "control_stack",
-                     "variable_scope_stack", "variable_creator_stack"):
+                     "variable_scope_stack", "variable_creator_stack", "control_flow_context"):
             setattr(self._scopes, name, getattr(copy, name))
 
     def switch_to_thread_local(self):

@@ -35,7 +35,8 @@ class Operation:
     """
 
     __slots__ = ("graph", "name", "type", "_inputs", "_outputs", "_attrs", "_control_inputs", "_device",
-                 "traceback", "device_code_locations", "colocation_code_locations", "id", "__weakref__")
+                 "traceback", "device_code_locations", "colocation_code_locations", "id", "control_flow_context",
+                 "__weakref__")
 
     def __init__(self, graph, name, op_type, inputs, output_specs, attrs, control_inputs, traceback):
         self.graph = graph
@@ -50,6 +51,7 @@ class Operation:
         self.device_code_locations = ()  # TraceableObjects, newest scope first
         self.colocation_code_locations = _NO_COLOCATION  # {colocated op name: TraceableObject}
         self.id = None  # set by the graph: creation order
+        self.control_flow_context = None  # the tf.cond branch or tf.while_loop it was built in
 
     # -- structure -------------------------------------------------------------------------
     @property
@@ -69,7 +71,17 @@ class Operation:
 
     def _add_control_input(self, op):
         if op not in self._control_inputs:
-            self._control_inputs.append(op)
+            self._control_inputs = list(self._control_inputs) + [op]
+
+    def _remove_control_inputs(self, ops):
+        self._control_inputs = [c for c in self._control_inputs if c not in ops]
+
+    def _update_input(self, index, tensor):
+        """Rewires input ``index`` to ``tensor`` (tf.cond and tf.while_loop route inputs through
+        the Switch or Enter ops they add after the op was made)."""
+        inputs = list(self._inputs)
+        inputs[index] = tensor
+        self._inputs = tuple(inputs)
 
     @property
     def device(self):

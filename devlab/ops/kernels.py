@@ -365,3 +365,46 @@ def dataset_slice(k, position):
     n_batches = len(data) // batch
     start = (step % n_batches) * batch + tower * (batch // towers)
     return np.asarray(data[start:start + batch // towers])
+
+
+# -- control flow: the value on a Switch's untaken side is DEAD ----------------------------------
+class _Dead:
+    """The value on the untaken side of a Switch. An op that reads it does not run and passes it
+    on (so a whole branch of a tf.cond is skipped); only Merge reads past it."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<dead>"
+
+
+DEAD = _Dead()
+
+
+def switch(k, data, pred):
+    """(output_false, output_true): ``data`` on the side ``pred`` selects, DEAD on the other."""
+    return (DEAD, data) if bool(pred) else (data, DEAD)
+
+
+def merge(k, *inputs):
+    """(the first live input, its index); DEAD if every input is dead."""
+    import numpy as np  # the index is a host-memory int32, as TF keeps it
+    for i, x in enumerate(inputs):
+        if x is not DEAD:
+            return x, np.int32(i)
+    return DEAD, DEAD
+
+
+merge.reads_dead = True
+
+
+@returns_view
+def forward(k, x):
+    """Enter, Exit, NextIteration and LoopCond hand their input on; the executor moves it
+    between the frames of a while loop."""
+    return x
+
+
+logical_and = elementwise("logical_and", None)
+logical_or = elementwise("logical_or", None)
+logical_not = elementwise("logical_not", None)

@@ -114,6 +114,18 @@ OPS = _table(
     OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY),
     OpDef("DatasetSlice", S.from_attrs, K.dataset_slice, devices=CPU_ONLY, ref_inputs=(0,), stateful=True),
     OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True),
+    # control flow (tf.cond, tf.while_loop): the executor gives DEAD and loop frames their meaning
+    OpDef("Switch", S.switch, K.switch),
+    OpDef("RefSwitch", S.switch, K.switch, ref_inputs=(0,)),
+    OpDef("Merge", S.merge, K.merge, args=("inputs",)),
+    OpDef("Enter", S.same_as_first, K.forward),
+    OpDef("RefEnter", S.ref_of_first, K.forward, ref_inputs=(0,)),
+    OpDef("Exit", S.same_as_first, K.forward),
+    OpDef("NextIteration", S.same_as_first, K.forward),
+    OpDef("LoopCond", S.scalar_bool, K.forward),
+    OpDef("LogicalAnd", S.logical, K.logical_and, args=("x", "y")),
+    OpDef("LogicalOr", S.logical, K.logical_or, args=("x", "y")),
+    OpDef("LogicalNot", S.same_as_first, K.logical_not),
 )
 
 

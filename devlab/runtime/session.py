@@ -16,7 +16,7 @@ import numpy as np
 from .. import config as devlab_config
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
-from ..framework import default_session
+from ..framework import default_session, errors
 from ..framework.graph import get_default_graph
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
@@ -236,6 +236,12 @@ def _as_fetch(graph, f):
         raise type(e)(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") from None
     if not isinstance(el, (Tensor, Operation)):
         raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}")
+    if not graph.is_fetchable(el):
+        op = getattr(el, "op", el)
+        raise errors.InaccessibleTensorError(
+            f"Operation {op.name} has been marked as not fetchable. Typically this happens when it is defined in "
+            "another function or code block. Use return values, explicit Python locals or TensorFlow collections "
+            "to access it.")
     return el
 
 
@@ -246,6 +252,8 @@ def _as_feed(graph, key):
         raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
     if not isinstance(t, Tensor):
         raise TypeError(f"Cannot interpret feed_dict key as Tensor: {key!r}")
+    if not graph.is_feedable(t):
+        raise ValueError(f"Tensor {t.name} may not be fed.")
     return t
 
 
