@@ -31,6 +31,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow as tf  # noqa: E402
 from tensorflow.python.framework import kernels  # noqa: E402
 
+import per_op_json  # noqa: E402  (tools/per_op_json.py)
+
 DEVICE_TYPES = ("CPU", "GPU", "DEFAULT")
 # Internal ops (leading underscore) that matter for placement and partitioning.
 KEEP_INTERNAL = {
@@ -161,18 +163,8 @@ def record():
     return meta, ops
 
 
-def write(meta, ops, path):
-    """Compact JSON, one op per line so that diffs stay readable."""
-    enc = lambda x: json.dumps(x, separators=(",", ":"), sort_keys=True)  # noqa: E731
-    lines = ['"_meta":' + json.dumps(meta, indent=None, sort_keys=True)]
-    lines += ["%s:%s" % (json.dumps(op), enc(ops[op])) for op in sorted(ops)]
-    with open(path, "w") as f:
-        f.write("{\n" + ",\n".join(lines) + "\n}\n")
-
-
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "devlab/ops/data/tf_kernels.json"
     meta, ops = record()
-    write(meta, ops, out)
-    json.load(open(out))  # round-trip check
+    per_op_json.write(meta, ops, out)
     print("%s: %d ops, %d bytes" % (out, len(ops), os.path.getsize(out)))

@@ -18,7 +18,6 @@ Per op (keys left out when empty or false):
                       (allowed values of a type/list(type)/string attr), "minimum"}]
   stateful, allows_uninitialized_input, is_commutative, is_aggregate: true when set
 """
-import json
 import os
 import sys
 
@@ -29,6 +28,8 @@ import tensorflow as tf  # noqa: E402
 from tensorflow.core.framework import op_def_pb2  # noqa: E402
 from tensorflow.python.client import pywrap_tf_session as c_api  # noqa: E402
 from tensorflow.python.framework import op_def_registry  # noqa: E402
+
+import per_op_json  # noqa: E402  (tools/per_op_json.py)
 
 
 def dtype_name(enum):
@@ -152,10 +153,5 @@ def record():
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "devlab/ops/data/tf_op_defs.json"
     meta, ops = record()
-    enc = lambda x: json.dumps(x, separators=(",", ":"), sort_keys=True)  # noqa: E731
-    lines = ['"_meta":' + json.dumps(meta, sort_keys=True)]
-    lines += ["%s:%s" % (json.dumps(k), enc(ops[k])) for k in sorted(ops)]
-    with open(out, "w") as f:
-        f.write("{\n" + ",\n".join(lines) + "\n}\n")
-    json.load(open(out))
+    per_op_json.write(meta, ops, out)
     print("%s: %d ops, %d bytes" % (out, len(ops), os.path.getsize(out)))
