@@ -132,6 +132,11 @@ def compare(got, want):
                 lines.append("  missing: " + ", ".join(f"`{m}`" for m in missing[:6]) + (" ..." if len(missing) > 6 else ""))
             if extra:
                 lines.append("  extra: " + ", ".join(f"`{m}`" for m in extra[:6]) + (" ..." if len(extra) > 6 else ""))
+            wvars = {o[0] for o in want["ops"] if o[1] in ("VariableV2", "VarHandleOp")}
+            gvars = {o[0] for o in got.get("ops", []) if o[1] in ("VariableV2", "VarHandleOp")}
+            if wvars != gvars:
+                lines.append("  variables: devlab creates " + ", ".join(f"`{v}`" for v in sorted(gvars - wvars)[:6])
+                             + " that TF does not; lacks " + (", ".join(f"`{v}`" for v in sorted(wvars - gvars)[:6]) or "none"))
             for k, items in wrong.items():
                 for name, w, g in items[:3]:
                     lines.append(f"  {k} of `{name}`: TF `{w}`, devlab `{g}`")
