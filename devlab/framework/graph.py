@@ -9,6 +9,7 @@ import re
 import threading
 
 from . import device_stack
+from .dtypes import DType
 from .operation import Operation
 from .tensor import Tensor
 from .traceable import user_location
@@ -52,14 +53,17 @@ class Graph:
         self.variable_store = {}  # get_variable's variables by full name
 
     # -- ops -----------------------------------------------------------------------------------
-    def create_op(self, op_type, inputs, output_specs, name, attrs=None):
-        """Adds an op. ``output_specs`` is a list of (dtype, shape); ``name`` is uniquified,
-        except that a scope name ending in '/' is used as is (without the slash)."""
+    def create_op(self, op_type, inputs, output_specs, name=None, attrs=None):
+        """Adds an op. ``output_specs`` is a list of (dtype, shape), or of dtypes as in TF's
+        ``create_op(op_type, inputs, dtypes, name=...)`` (shapes unknown). ``name`` (default:
+        the op type) is uniquified, except that a scope name ending in '/' is used as is."""
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
+        name = name or op_type
         for t in inputs:
             if t.op.graph is not self:
                 raise ValueError(f"Tensor {t.name} must be from the same graph as the op {name!r}.")
+        output_specs = [(s, None) if isinstance(s, DType) else s for s in output_specs or ()]
         name = name[:-1] if name[-1:] == "/" else self.unique_name(name)
         scopes = self._scopes
         control_stack = scopes.control_stack
