@@ -244,6 +244,9 @@ class Graph:
             finally:
                 self._scopes.control_stack = saved
             return
+        # As TF: an op already a control input of an enclosing block is not repeated, and each
+        # control input is marked with ``_has_manual_control_dependencies`` (TF 2.x does so).
+        current = {c for scope in self._scopes.control_stack for c in scope.control_inputs}
         ops = []
         for c in control_inputs:
             if hasattr(c, "_as_graph_element"):
@@ -252,8 +255,10 @@ class Graph:
                 c = c.op
             if not isinstance(c, Operation):
                 raise TypeError(f"Can not convert a {type(c).__name__} into a Tensor or Operation.")
-            if c not in ops:
+            if c not in current:
+                current.add(c)
                 ops.append(c)
+                c._set_attr("_has_manual_control_dependencies", True)
         scope = _ControlScope(ops)
         self._scopes.control_stack.append(scope)
         try:
