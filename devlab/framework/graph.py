@@ -51,6 +51,7 @@ class Graph:
         self._finalized = False
         self.seed = None
         self.variable_store = {}  # get_variable's variables by full name
+        self._variable_scope_counts = threading.local()
 
     # -- ops -----------------------------------------------------------------------------------
     def create_op(self, op_type, inputs, output_specs, name=None, attrs=None):
@@ -208,6 +209,19 @@ class Graph:
     @property
     def variable_scope_stack(self):
         return self._scopes.variable_scope_stack
+
+    @property
+    def variable_scopes_count(self):
+        """How often each variable scope name was opened, for ``default_name`` uniquification.
+        Per thread, as TF's ``_VariableScopeStore``: a new thread starts from none."""
+        local = self._variable_scope_counts
+        if not hasattr(local, "counts"):
+            local.counts = {}
+        return local.counts
+
+    @variable_scopes_count.setter
+    def variable_scopes_count(self, counts):
+        self._variable_scope_counts.counts = counts
 
     @property
     def variable_creator_stack(self):

@@ -16,6 +16,8 @@ from tensorflow.compat.v1 import *  # noqa: E402,F401,F403
 from tensorflow.python.training import moving_averages as _ma  # noqa: E402
 
 executing_eagerly = _tf.executing_eagerly
+# tf.compat.v1.layers needs tf_keras under Keras 3; TF still ships the legacy layers themselves.
+from tensorflow.python.layers import layers  # noqa: E402,F401
 train = _types.ModuleType("devlab.train")
 train.__dict__.update({k: v for k, v in vars(_tf.train).items() if not k.startswith("__")})
 train.moving_averages = _ma
