@@ -152,10 +152,10 @@ def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regul
     if scope.reuse is True:
         raise ValueError(f"Variable {full} does not exist, or was not created with tf.get_variable(). "
                          "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
-    dtype = dtypes.as_dtype(dtype).base_dtype
+    dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype).base_dtype
     if hasattr(shape, "as_list"):
         shape = shape.as_list()
-    init = initializer or scope.initializer
+    init = initializer if initializer is not None else scope.initializer
     if init is None:
         init = init_ops.GlorotUniform() if dtype.is_floating else init_ops.Zeros()
     if isinstance(init, type):
