@@ -16,7 +16,7 @@ import contextlib
 
 from ..framework import dtypes
 from ..framework.scopes import colocate_with, device, name_scope
-from .array_ops import constant, ones_like
+from .array_ops import constant, identity, ones_like
 from .build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .grad_table import GRADIENTS, NOT_DIFFERENTIABLE
@@ -35,10 +35,15 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         return colocate_with(op) if colocate_gradients_with_ops else contextlib.nullcontext()
 
     with name_scope(name, "gradients", ys + xs):
+        # TF's _DefaultGradYs: given grad_ys become tensors (grad_y_i), then an Identity each
+        # (grad_ys_i); missing ones are ones shaped like y. Each beside its y when colocating.
+        grad_ys = [None if gy is None else convert_to_tensor(gy, name=f"grad_y_{i}") for i, gy in enumerate(grad_ys)]
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
-            if gy is None:
-                with maybe_colocate(y.op):
+            with maybe_colocate(y.op):
+                if gy is None:
                     grad_ys[i] = _ones_like_y(y, f"grad_ys_{i}")
+                else:
+                    grad_ys[i] = identity(gy, name=f"grad_ys_{i}")
         to_ops, from_ops = [y.op for y in ys], [x.op for x in xs]
         reachable_to_ops, pending_count = _pending_count(to_ops, from_ops)
         grads = {}  # op -> one list of gradients per output
