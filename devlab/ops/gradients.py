@@ -37,7 +37,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     with name_scope(name, "gradients", ys + xs):
         # TF's _DefaultGradYs: given grad_ys become tensors (grad_y_i), then an Identity each
         # (grad_ys_i); missing ones are ones shaped like y. Each beside its y when colocating.
-        grad_ys = [None if gy is None else convert_to_tensor(gy, name=f"grad_y_{i}") for i, gy in enumerate(grad_ys)]
+        grad_ys = [None if gy is None else convert_to_tensor(gy, name=f"grad_y_{i}")
+                   for i, gy in enumerate(grad_ys)]
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
             with maybe_colocate(y.op):
                 if gy is None:
@@ -48,7 +49,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         reachable_to_ops, pending_count = _pending_count(to_ops, from_ops)
         grads = {}  # op -> one list of gradients per output
         for y, gy in zip(ys, grad_ys):
-            _set_grad(grads, y, convert_to_tensor(gy))
+            _set_grad(grads, y, gy)
         queue, queued = collections.deque(), set()
         for op in to_ops:
             if pending_count[op] == 0 and op not in queued and op in reachable_to_ops:
