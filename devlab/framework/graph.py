@@ -9,6 +9,7 @@ import re
 import threading
 
 from . import device_stack
+from .dtypes import DType
 from .operation import Operation
 from .tensor import Tensor
 from .traceable import user_location
@@ -53,16 +54,20 @@ class Graph:
         self.variable_store = {}  # get_variable's variables by full name
         self._unfetchable = set()  # ops inside tf.cond branches and loops: not fetchable, as in TF
         self._unfeedable = set()
+        self._variable_scope_counts = threading.local()
 
     # -- ops -----------------------------------------------------------------------------------
-    def create_op(self, op_type, inputs, output_specs, name, attrs=None):
-        """Adds an op. ``output_specs`` is a list of (dtype, shape); ``name`` is uniquified,
-        except that a scope name ending in '/' is used as is (without the slash)."""
+    def create_op(self, op_type, inputs, output_specs, name=None, attrs=None):
+        """Adds an op. ``output_specs`` is a list of (dtype, shape), or of dtypes as in TF's
+        ``create_op(op_type, inputs, dtypes, name=...)`` (shapes unknown). ``name`` (default:
+        the op type) is uniquified, except that a scope name ending in '/' is used as is."""
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
+        name = name or op_type
         for t in inputs:
             if t.op.graph is not self:
                 raise ValueError(f"Tensor {t.name} must be from the same graph as the op {name!r}.")
+        output_specs = [(s, None) if isinstance(s, DType) else s for s in output_specs or ()]
         name = name[:-1] if name[-1:] == "/" else self.unique_name(name)
         scopes = self._scopes
         control_stack = scopes.control_stack
@@ -232,6 +237,19 @@ class Graph:
         return self._scopes.variable_scope_stack
 
     @property
+    def variable_scopes_count(self):
+        """How often each variable scope name was opened, for ``default_name`` uniquification.
+        Per thread, as TF's ``_VariableScopeStore``: a new thread starts from none."""
+        local = self._variable_scope_counts
+        if not hasattr(local, "counts"):
+            local.counts = {}
+        return local.counts
+
+    @variable_scopes_count.setter
+    def variable_scopes_count(self, counts):
+        self._variable_scope_counts.counts = counts
+
+    @property
     def variable_creator_stack(self):
         """Functions that intercept ``Variable(...)`` (MirroredStrategy's scope pushes one)."""
         return self._scopes.variable_creator_stack
@@ -266,6 +284,9 @@ class Graph:
             finally:
                 self._scopes.control_stack = saved
             return
+        # As TF: an op already a control input of an enclosing block is not repeated, and each
+        # control input is marked with ``_has_manual_control_dependencies`` (TF 2.x does so).
+        current = {c for scope in self._scopes.control_stack for c in scope.control_inputs}
         ops = []
         for c in control_inputs:
             if hasattr(c, "_as_graph_element"):
@@ -274,8 +295,10 @@ class Graph:
                 c = c.op
             if not isinstance(c, Operation):
                 raise TypeError(f"Can not convert a {type(c).__name__} into a Tensor or Operation.")
-            if c not in ops:
+            if c not in current:
+                current.add(c)
                 ops.append(c)
+                c._set_attr("_has_manual_control_dependencies", True)
         scope = _ControlScope(ops)
         self._scopes.control_stack.append(scope)
         try:

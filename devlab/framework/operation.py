@@ -121,7 +121,7 @@ class Operation:
 
     @property
     def node_def(self):
-        inputs = [t.name if t.value_index else t.op.name for t in self._inputs]
+        inputs = [t._as_node_def_input() for t in self._inputs]
         inputs += ["^" + op.name for op in self._control_inputs]
         return NodeDef(self.name, self.type, inputs, self._device, self._attrs)
 

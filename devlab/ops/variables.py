@@ -43,12 +43,14 @@ class Variable:
         self.trainable = trainable
         with init_scope(), name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
             if init_from_fn:
-                # TF builds a callable's ops unplaced but in the variable's colocation group.
+                # TF builds a callable's ops unplaced but in the variable's colocation group
+                # (an attr scope), unless a colocate_with around them already gave them a group.
                 first = graph.version
                 with name_scope("Initializer"), device(None):
                     initial = convert_to_tensor(initial_value(), name="initial_value", dtype=dtype)
                 for op in graph.get_operations()[first:]:
-                    op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
+                    if "_class" not in op.attrs:
+                        op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
             else:
                 initial = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
             shape = initial.shape.dims if validate_shape else None
