@@ -50,6 +50,7 @@ class Graph:
         self._finalized = False
         self.seed = None
         self.variable_store = {}  # get_variable's variables by full name
+        self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows
 
     # -- ops -----------------------------------------------------------------------------------
     def create_op(self, op_type, inputs, output_specs, name, attrs=None):
@@ -242,12 +243,7 @@ class Graph:
             return
         ops = []
         for c in control_inputs:
-            if hasattr(c, "_as_graph_element"):
-                c = c._as_graph_element()
-            if isinstance(c, Tensor):
-                c = c.op
-            if not isinstance(c, Operation):
-                raise TypeError(f"Can not convert a {type(c).__name__} into a Tensor or Operation.")
+            c = self._control_input_op(c)
             if c not in ops:
                 ops.append(c)
         scope = _ControlScope(ops)
@@ -256,6 +252,29 @@ class Graph:
             yield
         finally:
             self._scopes.control_stack.remove(scope)
+
+    def _control_input_op(self, c):
+        """``c`` (an Operation, Tensor or Variable) as an op of this graph, with TF's errors: a
+        control input from another graph is rejected here, before any op depends on it."""
+        if hasattr(c, "_as_graph_element"):
+            c = c._as_graph_element()
+        if isinstance(c, Tensor):
+            if c.graph is not self:
+                raise ValueError(f"Tensor {c} is not an element of this graph.")
+            return c.op
+        if not isinstance(c, Operation):
+            raise TypeError(f"Can not convert a {type(c).__name__} into a Tensor or Operation.")
+        if c.graph is not self:
+            raise ValueError(f"Operation {c} is not an element of this graph.")
+        return c
+
+    def _check_added_control_input(self, op, c):
+        """Checks ``c`` before ``op._add_control_input(c)``; a new edge makes sessions re-plan."""
+        if not isinstance(c, Operation):
+            raise TypeError(f"op must be an Operation: {c}")
+        if c.graph is not op.graph:
+            raise ValueError(f"{c} must be from the same graph as {op} (graphs are {c.graph} and {op.graph}).")
+        self.control_edges_added += 1
 
     def _control_inputs_for(self, input_ops):
         control = []
