@@ -5,6 +5,10 @@ then shows in that cell: each session's device mapping and placement log (TF's l
 table), the placed graph, and, on request, the stepper, the timeline or an explanation. Inside
 the cell ``import tensorflow as tf`` (or ``tensorflow.compat.v1``) gives devlab, so pasted code
 runs as pasted; outside the magic nothing is redirected.
+
+An error raised in the cell is shown short: for devlab's (TF's) errors the op, the reason and the
+op's line; for any other, only the user's own frames (cells and the user's files), each as
+"cell N, line L" with its source line, never devlab's or IPython's internals.
 """
 import ast
 import contextlib
@@ -217,6 +221,12 @@ class PlacementMagics(Magics):
         """The lines IPython shows for an error raised in a %%placement cell: for devlab's errors,
         the op, the reason and the op's line; for any other, the user's own frames (cells and the
         user's files, never devlab's or IPython's) as "cell N, line L" with the source line."""
+        try:
+            return self._user_frames(error)
+        except Exception:  # noqa: BLE001 - never hide the user's error behind one of ours
+            return traceback.format_exception(type(error), error, error.__traceback__)
+
+    def _user_frames(self, error):
         compiler = getattr(self.shell, "compile", None)
         cells = dict(getattr(compiler, "_filename_map", {}) or {})
         if isinstance(error, errors.OpError):
