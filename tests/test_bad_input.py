@@ -18,6 +18,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from IPython.core.error import UsageError
 
 import devlab as tf
 from devlab import cli
@@ -621,6 +622,24 @@ def _graph_with_variable():
     return v, p, s
 
 
+def _magic(line, cell):
+    from IPython.core.getipython import get_ipython
+    from IPython.testing.globalipapp import start_ipython
+    shell = start_ipython() or get_ipython()
+    shell.run_line_magic("load_ext", "devlab")
+    return shell.run_cell_magic("placement", line, cell)
+
+
+def _misnested():
+    first, second = tf.Session().as_default(), tf.Session().as_default()
+    first.__enter__()
+    second.__enter__()
+    try:
+        first.__exit__(None, None, None)
+    finally:
+        second.__exit__(None, None, None)
+
+
 def _device(spec):
     with tf.device(spec):
         tf.constant(1.0)
@@ -671,8 +690,14 @@ BAD_INPUTS = [
      "was explicitly assigned to /device:GPU:7 but available devices are"),
     ("colocate_with(None)", lambda t: tf.colocate_with(None).__enter__(), ValueError, "ignore_existing is not True"),
     # feeds and fetches
-    ("feed: wrong shape", lambda t: _write(lambda v, p: tf.identity(tf.placeholder(tf.float32, [2], name="q")), 0),
+    ("feed: missing", lambda t: _write(lambda v, p: tf.identity(tf.placeholder(tf.float32, [2], name="q")), 0),
      tf.errors.InvalidArgumentError, "You must feed a value for placeholder tensor 'q'"),
+    ("feed: wrong shape", lambda t: tf.Session().run(tf.identity(tf.placeholder(tf.float32, [2], name="r")),
+                                                      {"r:0": [1.0]}), ValueError,
+     "Cannot feed value of shape \\(1,\\) for Tensor r:0, which has shape \\(2,\\)"),
+    ("feed: list", lambda t: tf.Session().run(tf.constant(1.0), [1.0]), TypeError, "FlattenDictItems"),
+    ("Session(graph=...)", lambda t: tf.Session(graph="g"), TypeError, "Argument `graph` must be a tf.Graph"),
+    ("nesting", lambda t: _misnested(), AssertionError, "Nesting violated for default stack"),
     ("feed: ragged", lambda t: tf.Session().run(tf.identity(tf.placeholder(tf.float32, name="r")),
                                                  {"r:0": [[1.0], [1.0, 2.0]]}), ValueError, "inhomogeneous"),
     ("feed: None", lambda t: tf.Session().run(tf.identity(tf.placeholder(tf.float32, name="r")), {"r:0": None}),
@@ -738,6 +763,16 @@ BAD_INPUTS = [
      "default_cpus must be between 1 and 64"),
     ("MirroredStrategy: no devices", lambda t: tf.distribute.MirroredStrategy([]), ValueError,
      "Must specify at least one device."),
+    # the %%placement magic (IPython's UsageError for its own arguments, TF's errors for the cell's)
+    ("magic: --cpus 0", lambda t: _magic("--cpus 0", "x = 1"), UsageError, "--cpus must be at least 1"),
+    ("magic: --gpus huge", lambda t: _magic("--gpus 99999999999999999999999", "x = 1"), UsageError,
+     "--gpus must be at most 64"),
+    ("magic: unknown flag", lambda t: _magic("--nonsense", "x = 1"), UsageError, "unrecognized arguments"),
+    ("magic: bad device", lambda t: _magic("--no-draw", "with tf.device('/gpu:3'):\n    c = tf.constant(1.0)\n"
+                                                        "tf.Session().run(c)"),
+     tf.errors.InvalidArgumentError, "was explicitly assigned to /device:GPU:3"),
+    ("magic: bad config", lambda t: _magic("--no-draw", "tf.Session(config={'GPU': 1})"), TypeError,
+     "Argument `config` must be a tf.ConfigProto"),
 ]
 
 
@@ -747,5 +782,5 @@ def test_bad_inputs_get_only_tf_error_classes_naming_what_was_wrong(tmp_path, ca
     with pytest.raises(Exception) as e:
         fn(tmp_path)
     assert type(e.value) is error, f"{case}: {type(e.value).__name__}: {e.value}"
-    assert issubclass(error, TF_CLASSES + (ValueError, TypeError, OSError, RuntimeError, AssertionError))
+    assert issubclass(error, TF_CLASSES + (ValueError, TypeError, OSError, RuntimeError, AssertionError, UsageError))
     assert re.search(message, str(e.value)), f"{case}: {e.value}"

@@ -53,7 +53,7 @@ class Session:
         _check_session_arguments(target, graph, config)
         self.graph = get_default_graph() if graph is None else graph
         self.config = ConfigProto() if config is None else config
-        server = cluster_mod.lookup(target)
+        server = cluster_mod.lookup(target or "")
         tasks = server.cluster.tasks() if server else [("localhost", 0)]
         self.local_task = (server.job_name, server.task_index) if server else None
         self.devices = sorted(build_devices(self.config.device_count, tasks), key=lambda d: d.sort_key())
@@ -244,11 +244,11 @@ def _as_op(graph, obj):
 
 def _check_session_arguments(target, graph, config):
     """TF's TypeErrors for a Session made with arguments of the wrong type."""
-    if not isinstance(target, (str, bytes)):
-        hint = (' Did you do "Session(config)" instead of "Session(config=config)"?'
-                if isinstance(target, ConfigProto) else "")
-        raise TypeError(f'Argument `target` must be a string, but got "{type(target).__name__}".{hint}'
-                        if hint else f'Argument `target` must be a string, but got "{type(target).__name__}"')
+    if target is not None and not isinstance(target, (str, bytes)):
+        text = f'Argument `target` must be a string, but got "{type(target).__name__}"'
+        if isinstance(target, ConfigProto):
+            text += '. Did you do "Session(config)" instead of "Session(config=config)"?'
+        raise TypeError(text)
     if graph is not None and not isinstance(graph, Graph):
         raise TypeError(f'Argument `graph` must be a tf.Graph, but got "{type(graph).__name__}"')
     if config is not None and not isinstance(config, ConfigProto):
