@@ -93,3 +93,16 @@ disable_eager_execution = disable_v2_behavior
 
 def executing_eagerly():
     return False
+
+
+def __getattr__(name):
+    """``devlab.__version__``, read from the installed package's metadata on first use."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            value = version("devlab")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            value = "0+unknown"
+        globals()["__version__"] = value
+        return value
+    raise AttributeError(f"module 'devlab' has no attribute {name!r}")

@@ -55,6 +55,7 @@ class Graph:
         self._unfetchable = set()  # ops inside tf.cond branches and loops: not fetchable, as in TF
         self._unfeedable = set()
         self._variable_scope_counts = threading.local()
+        self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows
 
     # -- ops -----------------------------------------------------------------------------------
     def create_op(self, op_type, inputs, output_specs, name=None, attrs=None):
@@ -289,12 +290,7 @@ class Graph:
         current = {c for scope in self._scopes.control_stack for c in scope.control_inputs}
         ops = []
         for c in control_inputs:
-            if hasattr(c, "_as_graph_element"):
-                c = c._as_graph_element()
-            if isinstance(c, Tensor):
-                c = c.op
-            if not isinstance(c, Operation):
-                raise TypeError(f"Can not convert a {type(c).__name__} into a Tensor or Operation.")
+            c = self._control_input_op(c)
             if c not in current:
                 current.add(c)
                 ops.append(c)
@@ -305,6 +301,29 @@ class Graph:
             yield
         finally:
             self._scopes.control_stack.remove(scope)
+
+    def _control_input_op(self, c):
+        """``c`` (an Operation, Tensor or Variable) as an op of this graph, with TF's errors: a
+        control input from another graph is rejected here, before any op depends on it."""
+        if hasattr(c, "_as_graph_element"):
+            c = c._as_graph_element()
+        if isinstance(c, Tensor):
+            if c.graph is not self:
+                raise ValueError(f"Tensor {c} is not an element of this graph.")
+            return c.op
+        if not isinstance(c, Operation):
+            raise TypeError(f"Can not convert a {type(c).__name__} into a Tensor or Operation.")
+        if c.graph is not self:
+            raise ValueError(f"Operation {c} is not an element of this graph.")
+        return c
+
+    def _check_added_control_input(self, op, c):
+        """Checks ``c`` before ``op._add_control_input(c)``; a new edge makes sessions re-plan."""
+        if not isinstance(c, Operation):
+            raise TypeError(f"op must be an Operation: {c}")
+        if c.graph is not op.graph:
+            raise ValueError(f"{c} must be from the same graph as {op} (graphs are {c.graph} and {op.graph}).")
+        self.control_edges_added += 1
 
     def _control_inputs_for(self, input_ops):
         control = []

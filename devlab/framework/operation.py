@@ -70,6 +70,8 @@ class Operation:
         return list(self._control_inputs)
 
     def _add_control_input(self, op):
+        """Makes this op run after ``op`` (TF's private API); ``op`` must be of the same graph."""
+        self.graph._check_added_control_input(self, op)
         if op not in self._control_inputs:
             self._control_inputs = list(self._control_inputs) + [op]
 
@@ -82,6 +84,10 @@ class Operation:
         inputs = list(self._inputs)
         inputs[index] = tensor
         self._inputs = tuple(inputs)
+
+    def _add_control_inputs(self, ops):
+        for op in ops:
+            self._add_control_input(op)
 
     @property
     def device(self):

@@ -133,8 +133,13 @@ class Variable:
         return self._variable.eval(session=session)
 
     def load(self, value, session=None):
-        from ..framework.default_session import get_default_session_or_raise
-        (session or get_default_session_or_raise()).load_variable(self, value)
+        """Sets the variable's value in ``session`` (default: the default session), checked as a feed
+        of the initializer's value: TF's ValueError for a wrong shape, and for None."""
+        from ..framework.default_session import get_default_session
+        session = session or get_default_session()
+        if session is None:
+            raise ValueError("Either session argument should be provided or default session should be established")
+        session.load_variable(self, value)
 
     def __repr__(self):
         return f"<tf.Variable '{self.name}' shape={TensorShape(self.shape)} dtype={self.dtype.name}>"
