@@ -13,6 +13,7 @@ from ..devices.transfer import transfer
 from ..framework import errors
 from . import program as program_mod
 from ..ops.kernels import DEAD
+from .events import Value
 from .executor import compute, compute_dead_aware, execute, execute_traced, read
 from .steps import LoopStep
 from .variable_store import VarRef
@@ -129,6 +130,8 @@ class Run:
             if copy or not isinstance(host, np.ndarray) or not host.flags.owndata:
                 host = np.array(host)
             out.append(host[()] if host.ndim == 0 else host)
+            if self.subscribers:
+                self.emit(Value(leaf, out[-1]))
         return out
 
     def commit(self):

@@ -133,6 +133,8 @@ class Stepper:
 
     # -- what each step did ------------------------------------------------------------------------
     def _record(self, event):
+        if not isinstance(event, (StepFinished, Transfer)):
+            return
         host = self.session._host
         step = event.step
 
