@@ -135,7 +135,7 @@ class Program:
             call = f"k{step.index}(c{step.index}{''.join(', ' + a for a in args)})"
         if not step.outputs:
             return call
-        return ", ".join(f"s{s}" for s in step.outputs) + (" = " if len(step.outputs) > 1 else " = ") + call
+        return ", ".join(f"s{s}" for s in step.outputs) + " = " + call
 
     def _in_place(self, group, ns, use):
         """The lines of a fused group run as ufuncs: the first member writes a new array (the root

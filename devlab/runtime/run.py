@@ -11,8 +11,8 @@ import numpy as np
 
 from ..devices.transfer import transfer
 from ..framework import errors
-from . import program as program_mod
 from ..ops.kernels import DEAD
+from . import program as program_mod
 from .events import Value
 from .executor import compute, compute_dead_aware, execute, execute_traced, read
 from .steps import LoopStep
