@@ -35,6 +35,7 @@ from .ops.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_n
                            negative, not_equal, pow, realdiv, reciprocal, reduce_all, reduce_any, reduce_max,
                            reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid, sign, sin, sqrt,
                            square, squared_difference, subtract, tanh, truediv, unsorted_segment_sum)
+from .ops.control_flow import cond, while_loop
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
@@ -63,13 +64,21 @@ _operators.install(Tensor, Variable)
 
 # The TF version whose API devlab offers: TF1's last (1.15), so scripts that test the version take
 # their TF1 path. What the ops build, how they are named and placed follows TF 2.21's
-# ``tf.compat.v1`` graph mode, where devlab's facts were recorded.
-__version__ = VERSION = "1.15.0+devlab"
+# ``tf.compat.v1`` graph mode, where devlab's facts were recorded. ``tf.__version__`` carries
+# devlab's own version as a local label: ``1.15.0+devlab.0.1.0`` (see ``__getattr__`` below).
+TF_API_VERSION = "1.15.0"
 GIT_VERSION = "devlab"
-version = _Namespace("tf.version", VERSION=VERSION, GIT_VERSION=GIT_VERSION)
 compat = _Namespace("tf.compat", v1=__import__("sys").modules[__name__], as_bytes=_compat.as_bytes,
                     as_text=_compat.as_text, as_str=_compat.as_text, as_str_any=_compat.as_str_any)
-__getattr__ = _module_getattr("tf", __name__)
+_missing = _module_getattr("tf", __name__)
+
+
+class _VersionNamespace(_Namespace):
+    """``tf.version``: VERSION and GIT_VERSION."""
+    VERSION = property(lambda self: __getattr__("__version__"))
+
+
+version = _VersionNamespace("tf.version", GIT_VERSION=GIT_VERSION)
 
 
 def add_to_collection(name, value):
@@ -111,3 +120,20 @@ disable_eager_execution = disable_v2_behavior
 
 def executing_eagerly():
     return False
+
+
+def __getattr__(name):
+    """``tf.__version__`` (and ``tf.VERSION``): the TF API version with devlab's package version
+    as its local label, read from the installed package's metadata on first use. Any other name
+    devlab lacks is an API it does not implement yet (one line naming it and the user's line)."""
+    if name in ("__version__", "VERSION"):
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as package_version
+        try:
+            value = f"{TF_API_VERSION}+devlab.{package_version('devlab')}"
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            value = f"{TF_API_VERSION}+devlab"
+        globals()["__version__"] = globals()["VERSION"] = value
+        return value
+    __tracebackhide__ = True  # noqa: F841
+    return _missing(name)

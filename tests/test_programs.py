@@ -23,26 +23,24 @@ harness = importlib.import_module("harness")
 
 WAITS = {  # (program, variant or None for all): what the variant waits for
     ("p01_using_gpus", "unknown_gpu"): "placer: TF's CPU build adds 'CUDA is not enabled' to an unknown-GPU error",
-    ("p02_cnn_towers", None): "variable_scope: reuse counters reset on re-entry; name scope kept under "
-                              "variable_scope(get_variable_scope())",
-    ("p03_mlp_towers", None): "variable_scope: VariableScope.reuse_variables; tf.cond for zero_fraction; "
-                              "gradients: AddN colocation",
-    ("p04_shared_weights", None): "variable_scope: reuse counters; variables: _class on VariableV2 made from an "
-                                  "initializer; gradients: zeros_like, AddN colocation",
+    ("p02_cnn_towers", None): "gradients: the gradients/zeros_like TF feeds a rule for an output with no gradient",
+    ("p03_mlp_towers", None): "variable_scope: VariableScope.reuse_variables",
+    ("p04_shared_weights", "reuse_true"): "gradients: gradients/zeros_like for an output with no gradient",
+    ("p04_shared_weights", "auto_reuse"): "gradients: gradients/zeros_like for an output with no gradient",
+    ("p04_shared_weights", "reuse_variables"): "variable_scope: VariableScope.reuse_variables",
     ("p05_ps_worker_flags", "worker0_sync"): "tf.train.SyncReplicasOptimizer",
-    ("p06_custom_job_names", "cluster"): "device setter: replica_device_setter(cluster=...) on custom job names",
-    ("p06_custom_job_names", "no_ps_job"): "device setter: None when the cluster lacks the ps_device's job",
-    ("p07_make_parallel", None): "gradients: grad_ys built from tf.shape in the gradients scope; AddN aggregation",
-    ("p08_control_flow", None): "tf.cond / tf.while_loop",
-    ("p09_gradient_colocation", "gradients_colocated"): "gradients: AddN aggregation (TF's _MultiDeviceAddN)",
-    ("p09_gradient_colocation", "gradients_default"): "gradients: AddN aggregation and colocation (FIFO order)",
-    ("p10_moving_averages", None): "moving averages: EMA with num_updates; tf.cond for initialized_value",
+    ("p08_control_flow", "while_grad"): "control flow: gradients of while loops (Exit, Enter...)",
+    ("p09_gradient_colocation", "gradients_default"): "runtime: TF replicates small constants per device "
+                                                      "(mul/x is not in its partition graphs)",
+    ("p10_moving_averages", "loss"): "runtime: TF replicates small constants per device",
+    ("p10_moving_averages", "variables"): "moving averages: shadow variables initialized with initialized_value()",
+    ("p10_moving_averages", "variables_gpu"): "moving averages: shadow variables initialized with initialized_value()",
     ("p11_array_ops", "softmax_xent_v2"): "gradients: gradients/zeros_like for the unused backprop output",
-    ("p11_array_ops", "lrn_zero_fraction"): "tf.cond (zero_fraction counts inside a cond in TF)",
-    ("p11_array_ops", "initialized_value"): "tf.cond (initialized_value is a cond in TF)",
+    ("p11_array_ops", "initialized_value"): "control flow: a cond branch names the Switch of an outside input "
+                                            "'<consumer>/Switch' (cond/read/Switch)",
     ("p12_supervisor", None): "tf.train.Supervisor",
     ("p13_monitored_session", None): "tf.train.MonitoredTrainingSession and hooks",
-    ("p14_rnn_device_wrapper", None): "tf.nn.rnn_cell and dynamic_rnn (tf.while_loop)",
+    ("p14_rnn_device_wrapper", None): "tf.nn.rnn_cell and dynamic_rnn",
 }
 
 

@@ -27,20 +27,22 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
 
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
-    """``tf.nn.dropout`` with ``rate`` while ``training``, the inputs (an Identity) otherwise.
-
-    With a tensor ``training`` TF builds a ``tf.cond``; until devlab has one, both branches are
-    built and a ``SelectV2`` on ``training`` picks one (the same values, other ops)."""
+    """``tf.nn.dropout`` with ``rate`` while ``training``, the inputs (an Identity) otherwise; a
+    tensor ``training`` chooses between the two at run time with a ``tf.cond``, as TF builds it."""
+    from ..ops.control_flow import cond
     with variable_scope(name, default_name="dropout"):
         x = convert_to_tensor(inputs)
         if not isinstance(rate, Tensor) and rate == 0:
             return array_ops.identity(x)
-        if isinstance(training, Tensor):
-            dropped = nn_impl.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
-            return array_ops.where_v2(training, dropped, array_ops.identity(x), name="cond")
-        if training:
+
+        def dropped():
             return nn_impl.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
-        return array_ops.identity(x)
+
+        def kept():
+            return array_ops.identity(x)
+        if isinstance(training, Tensor):
+            return cond(training, dropped, kept)
+        return dropped() if training else kept()
 
 
 def flatten(inputs, name=None, data_format="channels_last"):

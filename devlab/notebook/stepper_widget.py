@@ -70,11 +70,11 @@ class StepperWidget(widgets.VBox):
         self.next_button.disabled = st.done
         view = self.current
         if view is None:
-            body = f"<p>{n} steps. Press <b>Next</b> to run the first: {html.escape(st.describe(0)) if n else ''}</p>"
+            body = f"<p>{n} steps. Press <b>Next</b> to run the first: {html.escape(st.describe_next())}</p>"
         else:
             body = self._describe(view)
             if not st.done:
-                body += f"<p>next: {html.escape(st.describe(st.position))}</p>"
+                body += f"<p>next: {html.escape(st.describe_next())}</p>"
             else:
                 body += "<p><b>run complete</b></p>"
         self.info.value = f"<div class='devlab-step'><b>step {st.position} of {n}</b>{body}</div>"

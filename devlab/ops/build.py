@@ -10,6 +10,7 @@ from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
+from . import op_defs
 from .shapes import ShapeError
 from .table import lookup
 
@@ -89,8 +90,13 @@ def apply_op(op_type, inputs, attrs=None, name=None):
     except ShapeError as e:
         node = name[:-1] if name.endswith("/") else graph.unique_name(name, mark_as_used=False)
         raise ValueError(_describe(e, node, op_type, inputs)) from None
-    if inputs and "T" not in attrs and op_type not in ("Cast",):
-        attrs["T"] = inputs[0].dtype.base_dtype
+    if inputs:  # TF's type attrs (T, Tidx, Tshape...): its kernels, so placements, are chosen by them
+        derived = op_defs.type_attrs(op_type, inputs, attrs)
+        if derived is not None:
+            for key, dtype in derived.items():
+                attrs.setdefault(key, dtype)
+        elif "T" not in attrs and opdef.type_input is not None:  # devlab's own ops
+            attrs["T"] = inputs[opdef.type_input].dtype.base_dtype
     refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref] \
         if opdef.ref_inputs else ()
     if not refs:

@@ -72,6 +72,9 @@ squared_difference = _binary("SquaredDifference", "SquaredDifference")
 div_no_nan = _binary("DivNoNan", "div_no_nan")
 realdiv = _binary("RealDiv", "RealDiv")
 
+logical_and = _binary("LogicalAnd", "LogicalAnd")
+logical_or = _binary("LogicalOr", "LogicalOr")
+
 negative = _unary("Neg")
 abs = _unary("Abs")  # noqa: A001
 sign = _unary("Sign")
@@ -87,6 +90,7 @@ logical_not = _unary("LogicalNot")
 floor = _unary("Floor")
 tanh = _unary("Tanh")
 sigmoid = _unary("Sigmoid")
+logical_not = _unary("LogicalNot")
 
 
 def divide(x, y, name=None):
@@ -125,13 +129,17 @@ def _reduction(op_type, default_name):
     def build(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
         axis = reduction_indices if axis is None else axis
         keep = bool(keepdims if keepdims is not None else keep_dims)
-        if axis is None:
+        every_axis = axis is None
+        if every_axis:
             axis = _all_axes(input_tensor)
         with name_scope(name, default_name, [input_tensor]) as scope:
             x = convert_to_tensor(input_tensor, name="input")
             axes = convert_to_tensor(axis, dtype=None if isinstance(axis, Tensor) else "int32",
                                      name="reduction_indices")
-            return apply_op_output(op_type, [x, axes], {"keep_dims": keep}, scope)
+            out = apply_op_output(op_type, [x, axes], {"keep_dims": keep}, scope)
+        if every_axis and not keep and not out.shape.is_fully_defined():
+            out.set_shape(())  # reducing every axis gives a scalar, whatever the rank (TF's _may_reduce_to_scalar)
+        return out
     build.__name__ = "reduce_" + default_name.lower()
     build.__doc__ = f"Reduces with ``{op_type}`` over ``axis`` (every axis when None)."
     return build

@@ -68,17 +68,15 @@ def _count_nonzero(value, dtype):
 
 
 def zero_fraction(value, name=None):
-    """The fraction of zeros in ``value`` (a summary of how sparse ReLU outputs are).
-
-    TensorFlow counts with an int32 sum inside ``tf.cond(size <= int32 max, ...)`` and an int64
-    sum otherwise; devlab builds the int32 branch only (under the same ``cond/`` names) until it
-    has ``tf.cond``: the values are the same for any tensor smaller than 2**31 elements."""
+    """The fraction of zeros in ``value`` (a summary of how sparse ReLU outputs are), counted as TF
+    counts: an int32 sum inside ``tf.cond(size <= int32 max, ...)``, an int64 sum otherwise."""
+    from .control_flow import cond
     with name_scope(name, "zero_fraction", [value]):
         value = convert_to_tensor(value, name="value")
         size = array_ops.size(value, out_type=dtypes.int64)
-        size <= np.int64(2 ** 31 - 1)  # the cond's predicate, kept so the graph reads as TF's
-        with name_scope("cond"):
-            num_nonzero = array_ops.cast(_count_nonzero(value, dtypes.int32), dtypes.int64)
+        num_nonzero = cond(size <= np.int64(2 ** 31 - 1),
+                           lambda: array_ops.cast(_count_nonzero(value, dtypes.int32), dtypes.int64),
+                           lambda: _count_nonzero(value, dtypes.int64))
         with name_scope("counts_to_fraction"):
             num_zero = size - num_nonzero
             fraction = array_ops.cast(num_zero, dtypes.float32) / array_ops.cast(size, dtypes.float32)

@@ -68,15 +68,14 @@ def install(*classes):
 
 
 def _initialized_value(self):
-    """The variable's value for initializing another variable from it.
-
-    TF builds ``cond(is_variable_initialized(v), v.read_value, lambda: v.initial_value)``; devlab
-    has no ``tf.cond`` yet and returns the initial value (an Identity), which is what the cond
-    gives while the variables are being initialized, its common use."""
+    """The variable's value, or its initial value while it is not yet initialized: for initializing
+    another variable from this one. Built as TF builds it, under ``init_scope``:
+    ``cond(is_variable_initialized(v), v.read_value, lambda: v.initial_value)``."""
     from ..framework.scopes import init_scope
-    from .array_ops import identity
+    from .control_flow import cond
+    from .state_ops import is_variable_initialized
     with init_scope():
-        return identity(self.initial_value, name="initialized_value")
+        return cond(is_variable_initialized(self), self.read_value, lambda: self.initial_value)
 
 
 def _getitem(self, slice_spec):

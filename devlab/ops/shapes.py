@@ -539,3 +539,29 @@ def dynamic_stitch(inputs, attrs):
 
 def broadcast_to(inputs, attrs):
     return [(inputs[0].dtype.base_dtype, _partial(constant_value_as_shape(inputs[1])))]
+
+
+def switch(inputs, attrs):
+    """Switch: two outputs shaped like the data (false side, true side)."""
+    data = inputs[0]
+    return [(data.dtype, dims(data)), (data.dtype, dims(data))]
+
+
+def merge(inputs, attrs):
+    """Merge: the inputs' common shape (unknown dims where they differ), and the value index."""
+    shape = TensorShape(dims(inputs[0]))
+    for t in inputs[1:]:
+        other = TensorShape(dims(t))
+        if shape.dims is None or other.dims is None or len(shape.dims) != len(other.dims):
+            shape = TensorShape(None)
+        else:
+            shape = TensorShape([a if a == b else None for a, b in zip(shape.dims, other.dims)])
+    return [(inputs[0].dtype, shape.dims), (dtypes.int32, ())]
+
+
+def scalar_bool(inputs, attrs):
+    return [(dtypes.bool, ())]
+
+
+def logical(inputs, attrs):
+    return [(dtypes.bool, broadcast_dims(dims(inputs[0]), dims(inputs[-1])))]

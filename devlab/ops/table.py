@@ -28,6 +28,7 @@ class OpDef:
     stateful: bool = False
     args: tuple = ()  # input names that share one dtype ``T``, for TF's type-mismatch error
     overrides: dict = field(default_factory=dict)
+    type_input: int = 0  # the input whose dtype is the op's ``T`` attr (None: the builder sets it)
 
     def kernel_for(self, device_type):
         return self.overrides.get(device_type, self.kernel)
@@ -42,7 +43,7 @@ OPS = _table(
     OpDef("Const", S.const, K.const),
     OpDef("Placeholder", S.from_attrs, K.placeholder),
     OpDef("PlaceholderWithDefault", S.placeholder_with_default, K.identity),
-    OpDef("Fill", S.fill, K.fill),
+    OpDef("Fill", S.fill, K.fill, type_input=1),
     OpDef("RandomUniform", S.random, K.random_uniform, stateful=True),
     OpDef("RandomUniformInt", S.random, K.random_uniform_int, stateful=True),
     OpDef("RandomStandardNormal", S.random, K.random_normal, stateful=True),
@@ -52,7 +53,7 @@ OPS = _table(
     OpDef("Assign", S.assign, K.assign, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignAdd", S.ref_of_first, K.assign_add, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignSub", S.ref_of_first, K.assign_sub, ref_inputs=(0,), stateful=True, args=("ref", "value")),
-    OpDef("IsVariableInitialized", S.scalar_int, K.is_variable_initialized, ref_inputs=(0,)),
+    OpDef("IsVariableInitialized", S.scalar_int, K.is_variable_initialized, ref_inputs=(0,), type_input=None),
     OpDef("ApplyGradientDescent", S.ref_of_first, K.apply_gradient_descent, ref_inputs=(0,), stateful=True),
     OpDef("ApplyMomentum", S.ref_of_first, K.apply_momentum, ref_inputs=(0, 1), stateful=True),
     OpDef("ApplyAdam", S.ref_of_first, K.apply_adam, ref_inputs=(0, 1, 2), stateful=True),
@@ -116,7 +117,7 @@ OPS = _table(
     OpDef("Any", S.reduction, K.reducer("any")),
     OpDef("All", S.reduction, K.reducer("all")),
     OpDef("ArgMax", S.argmax, K.argmax),
-    OpDef("OneHot", S.one_hot, K.one_hot),
+    OpDef("OneHot", S.one_hot, K.one_hot, type_input=None),
     # neural networks
     OpDef("LogSoftmax", S.same_as_first, NK.log_softmax),
     OpDef("SoftmaxCrossEntropyWithLogits", NS.softmax_xent, NK.softmax_xent, args=("features", "labels")),
@@ -155,7 +156,7 @@ OPS = _table(
     OpDef("Range", S.range_, K.range_),
     OpDef("Tile", S.tile, K.tile),
     OpDef("Pad", S.pad, K.pad),
-    OpDef("PadV2", S.pad, K.pad),
+    OpDef("PadV2", S.pad, K.pad_v2),
     OpDef("MirrorPad", S.pad, K.mirror_pad),
     OpDef("MirrorPadGrad", S.mirror_pad_grad, K.mirror_pad_grad),
     OpDef("InvertPermutation", S.same_as_first, K.invert_permutation),
@@ -174,9 +175,18 @@ OPS = _table(
     OpDef("AsString", S.string_scalar_like, K.as_string, devices=CPU_ONLY),
     OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY),
     OpDef("DatasetSlice", S.from_attrs, K.dataset_slice, devices=CPU_ONLY, ref_inputs=(0,), stateful=True),
-    OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True),
+    OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True, type_input=1),
     OpDef("HistogramSummary", S.string_scalar, K.histogram_summary, devices=CPU_ONLY, stateful=True),
     OpDef("MergeSummary", S.string_scalar, K.merge_summary, devices=CPU_ONLY, stateful=True),
+    # control flow (tf.cond, tf.while_loop): the executor gives DEAD and loop frames their meaning
+    OpDef("Switch", S.switch, K.switch),
+    OpDef("RefSwitch", S.switch, K.switch, ref_inputs=(0,)),
+    OpDef("Merge", S.merge, K.merge, args=("inputs",)),
+    OpDef("Enter", S.same_as_first, K.forward),
+    OpDef("RefEnter", S.ref_of_first, K.forward, ref_inputs=(0,)),
+    OpDef("Exit", S.same_as_first, K.forward),
+    OpDef("NextIteration", S.same_as_first, K.forward),
+    OpDef("LoopCond", S.scalar_bool, K.forward),
 )
 
 

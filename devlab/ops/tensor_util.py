@@ -108,6 +108,9 @@ def constant_value_as_shape(tensor):
     value = static_value(tensor)
     if value is not None:
         return [None if d < 0 else int(d) for d in np.asarray(value).reshape(-1)]
+    if not isinstance(tensor, Tensor):  # a description of an input (a graph being loaded): its length only
+        length = tensor.shape.dims[0] if tensor.shape.dims else None
+        return None if length is None else [None] * length
     op = tensor.op
     if op.type == "Shape":
         return op.inputs[0].shape.dims and list(op.inputs[0].shape.dims)
