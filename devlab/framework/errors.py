@@ -31,6 +31,7 @@ ResourceExhaustedError = _error("ResourceExhaustedError", RESOURCE_EXHAUSTED)
 FailedPreconditionError = _error("FailedPreconditionError", FAILED_PRECONDITION)
 UnimplementedError = _error("UnimplementedError", UNIMPLEMENTED)
 InternalError = _error("InternalError", INTERNAL)
+UnavailableError = _error("UnavailableError", 14)  # UNAVAILABLE: a task of the cluster cannot be reached
 
 
 def defined_at(op):

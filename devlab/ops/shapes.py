@@ -234,3 +234,8 @@ def variable(inputs, attrs):
 def fill(inputs, attrs):
     """Fill's output: the static ``shape`` attr (from its dims Const), the value's dtype."""
     return [(inputs[1].dtype.base_dtype, attrs["shape"])]
+
+
+def py_func(inputs, attrs):
+    """One output of unknown shape per ``Tout`` dtype (TF cannot see inside the function)."""
+    return [(dtype, None) for dtype in attrs["Tout"]]

@@ -114,6 +114,9 @@ OPS = _table(
     OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY),
     OpDef("DatasetSlice", S.from_attrs, K.dataset_slice, devices=CPU_ONLY, ref_inputs=(0,), stateful=True),
     OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True),
+    # a Python function, run in the process of the task the op is placed on (TF has only CPU kernels)
+    OpDef("PyFunc", S.py_func, K.py_func, devices=CPU_ONLY, stateful=True),
+    OpDef("PyFuncStateless", S.py_func, K.py_func, devices=CPU_ONLY),
 )
 
 
