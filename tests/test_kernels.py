@@ -82,10 +82,11 @@ CASES = {
     "Rank": (lambda: tf.rank(A), lambda: np.array(2)),
 }
 # Ops checked elsewhere: sources and stateful ops (test_session, test_training, test_distribute),
-# CPU-only string ops (test_placer).
+# CPU-only string ops (test_placer), Python functions (test_cluster).
 ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
              "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "RandomUniform", "RandomStandardNormal",
-             "TruncatedNormal", "NoOp", "AsString", "StringJoin", "ScalarSummary", "DatasetSlice"}
+             "TruncatedNormal", "NoOp", "AsString", "StringJoin", "ScalarSummary", "DatasetSlice",
+             "PyFunc", "PyFuncStateless"}
 
 
 def test_every_op_has_a_kernel_test():

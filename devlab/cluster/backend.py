@@ -88,7 +88,8 @@ class DaskBackend(cluster_mod.ClusterBackend):
             h = self.handle(task)
             where = f"Dask worker {h.address} (name {h.worker_name}, pid {h.pid})"
             for i in range(n_cpu):
-                devices.append(Device(task[0], 0, task[1], "CPU", i, np, description=f"device: {i}, name: CPU on {where}"))
+                devices.append(Device(task[0], 0, task[1], "CPU", i, np,
+                                      description=f"device: {i}, name: CPU on {where}"))
             for i in range(n_gpu):
                 devices.append(Device(task[0], 0, task[1], "GPU", i, np, simulated=True, description=(
                     f"device: {i}, name: Simulated GPU (devlab, numpy-backed) on {where}, pci bus id: "
@@ -127,6 +128,11 @@ class DaskBackend(cluster_mod.ClusterBackend):
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+    @property
+    def scheduler_address(self):
+        """The Dask scheduler's address: what another process passes to ``devlab.cluster.connect``."""
+        return self.client.scheduler.address
 
     @property
     def dashboard_link(self):

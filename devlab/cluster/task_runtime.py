@@ -76,12 +76,12 @@ class Outbox:
         self.pending.setdefault(dst, []).append((key, value))
 
     def flush(self, final=False):
-        held = []
+        held = (0.0, [])
         if self.first_flush is not None:
             hook, self.first_flush = self.first_flush, None
             hook(self.pending)
         if final and self.coordinator is not None:
-            held = self.pending.pop(self.coordinator, [])
+            held = (time.time(), self.pending.pop(self.coordinator, []))
         for dst, items in self.pending.items():
             self.sending.append(asyncio.ensure_future(self.runtime._send(self.peers[dst], dst, self.run_id, items)))
         self.pending = {}
@@ -137,7 +137,7 @@ class TaskRuntime:
 
         def start(bundles):
             for t, sub in others.items():
-                sub = dict(sub, early=bundles.pop(t, []), coordinator=self.task)
+                sub = dict(sub, early=(time.time(), bundles.pop(t, [])), coordinator=self.task)
                 call = asyncio.ensure_future(self._call_peer(peers[t], "run", sub))
                 call.add_done_callback(functools.partial(self._peer_done, run_id, t, failures, peers))
                 calls[t] = call
@@ -175,8 +175,10 @@ class TaskRuntime:
         plan = self._plan(request)
         if plan is None:
             return {"need_plan": True}
-        for key, value in request.get("early", ()):
-            self._put(run_id, key, value, time.time(), time.time())
+        sent_at, items = request.get("early", (0.0, ()))
+        now = time.time()
+        for key, value in items:  # values that came with the request
+            self._put(run_id, key, value, sent_at, now)
         held = False
         run = None
         outbox = Outbox(self, run_id, request["peers"], first_flush, request.get("coordinator"))
@@ -195,7 +197,8 @@ class TaskRuntime:
             fetched = [(position, read(run.values[slot], op)) for position, slot, op in plan.fetches]
             for writer in request["vote_to"]:  # prepared: the vote travels with the last values
                 outbox.put(writer, ("vote", self.task), None)
-            final = outbox.flush(final=True)
+            # a writer waits for votes before it replies: it cannot hold back what it owes
+            final = outbox.flush(final=not plan.writes)
             await outbox.delivered()
             if plan.writes:  # phase two: commit once every other task of the run prepared
                 votes = [self._mail(run_id, ("vote", t)) for t in request["voters"]]
@@ -237,8 +240,9 @@ class TaskRuntime:
                 self._abort_everywhere(run_id, peers, [t for t in peers if t != task])
             return
         now = time.time()
-        for key, value in reply.pop("final", ()):
-            self._put(run_id, key, value, now, now)
+        sent_at, items = reply.pop("final", (now, ()))
+        for key, value in items:  # what the peer owed this task at its end
+            self._put(run_id, key, value, sent_at, now)
 
     def _abort_everywhere(self, run_id, peers, tasks):
         for t in tasks:
