@@ -184,6 +184,47 @@ def test_step_stats_have_measured_times_per_task_and_the_cluster_view(spec):
     assert "256 bytes/step" in cluster_view.cluster_graph(devlab.cluster.tasks(spec), report).source
 
 
+def test_grpc_targets_name_tasks_and_the_in_process_tools_say_where_they_stop(spec):
+    import devlab.cluster
+    v = tf.Variable(3.0, name="anywhere")
+    with tf.Session("grpc://" + spec.task_address("worker", 1)) as sess:  # no Server made here for it
+        assert sess.local_task == ("worker", 1)
+        sess.run(v.initializer)
+        assert sess.placement.device_of(v.op).name == "/job:worker/replica:0/task:1/device:CPU:0"
+        with pytest.raises(tf.errors.UnimplementedError, match="The stepper runs a plan in this process"):
+            sess.stepper(v)
+    server = tf.train.Server(spec, job_name="ps", task_index=0)
+    server.join(timeout=0.2)  # the task is served by its worker: join returns when asked to stop waiting
+    assert isinstance(spec.backend, devlab.cluster.DaskBackend) and spec.backend.scheduler_address.startswith("tcp://")
+
+
+def test_a_chief_initialises_and_another_worker_waits_in_monitored_sessions(spec):
+    with tf.device("/job:ps/task:0"):  # shared variables live on the ps (a worker's would be its own)
+        step = tf.train.get_or_create_global_step()
+        w = tf.Variable(tf.zeros([2]), name="mts_w")
+    train = tf.group(w.assign_add(tf.ones([2])), step.assign_add(1))
+    counts = {}
+
+    def worker(index):
+        with step.graph.as_default(), tf.train.MonitoredTrainingSession(
+                master=worker_target(spec, index), is_chief=index == 0, max_wait_secs=30,
+                hooks=[tf.train.StopAtStepHook(last_step=30)]) as sess:
+            counts[index] = 0
+            while not sess.should_stop():
+                sess.run(train)
+                counts[index] += 1
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in (1, 0)]  # the non-chief starts first
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with tf.Session(worker_target(spec)) as sess:
+        total = int(sess.run(step))
+        assert total >= 30 and total == sum(counts.values()) and counts[0] > 0
+        np.testing.assert_array_equal(sess.run(w), [total, total])
+
+
 def test_a_run_failing_on_one_task_changes_no_variable_on_any_task(spec):
     with tf.device("/job:ps/task:0"):
         on_ps = tf.Variable(1.0, name="on_ps")
