@@ -85,12 +85,13 @@ CASES = {
     "LogicalNot": (lambda: tf.logical_not(A > 1.5), lambda: ~(A > 1.5)),
 }
 # Ops checked elsewhere: sources and stateful ops (test_session, test_training, test_distribute),
-# CPU-only string ops (test_placer).
+# CPU-only string ops (test_placer), Python functions (test_cluster).
 ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
              "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "RandomUniform", "RandomStandardNormal",
              "TruncatedNormal", "NoOp", "AsString", "StringJoin", "ScalarSummary", "DatasetSlice",
              # control flow: tests/test_control_flow.py runs them through tf.cond and tf.while_loop
-             "Switch", "RefSwitch", "Merge", "Enter", "RefEnter", "Exit", "NextIteration", "LoopCond"}
+             "Switch", "RefSwitch", "Merge", "Enter", "RefEnter", "Exit", "NextIteration", "LoopCond",
+             "PyFunc", "PyFuncStateless"}
 
 
 def test_every_op_has_a_kernel_test():

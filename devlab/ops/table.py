@@ -127,6 +127,9 @@ OPS = _table(
     OpDef("LogicalAnd", S.logical, K.logical_and, args=("x", "y")),
     OpDef("LogicalOr", S.logical, K.logical_or, args=("x", "y")),
     OpDef("LogicalNot", S.same_as_first, K.logical_not),
+    # a Python function, run in the process of the task the op is placed on (TF has only CPU kernels)
+    OpDef("PyFunc", S.py_func, K.py_func, devices=CPU_ONLY, stateful=True),
+    OpDef("PyFuncStateless", S.py_func, K.py_func, devices=CPU_ONLY),
 )
 
 
