@@ -196,13 +196,14 @@ def lrn_grad_by_differences(x, eps=1e-3):
         g[i] = (ref.lrn(up, 1, 1.0, 0.3, 0.75).sum() - ref.lrn(down, 1, 1.0, 0.3, 0.75).sum()) / (2 * eps)
     return g
 # Ops checked elsewhere: sources and stateful ops (test_session, test_training, test_distribute),
-# CPU-only string ops (test_placer).
+# CPU-only string ops (test_placer), Python functions (test_cluster).
 ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
              "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "RandomUniform", "RandomUniformInt",
              "RandomStandardNormal", "TruncatedNormal", "NoOp", "AsString", "StringJoin", "ScalarSummary",
              "HistogramSummary", "MergeSummary", "DatasetSlice",
              # control flow: tests/test_control_flow.py runs them through tf.cond and tf.while_loop
-             "Switch", "RefSwitch", "Merge", "Enter", "RefEnter", "Exit", "NextIteration", "LoopCond"}
+             "Switch", "RefSwitch", "Merge", "Enter", "RefEnter", "Exit", "NextIteration", "LoopCond",
+             "PyFunc", "PyFuncStateless"}
 
 
 def test_every_op_has_a_kernel_test():

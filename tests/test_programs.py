@@ -38,8 +38,10 @@ WAITS = {  # (program, variant or None for all): what the variant waits for
     ("p11_array_ops", "softmax_xent_v2"): "gradients: gradients/zeros_like for the unused backprop output",
     ("p11_array_ops", "initialized_value"): "control flow: a cond branch names the Switch of an outside input "
                                             "'<consumer>/Switch' (cond/read/Switch)",
-    ("p12_supervisor", None): "tf.train.Supervisor",
-    ("p13_monitored_session", None): "tf.train.MonitoredTrainingSession and hooks",
+    ("p12_supervisor", None): "cluster: Supervisor builds TF's graph (report_uninitialized_variables, "
+                                "init_all_tables, Merge/MergeSummary, group_deps)",
+    ("p13_monitored_session", None): "cluster: MonitoredTrainingSession builds TF's Scaffold graph "
+                                       "(global_step cond, report_uninitialized_variables concat)",
     ("p14_rnn_device_wrapper", None): "tf.nn.rnn_cell and dynamic_rnn",
 }
 

@@ -33,6 +33,7 @@ FailedPreconditionError = _error("FailedPreconditionError", FAILED_PRECONDITION)
 UnimplementedError = _error("UnimplementedError", UNIMPLEMENTED)
 InternalError = _error("InternalError", INTERNAL)
 DataLossError = _error("DataLossError", DATA_LOSS)  # a checkpoint or saved graph that is truncated or corrupt
+UnavailableError = _error("UnavailableError", 14)  # UNAVAILABLE: a task of the cluster cannot be reached
 
 
 def defined_at(op):

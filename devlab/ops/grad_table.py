@@ -607,5 +607,6 @@ NOT_DIFFERENTIABLE = {
     "OnesLike", "Equal", "NotEqual", "Greater", "Less", "GreaterEqual", "LessEqual", "LogicalAnd", "LogicalOr",
     "LogicalNot", "ArgMax", "OneHot", "NoOp", "AsString", "StringJoin", "ScalarSummary", "HistogramSummary",
     "MergeSummary", "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "Range",
-    "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "DynamicStitch",
+    "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "DynamicStitch", "PyFunc",
+    "PyFuncStateless",
 }

@@ -700,3 +700,37 @@ def forward(k, x):
     between the frames of a while loop."""
     return x
 
+
+# -- tf.py_func ------------------------------------------------------------------------------------
+PY_FUNCS = {}  # token -> the Python function of a tf.py_func (TF's FuncRegistry); see script_ops.py
+
+
+def py_func(k, *args):
+    """Calls the op's Python function on numpy arrays, in the process of the device's task, and
+    checks each returned value against ``Tout`` (no conversion, as in TF)."""
+    import traceback
+
+    import numpy as np
+
+    from ..framework import dtypes, errors
+    func = k.attrs.get("_func") or PY_FUNCS[k.attrs["token"]]  # a worker gets the function itself
+    try:
+        ret = func(*[np.asarray(a) for a in args])
+    except Exception as e:  # noqa: BLE001 - TF reports any Python exception as UnknownError
+        frames = "".join(traceback.format_tb(e.__traceback__)[1:])
+        raise errors.UnknownError(None, None, f"{type(e).__name__}: {e}\nTraceback (most recent call last):\n"
+                                              f"{frames}") from None
+    touts = k.attrs["Tout"]
+    values = list(ret) if isinstance(ret, (list, tuple)) else [ret]
+    if len(values) != len(touts):
+        raise errors.InvalidArgumentError(None, None, f"{k.attrs['token']} returns {len(values)} values, but "
+                                                      f"expects to see {len(touts)} values.")
+    out = []
+    for i, (value, want) in enumerate(zip(values, touts)):
+        arr = np.asarray(value)
+        got = dtypes.as_dtype(arr.dtype)
+        if got.base_dtype != want.base_dtype:
+            raise errors.InvalidArgumentError(None, None, f"{i}-th value returned by {k.attrs['token']} is "
+                                                          f"{got.tf_type_name}, but expects {want.tf_type_name}")
+        out.append(arr)
+    return out[0] if len(out) == 1 else tuple(out)

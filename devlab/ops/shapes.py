@@ -565,3 +565,7 @@ def scalar_bool(inputs, attrs):
 
 def logical(inputs, attrs):
     return [(dtypes.bool, broadcast_dims(dims(inputs[0]), dims(inputs[-1])))]
+
+def py_func(inputs, attrs):
+    """One output of unknown shape per ``Tout`` dtype (TF cannot see inside the function)."""
+    return [(dtype, None) for dtype in attrs["Tout"]]

@@ -187,6 +187,9 @@ OPS = _table(
     OpDef("Exit", S.same_as_first, K.forward),
     OpDef("NextIteration", S.same_as_first, K.forward),
     OpDef("LoopCond", S.scalar_bool, K.forward),
+    # a Python function, run in the process of the task the op is placed on (TF has only CPU kernels)
+    OpDef("PyFunc", S.py_func, K.py_func, devices=CPU_ONLY, stateful=True),
+    OpDef("PyFuncStateless", S.py_func, K.py_func, devices=CPU_ONLY),
 )
 
 

@@ -56,9 +56,14 @@ class Session:
         server = cluster_mod.lookup(target or "")
         tasks = server.cluster.tasks() if server else [("localhost", 0)]
         self.local_task = (server.job_name, server.task_index) if server else None
-        self.devices = sorted(build_devices(self.config.device_count, tasks), key=lambda d: d.sort_key())
+        # A cluster bound to a backend runs each task's part of a plan where that task lives
+        # (a Dask worker); the session still places and plans here. None: everything in-process.
+        self.backend = server.backend if server else None
+        devices = self.backend.devices(self.config.device_count) if self.backend else \
+            build_devices(self.config.device_count, tasks)
+        self.devices = sorted(devices, key=lambda d: d.sort_key())
         self._host = next(d for d in self.devices if d.device_type == "CPU")
-        self.variables = VariableStore()
+        self.variables = self.backend.variables(self) if self.backend else VariableStore()
         self.placement = None
         self._placed_version = -1
         self._plans = {}
@@ -79,6 +84,8 @@ class Session:
         return bool(self.config.log_device_placement or devlab_config.get("force_log"))
 
     def close(self):
+        if self.backend is not None and not self._closed:
+            self.backend.close_session(self)
         self._closed = True
 
     def __enter__(self):
@@ -144,7 +151,8 @@ class Session:
         tracer = Tracer() if traced else None
         lock = self.variables.write_lock if plan.writes_variables else contextlib.nullcontext()
         with lock:
-            run = Run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())
+            new_run = self.backend.new_run if self.backend else Run
+            run = new_run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())
             try:
                 run.run_to_end()
                 results = run.fetch()

@@ -9,5 +9,9 @@ from .optimizers import AdamOptimizer, GradientDescentOptimizer, MomentumOptimiz
 from .saver import Saver, latest_checkpoint  # noqa: F401
 from .coordinator import Coordinator, start_queue_runners  # noqa: F401
 from .learning_rate_decay import exponential_decay  # noqa: F401
+from .monitored_session import MonitoredSession, MonitoredTrainingSession, Scaffold  # noqa: F401
+from .session_run_hook import (CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunHook,  # noqa: F401
+                               SessionRunValues, StopAtStepHook)
+from .supervisor import Supervisor  # noqa: F401
 
 __getattr__ = module_getattr("tf.train", __name__)
