@@ -30,14 +30,7 @@ WAITS = {  # (program, variant or None for all): what the variant waits for
     ("p04_shared_weights", "reuse_variables"): "variable_scope: VariableScope.reuse_variables",
     ("p05_ps_worker_flags", "worker0_sync"): "tf.train.SyncReplicasOptimizer",
     ("p08_control_flow", "while_grad"): "control flow: gradients of while loops (Exit, Enter...)",
-    ("p09_gradient_colocation", "gradients_default"): "runtime: TF replicates small constants per device "
-                                                      "(mul/x is not in its partition graphs)",
-    ("p10_moving_averages", "loss"): "runtime: TF replicates small constants per device",
-    ("p10_moving_averages", "variables"): "moving averages: shadow variables initialized with initialized_value()",
-    ("p10_moving_averages", "variables_gpu"): "moving averages: shadow variables initialized with initialized_value()",
     ("p11_array_ops", "softmax_xent_v2"): "gradients: gradients/zeros_like for the unused backprop output",
-    ("p11_array_ops", "initialized_value"): "control flow: a cond branch names the Switch of an outside input "
-                                            "'<consumer>/Switch' (cond/read/Switch)",
     ("p12_supervisor", None): "cluster: Supervisor builds TF's graph (report_uninitialized_variables, "
                                 "init_all_tables, Merge/MergeSummary, group_deps)",
     ("p13_monitored_session", None): "cluster: MonitoredTrainingSession builds TF's Scaffold graph "

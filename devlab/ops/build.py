@@ -99,9 +99,18 @@ def apply_op(op_type, inputs, attrs=None, name=None):
             attrs["T"] = inputs[opdef.type_input].dtype.base_dtype
     refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref] \
         if opdef.ref_inputs else ()
+    if graph._get_control_flow_context() is not None:
+        # TF makes an op inside its own name scope, so the Switch or Enter that a tf.cond or
+        # tf.while_loop adds for one of its inputs is named under it (``cond/read/Switch``).
+        with graph.name_scope(name) as scope:
+            return _create(graph, op_type, inputs, specs, scope, attrs, refs)
+    return _create(graph, op_type, inputs, specs, name, attrs, refs)
+
+
+def _create(graph, op_type, inputs, specs, name, attrs, refs):
     if not refs:
         return graph.create_op(op_type, list(inputs), specs, name, attrs)
-    with graph.colocate_with(refs[0].op):
+    with graph.colocate_with(refs[0].op):  # TF's _MaybeColocateWith: an op that writes a variable
         return graph.create_op(op_type, list(inputs), specs, name, attrs)
 
 

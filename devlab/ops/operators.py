@@ -63,19 +63,7 @@ def install(*classes):
         cls.__abs__ = lambda self: math_ops.abs(self)
         cls.__invert__ = lambda self: math_ops.logical_not(self)
         cls.__getitem__ = _getitem
-        if hasattr(cls, "initializer") and not hasattr(cls, "initialized_value"):
-            cls.initialized_value = _initialized_value
 
-
-def _initialized_value(self):
-    """The variable's value, or its initial value while it is not yet initialized: for initializing
-    another variable from this one. Built as TF builds it, under ``init_scope``:
-    ``cond(is_variable_initialized(v), v.read_value, lambda: v.initial_value)``."""
-    from ..framework.scopes import init_scope
-    from .control_flow import cond
-    from .state_ops import is_variable_initialized
-    with init_scope():
-        return cond(is_variable_initialized(self), self.read_value, lambda: self.initial_value)
 
 
 def _getitem(self, slice_spec):

@@ -58,7 +58,10 @@ class Variable:
                 "VariableV2", [], {"shape": shape, "dtype": initial.dtype.base_dtype,
                                    "container": "", "shared_name": ""}, scope)
             self._initial_value = initial
-            self._initializer_op = state_ops.assign(self._variable, initial, validate_shape=validate_shape,
+            # If the initial value reads other variables, it reads their initialized_value() instead,
+            # so this variable can be initialized before them (TF's guard, below).
+            guarded = _guard_against_uninitialized_dependencies(scope[:-1], initial)
+            self._initializer_op = state_ops.assign(self._variable, guarded, validate_shape=validate_shape,
                                                     name="Assign").op
             if caching_device is not None:
                 with device(caching_device):
@@ -106,6 +109,14 @@ class Variable:
 
     def value(self):
         return self._snapshot
+
+    def initialized_value(self):
+        """The variable's value, or its initial value while it is not initialized: for initializing
+        another variable from this one. Built as TF builds it, under ``init_scope``:
+        ``cond(is_variable_initialized(v), v.read_value, lambda: v.initial_value)``."""
+        from .control_flow import cond  # control_flow builds on array_ops, which builds on this module's peers
+        with init_scope():
+            return cond(state_ops.is_variable_initialized(self), self.read_value, lambda: self.initial_value)
 
     def read_value(self):
         return identity(self._variable, name="read")
@@ -207,6 +218,45 @@ def _from_ops(variable_op, initializer_op, snapshot, initial_value):
 
 
 Variable._from_ops = staticmethod(_from_ops)
+
+
+def _guard_against_uninitialized_dependencies(name, initial_value):
+    """``initial_value`` rebuilt so that every variable it reads is read through that variable's
+    ``initialized_value()`` (TF's ``_try_guard_against_uninitialized_dependencies``): the copies
+    of the ops on the way are named ``<op>_<name>``; ops not downstream of a variable are shared."""
+    cache = {}
+
+    def tensor(t):
+        op = cache.get(t.op)
+        if op is None:
+            op = cache[t.op] = rebuilt(t.op)
+        return op.outputs[t.value_index]
+
+    def rebuilt(op):
+        if op.type in ("IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp", "If"):
+            return op
+        if op.type in ("Variable", "VariableV2", "VarHandleOp"):
+            value = _initialized_value_of(op)
+            return op if value is None else value.op
+        inputs = [tensor(t) for t in op.inputs]
+        if all(a is b for a, b in zip(inputs, op.inputs)):
+            return op
+        op_type = "Switch" if op.type == "RefSwitch" else op.type
+        specs = [(t.dtype.base_dtype if op.type == "RefSwitch" else t.dtype, t.shape.dims) for t in op.outputs]
+        return op.graph.create_op(op_type, inputs, specs, name=f"{op.name}_{name}".replace(":", "_") + "/",
+                                  attrs=op.attrs)
+
+    return tensor(initial_value)
+
+
+def _initialized_value_of(variable_op):
+    """The ``initialized_value()`` of the Variable whose storage is ``variable_op``, if it is known."""
+    graph = variable_op.graph
+    for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
+        for var in graph.get_collection(key):
+            if getattr(var, "op", None) is variable_op and hasattr(var, "initialized_value"):
+                return var.initialized_value()
+    return None
 
 
 def _call_creators(stack, args, kwargs):

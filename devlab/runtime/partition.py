@@ -17,7 +17,7 @@ def partition_graphs(plan):
             op, device = step.op, step.device
             nd = op.node_def
             graphs.setdefault(device.name, GraphDef()).node.append(
-                NodeDef(op.name, op.type, nd.input, device.name, nd.attr))
+                NodeDef(step.name, op.type, nd.input, device.name, nd.attr))
     for step in plan.transfers:
         src, dst, t = step.src, step.device, step.tensor
         attrs = {"tensor_name": f"edge_{t.op.id}_{t.op.name}", "send_device": src.name, "recv_device": dst.name,

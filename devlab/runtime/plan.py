@@ -15,6 +15,8 @@ The result is a ``Plan``, built once per (fetches, feeds) and reused by later ru
 """
 import heapq
 
+import numpy as np
+
 from ..framework import errors
 from ..ops.table import lookup
 from .steps import KernelContext, LoopStep, OpStep, TransferStep, flat_steps
@@ -127,9 +129,10 @@ def compile_plan(fetches, feeds, placement, rngs):
     items = frame_order(needed, fed) if control_flow else execution_order(needed, fed)
     _check_feeds(sorted(needed, key=lambda op: op.id), fed)
     device_of = placement.assigned
+    replicas = _replicated_constants(needed, placement, fed)
     if control_flow:
         device_of = _control_flow_devices(items, device_of, needed, fed)
-    builder = _StepBuilder(device_of, rngs, fed)
+    builder = _StepBuilder(device_of, rngs, fed, replicas)
     feed_slots = [(builder.slot(t, device_of[t.op.name]), t, device_of[t.op.name]) for t in feeds]
     steps = builder.build(items)
     flat = list(flat_steps(steps))
@@ -152,8 +155,10 @@ def compile_plan(fetches, feeds, placement, rngs):
 class _StepBuilder:
     """Turns ordered ops (and loop frames) into steps, giving every value its slot."""
 
-    def __init__(self, device_of, rngs, fed):
+    def __init__(self, device_of, rngs, fed, replicas=None):
         self.device_of, self.rngs, self.fed = device_of, rngs, fed
+        self.replicas = replicas or {}  # a small constant -> {consumer's device name: device of its copy}
+        self.live = set()  # slots that hold a variable's reference read "live" (see _op)
         self.slot_of, self.initial, self.variable_slots, self.executed = {}, [], [], []
         self.op_steps = {}  # op -> its step
 
@@ -179,12 +184,15 @@ class _StepBuilder:
         outputs = op._outputs
         if self.fed and any(t in self.fed for t in outputs):
             return  # a fed op is not run; its outputs come from the feed
+        if op in self.replicas:
+            self._replicate(op, steps)
+            return
         device = self.device_of[op.name]
         in_slots = []
         for t in op._inputs:
             s = self.slot_of.get((t, device.name))
             if s is None:
-                src = self.device_of[t.op.name]
+                src = self.replicas[t.op][device.name] if t.op in self.replicas else self.device_of[t.op.name]
                 if src is device:
                     s = self.slot(t, device)
                 else:  # a transfer, once per (tensor, destination)
@@ -197,13 +205,20 @@ class _StepBuilder:
                         TransferStep(t, src, device, source, s, alias))
             in_slots.append(s)
         opdef = lookup(op.type)
-        deref = ()  # inputs that are variable references, read as values by this op
+        deref = ()  # inputs read as values: variable references, and reads of one made "live"
         for i, t in enumerate(op._inputs):
-            if t.dtype.is_ref and i not in opdef.ref_inputs:
+            if (t.dtype.is_ref and i not in opdef.ref_inputs) or in_slots[i] in self.live:
                 deref += (i,)
         out_slots = tuple(self.slot(t, device) for t in outputs)
         ctx = KernelContext(op, device, self.rngs)
-        step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots, opdef.kernel_for(device.device_type))
+        kernel = opdef.kernel_for(device.device_type)
+        if op.type == "Identity" and deref == (0,) and op._inputs[0].dtype.is_ref:
+            # TF's ``v/read`` hands on the variable's own buffer, so an op that runs after an
+            # in-place update in the same run sees the new value. devlab keeps the reference and
+            # reads it when each consumer runs, which sees the same values.
+            deref, kernel = (), _live_read
+            self.live.add(out_slots[0])
+        step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots, kernel)
         self.executed.append(op)
         self.op_steps[op] = step
         if step.preloaded:
@@ -214,6 +229,17 @@ class _StepBuilder:
                 shape = tuple(shape) if shape is not None and None not in shape else None
                 self.variable_slots.append((out_slots[0], op.name, shape, device.xp))
         steps.append(step)
+
+    def _replicate(self, op, steps):
+        """A constant TF copies to each device that reads it: one step per copy, each preloaded."""
+        for device in sorted(set(self.replicas[op].values()), key=lambda d: d.sort_key()):
+            out = self.slot(op._outputs[0], device)
+            ctx = KernelContext(op, device, self.rngs)
+            step = OpStep(op, device, ctx, (), (), (out,), lookup(op.type).kernel_for(device.device_type))
+            step.label = f"{op.name}/replicate/_{len(self.initial)}"
+            self.initial[out] = step.kernel(ctx)
+            steps.append(step)
+        self.executed.append(op)
 
     def _loop(self, frame, parent_steps):
         steps = self.build(frame.items, parent_steps)
@@ -266,6 +292,38 @@ class _Frame:
     @property
     def first_id(self):
         return min(op.id for op in self.all_ops())
+
+
+REPLICATE_UP_TO = 16  # elements: TF copies a constant this small rather than send it
+
+
+def _replicated_constants(needed, placement, fed):
+    """The small constants TF copies to the devices that read them, after placement and after
+    the placement log (TF's ReplicateConstantsPass, run before partitioning): a Const of at most
+    16 elements, on a CPU, with no control edge out, read on several devices. Each reader's copy
+    lives on that reader's device when it is a CPU, else on CPU:0 of the reader's task; the
+    original is not run. Returns {const op: {reader's device name: device of its copy}}."""
+    placed = placement.assigned
+    readers, control_out = {}, set()
+    for op in needed:
+        for t in op._inputs:
+            if t.op.type == "Const" and t not in fed:
+                readers.setdefault(t.op, []).append(op)
+        control_out.update(op._control_inputs)
+    cpu0 = {(d.job, d.replica, d.task): d for d in placement.devices if d.device_type == "CPU" and d.index == 0}
+    out = {}
+    for const, users in readers.items():
+        if len(users) <= 1 or const in control_out or placed[const.name].device_type != "CPU":
+            continue
+        if np.size(const.get_attr("value")) > REPLICATE_UP_TO:
+            continue
+        groups = {}
+        for user in users:
+            d = placed[user.name]
+            groups[d.name] = d if d.device_type == "CPU" else cpu0.get((d.job, d.replica, d.task), placed[const.name])
+        if len(set(groups.values())) > 1:
+            out[const] = groups
+    return out
 
 
 def _control_flow_devices(items, placed, needed, fed):
@@ -359,6 +417,14 @@ def _order_items(frame, fed, needed):
             if waiting[id(user)] == 0:
                 heapq.heappush(ready, (key[id(user)], items.index(user), user))
     frame.items = out
+
+
+def _live_read(k, ref):
+    """The kernel of an Identity of a variable: the reference itself, read by its consumers."""
+    return ref
+
+
+_live_read.returns_view = True
 
 
 def _check_feeds(ops, fed):

@@ -72,7 +72,7 @@ class OpStep:
     input where ``deref`` says so), call the kernel, write the output slots."""
 
     __slots__ = ("index", "op", "device", "kernel", "ctx", "inputs", "deref", "outputs", "frees", "preloaded",
-                 "controls", "token")
+                 "controls", "token", "label")
 
     def __init__(self, op, device, ctx, inputs, deref, outputs, kernel):
         self.index = None
@@ -83,10 +83,11 @@ class OpStep:
         # With control flow: the slots where this op's control inputs leave a token (True, or DEAD
         # when they did not run), and the slot where it leaves its own (None: no op waits on it).
         self.controls, self.token = (), None
+        self.label = None  # the node's name in TF's partition graphs, when it is not the op's own
 
     @property
     def name(self):
-        return self.op.name
+        return self.label or self.op.name
 
     def __repr__(self):
         return f"<OpStep {self.index}: {self.op.name} ({self.op.type}) on {self.device.short_name}>"

@@ -113,7 +113,7 @@ def export_meta_graph(filename=None, graph=None, clear_devices=False, **unused):
                   "initial_value": _tensor_ref(v.initial_value), "trainable": v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)}
                  for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)]
     nodes = []
-    for op in graph.get_operations():
+    for op in _definition_order(graph.get_operations()):
         nodes.append({
             "name": op.name, "op": op.type, "device": "" if clear_devices else op.device,
             "inputs": [_tensor_ref(t) for t in op.inputs], "control_inputs": [c.name for c in op.control_inputs],
@@ -132,6 +132,33 @@ def export_meta_graph(filename=None, graph=None, clear_devices=False, **unused):
         with open(filename, "w") as f:
             json.dump(meta, f, indent=1)
     return meta
+
+
+def _is_back_edge(op, producer):
+    """A while loop's NextIteration -> Merge edge: the one edge allowed to point forward."""
+    return op.type in ("Merge", "RefMerge") and producer.type in ("NextIteration", "RefNextIteration")
+
+
+def _definition_order(ops):
+    """``ops`` reordered so every op comes after its inputs and control inputs (loop back edges
+    aside); creation order where it already is. Control flow rewires inputs after creation (a
+    cond's Switch is made after the op that reads it), so creation order alone is not enough."""
+    placed, visiting, order = set(), set(), []
+    for root in ops:
+        stack = [(root, False)]
+        while stack:
+            op, expanded = stack.pop()
+            if op in placed or (op in visiting and not expanded):  # done, or a cycle: leave it be
+                continue
+            if expanded:
+                placed.add(op)
+                order.append(op)
+                continue
+            visiting.add(op)
+            stack.append((op, True))
+            deps = [t.op for t in op.inputs if not _is_back_edge(op, t.op)] + list(op.control_inputs)
+            stack.extend((d, False) for d in reversed(deps) if d not in placed)
+    return order
 
 
 # -- loading ------------------------------------------------------------------------------------
@@ -241,9 +268,12 @@ def validate_meta_graph(meta, import_scope=None):
     if len(nodes) > MAX_NODES:
         raise ValueError(f"meta graph has {len(nodes)} nodes, more than devlab imports ({MAX_NODES})")
     outputs_of = {}  # node name in the file -> [(DType, dims)]
+    # A loop's NextIteration comes after the Merge that reads it: the one forward reference allowed.
+    next_iterations = {n["name"]: n for n in nodes if isinstance(n, dict) and isinstance(n.get("name"), str)
+                       and n.get("op") in ("NextIteration", "RefNextIteration")}
     plans = []
     for i, n in enumerate(nodes):
-        plan = _validate_node(i, n, outputs_of, prefix)
+        plan = _validate_node(i, n, outputs_of, prefix, next_iterations)
         plans.append(plan)
         outputs_of[n["name"]] = plan.outputs
     for plan in plans:  # colocation groups may name any node of the file, before or after
@@ -270,7 +300,7 @@ def _scope_prefix(import_scope):
     return scope + "/"
 
 
-def _validate_node(i, n, outputs_of, prefix):
+def _validate_node(i, n, outputs_of, prefix, next_iterations=None):
     if not isinstance(n, dict):
         raise ValueError(f"node {i}: must be an object, got {type(n).__name__}")
     name = n.get("name")
@@ -290,18 +320,19 @@ def _validate_node(i, n, outputs_of, prefix):
     opdef = OPS.get(n["op"])
     if opdef is None:
         raise ValueError(f"{where}: unknown op type {n['op']!r}")
-    inputs = [_tensor_reference(ref, outputs_of, f"{where}: input {ref!r}") for ref in n["inputs"]]
+    known = outputs_of
+    if n["op"] in ("Merge", "RefMerge") and next_iterations:
+        known = dict(outputs_of)
+        for later in next_iterations.values():
+            if later["name"] not in outputs_of and isinstance(later.get("outputs"), list):
+                known[later["name"]] = _output_specs(later["outputs"], f"node {later['name']!r}")
+    inputs = [_tensor_reference(ref, known, f"{where}: input {ref!r}") for ref in n["inputs"]]
     controls = []
     for c in n["control_inputs"]:
         if not isinstance(c, str) or c not in outputs_of:
             raise ValueError(f"{where}: control input {c!r} does not name an earlier op")
         controls.append(prefix + c)
-    outputs = []
-    for j, o in enumerate(n["outputs"]):
-        if not isinstance(o, dict) or set(o) != {"dtype", "shape"} or not isinstance(o["dtype"], str) \
-                or o["dtype"] not in dtypes._BY_NAME:
-            raise ValueError(f"{where}: output {j} must be {{\"dtype\": <a dtype name>, \"shape\": ...}}, got {o!r}")
-        outputs.append((dtypes._BY_NAME[o["dtype"]], _dims(o["shape"], f"{where}: output {j} shape")))
+    outputs = _output_specs(n["outputs"], where)
     if n["device"]:
         try:
             DeviceSpec.from_string(n["device"])
@@ -310,10 +341,21 @@ def _validate_node(i, n, outputs_of, prefix):
     attrs = {}
     for k, v in n["attrs"].items():
         attrs[k] = _check_attr(k, _decode(v, f"{where}: attr {k!r}"), f"{where}: attr {k!r}")
-    in_specs = [(outputs_of[src][index], src) for src, index in inputs]
+    in_specs = [(known[src][index], src) for src, index in inputs]
     _check_against_op_table(name, n["op"], opdef, attrs, in_specs, outputs)
     return NodePlan(prefix + name, n["op"], n["device"], [(prefix + src, index) for src, index in inputs],
                     controls, attrs, outputs)
+
+
+def _output_specs(entries, where):
+    """[(DType, dims)] from a node's ``outputs`` field."""
+    outputs = []
+    for j, o in enumerate(entries):
+        if not isinstance(o, dict) or set(o) != {"dtype", "shape"} or not isinstance(o["dtype"], str) \
+                or o["dtype"] not in dtypes._BY_NAME:
+            raise ValueError(f"{where}: output {j} must be {{\"dtype\": <a dtype name>, \"shape\": ...}}, got {o!r}")
+        outputs.append((dtypes._BY_NAME[o["dtype"]], _dims(o["shape"], f"{where}: output {j} shape")))
+    return outputs
 
 
 def _tensor_reference(ref, outputs_of, where):
@@ -560,9 +602,12 @@ def check_import_target(graph, plan):
 
 def build(graph, plan, clear_devices=False):
     """Creates the plan's ops, variables and collections in ``graph``; returns {name: Variable}."""
-    built = {}
+    built, back_edges = {}, []
     for n in plan.nodes:
-        inputs = [built[src].outputs[index] for src, index in n.inputs]
+        # A Merge's NextIteration input is made later: stand in its first input, rewire below.
+        present = next((built[src].outputs[index] for src, index in n.inputs if src in built), None)
+        inputs = [built[src].outputs[index] if src in built else present for src, index in n.inputs]
+        back_edges += [(n.name, i, src, index) for i, (src, index) in enumerate(n.inputs) if src not in built]
         graph.unique_name(n.name)  # mark the name as used
         with graph.control_dependencies(None):
             op = graph.create_op(n.op_type, inputs, n.outputs, n.name + "/", n.attrs)
@@ -570,6 +615,8 @@ def build(graph, plan, clear_devices=False):
             op._add_control_input(built[c])
         op._set_device("" if clear_devices else n.device)
         built[n.name] = op
+    for name, i, src, index in back_edges:
+        built[name]._update_input(i, built[src].outputs[index])
     by_name = {}
     for name, initializer, (snap, si), (init, ii), trainable in plan.variables:
         var = Variable._from_ops(built[name], built[initializer], built[snap].outputs[si], built[init].outputs[ii])

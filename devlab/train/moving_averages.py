@@ -20,7 +20,9 @@ from ..framework.scopes import colocate_with, device, init_scope, name_scope
 from ..ops import init_ops, math_ops, state_ops
 from ..ops.array_ops import cast
 from ..ops.build import convert_to_tensor
+from ..ops.control_flow import cond
 from ..ops.control_flow_ops import group
+from ..ops.state_ops import is_variable_initialized
 from ..ops.variable_scope import get_variable, get_variable_scope, variable_scope
 from ..ops.variables import Variable, global_variables, moving_average_variables, trainable_variables
 from . import slots
@@ -109,8 +111,9 @@ class ExponentialMovingAverage:
                 continue
             with init_scope():
                 if isinstance(var, Variable):
-                    with device(var.device):
-                        initialized_value = var.initial_value
+                    with device(var.device):  # TF: the variable's value if set, else its initial value
+                        initialized_value = cond(is_variable_initialized(var), var.read_value,
+                                                 lambda v=var: v.initial_value)
                     avg = slots.create_slot(var, initialized_value, self._name, colocate_with_primary=True)
                     get_default_graph().add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
                 else:
