@@ -16,6 +16,7 @@ The result is a ``Plan``, built once per (fetches, feeds) and reused by later ru
 import heapq
 
 from ..framework import errors
+from ..ops import tf_ops
 from ..ops.table import lookup
 from .steps import KernelContext, LoopStep, OpStep, TransferStep, flat_steps
 from .variable_store import VarRef
@@ -203,7 +204,7 @@ class _StepBuilder:
                 deref += (i,)
         out_slots = tuple(self.slot(t, device) for t in outputs)
         ctx = KernelContext(op, device, self.rngs)
-        step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots, opdef.kernel_for(device.device_type))
+        step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots, tf_ops.kernel_for(op, opdef, device.device_type))
         self.executed.append(op)
         self.op_steps[op] = step
         if step.preloaded:

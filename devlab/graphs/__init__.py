@@ -1,0 +1,11 @@
+"""TensorFlow's graph files: open them, place them on any devices, model their runs, compare
+devlab's placement with the one TensorFlow recorded, and write graphs and event files back.
+
+Needs the ``graphs`` extra (TensorBoard's copy of TensorFlow's protocol buffers):
+``pip install 'devlab[graphs]'``. Layer: beside ``train`` (it reads what Savers write).
+"""
+from .files import GRAPH_EXTENSIONS, GraphFileError, read_graph_file
+from .load import KernelReport, import_graph_def, kernel_report, load_graph
+
+__all__ = ["GRAPH_EXTENSIONS", "GraphFileError", "KernelReport", "import_graph_def", "kernel_report",
+           "load_graph", "read_graph_file"]
