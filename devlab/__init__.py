@@ -44,6 +44,10 @@ from .runtime.explain import explain
 from .views import chrome_trace as timeline
 from .ops.gradients import gradients
 from . import config, distribute, layers, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
+from .graphs import import_graph_def, load_graph  # noqa: E402 - TensorFlow's graph files (the graphs extra)
+from .graphs.encode import write_graph as _write_graph  # noqa: E402
+from .runtime.modelled import modelled_run  # noqa: E402
+io = __import__("types").SimpleNamespace(write_graph=_write_graph)  # tf.io.write_graph
 from .distribute import get_tower_context  # noqa: E402
 from .distribute.values import MirroredVariable as _MirroredVariable  # noqa: E402
 from .ops.variables import variable_creator_scope  # noqa: E402

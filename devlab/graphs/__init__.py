@@ -5,7 +5,8 @@ Needs the ``graphs`` extra (TensorBoard's copy of TensorFlow's protocol buffers)
 ``pip install 'devlab[graphs]'``. Layer: beside ``train`` (it reads what Savers write).
 """
 from .files import GRAPH_EXTENSIONS, GraphFileError, read_graph_file
+from .encode import graph_def, write_graph
 from .load import KernelReport, import_graph_def, kernel_report, load_graph
 
-__all__ = ["GRAPH_EXTENSIONS", "GraphFileError", "KernelReport", "import_graph_def", "kernel_report",
-           "load_graph", "read_graph_file"]
+__all__ = ["GRAPH_EXTENSIONS", "GraphFileError", "KernelReport", "graph_def", "import_graph_def", "kernel_report",
+           "load_graph", "read_graph_file", "write_graph"]
