@@ -79,7 +79,7 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
                 if j in n.back_edges:
                     inputs.append(None)  # the loop's NextIteration does not exist yet
                 else:
-                    inputs.append(mapped.get((src, index)) or built[src]._outputs[index])
+                    inputs.append(_source(mapped, built, src, index))
             stand_in = next((t for t in inputs if t is not None), None)
             attrs = dict(n.attrs)
             if prefix and "_class" in attrs:
@@ -103,12 +103,20 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
         op = built[n.name]
         for j in n.back_edges:
             src, index = n.inputs[j]
-            op._update_input(j, mapped.get((src, index)) or built[src]._outputs[index])
+            op._update_input(j, _source(mapped, built, src, index))
         for c in n.control_inputs:
-            op._add_control_input(mapped.get((c, -1)) or built[c])
+            op._add_control_input(_source(mapped, built, c, -1))
     if devices == "import":
         _colocated_devices(graph, plan, prefix, built)
     return built
+
+
+def _source(mapped, built, name, index):
+    """The tensor (index -1: the op) the file's ``name:index`` is: an ``input_map`` entry, else built."""
+    value = mapped.get((name, index))
+    if value is not None:
+        return value
+    return built[name] if index < 0 else built[name]._outputs[index]
 
 
 def _table_ops():

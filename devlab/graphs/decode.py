@@ -20,6 +20,7 @@ does, and returns a ``GraphPlan`` from which building a graph cannot fail:
 
 Errors are ``GraphFileError`` (a ValueError) naming the node and what is wrong.
 """
+import functools
 import heapq
 import math
 import re
@@ -72,6 +73,7 @@ class NodeSpec:
     attrs: dict
     outputs: list = field(default_factory=list)  # [(DType, dims or None)]
     runnable: bool = True  # devlab has a kernel for this node as written
+    values: tuple = ()  # outputs known without running (Shape of a known shape), for shape inference
     back_edges: tuple = ()  # input indices read from a NextIteration (filled in after creation)
 
 
@@ -220,7 +222,7 @@ _KIND_CHECKS = {
 
 def _check_attrs(node, op_def, attrs, where):
     """Attr kinds and allowed values as TF's OpDef declares them; defaults filled in."""
-    declared = {a["name"]: a for a in op_def.get("attrs", ())}
+    declared = _declared(node.op)
     for name, a in declared.items():
         if name not in attrs:
             if "default" not in a:
@@ -378,11 +380,11 @@ class _Input:
 
 def _devlab_form(n, in_specs):
     """devlab's own output specs for a node of the op table written in devlab's form, else None."""
-    from ..train.meta_graph import REQUIRED_ATTRS, _arity, _check_attr
+    from ..train.meta_graph import REQUIRED_ATTRS, _check_attr
     opdef = OPS.get(n.op_type)
     if opdef is None:
         return None
-    low, high = _arity(opdef)
+    low, high = _arity_of(n.op_type)
     if not low <= len(in_specs) <= high or any(a not in n.attrs for a in REQUIRED_ATTRS.get(n.op_type, ())):
         return None
     try:
@@ -395,6 +397,17 @@ def _devlab_form(n, in_specs):
         if i < len(in_specs) and not in_specs[i].dtype.is_ref:
             return None
     return [(dtypes.as_dtype(dt), None if dims is None else tuple(dims)) for dt, dims in specs]
+
+
+@functools.lru_cache(maxsize=None)
+def _arity_of(op_type):
+    from ..train.meta_graph import _arity
+    return _arity(OPS[op_type])
+
+
+@functools.lru_cache(maxsize=None)
+def _declared(op_type):
+    return {a["name"]: a for a in tf_ops.op_def(op_type).get("attrs", ())}
 
 
 def plan_graph_def(graph_def):
@@ -427,14 +440,17 @@ def _resolve(n, by_name):
                 out_types = _output_dtypes_early(producer)
             except (KeyError, TypeError, ValueError):
                 raise GraphFileError(f"node {src!r}: its attrs do not give its output types") from None
-            outputs = [(t, None) for t in out_types]
+            forward = next((by_name[s].outputs[i] for k, (s, i) in enumerate(n.inputs)
+                            if k not in n.back_edges and i < len(by_name[s].outputs)), (None, None))
+            outputs = [(t, forward[1]) for t in out_types]  # TF's shape inference starts from the forward edge
         else:
             outputs = producer.outputs
         if index >= len(outputs):
             raise GraphFileError(f"{where}: Node '{n.name}': Connecting to invalid output {index} of source node "
                                  f"{src} which has {len(outputs)} outputs.")
         dt, dims = outputs[index]
-        value = producer.attrs.get("value") if producer.op_type == "Const" else None
+        value = producer.attrs.get("value") if producer.op_type == "Const" else \
+            producer.values[index] if producer.values else None
         in_specs.append(_Input(dt, dims, value, f"{src}:{index}"))
     op_def = tf_ops.op_def(n.op_type)
     devlab_specs = None
@@ -477,6 +493,8 @@ def _resolve(n, by_name):
             dims = [None] * len(out_types)
     n.outputs = list(zip(out_types, dims))
     n.runnable = devlab_specs is not None and [t for t, _ in devlab_specs] == out_types
+    if n.op_type in ("Shape", "ShapeN") and all(s.shape.is_fully_defined() for s in in_specs):
+        n.values = tuple(np.array(s.shape.as_list(), dtype=t.as_numpy_dtype) for s, t in zip(in_specs, out_types))
 
 
 def _tf_form_matches(n, op_def, in_specs):

@@ -43,8 +43,9 @@ def op_def(op_type):
     return _op_defs().get(op_type) if isinstance(op_type, str) else None
 
 
+@functools.lru_cache(maxsize=None)
 def attr_defaults(op_type):
-    """{attr name: default value} of TF's OpDef (dtype names as DTypes)."""
+    """{attr name: default value} of TF's OpDef (dtype names as DTypes); shared, never mutate it."""
     out = {}
     for a in (op_def(op_type) or {}).get("attrs", ()):
         if "default" in a:

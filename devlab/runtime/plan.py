@@ -295,6 +295,15 @@ def _control_flow_devices(items, placed, needed, fed):
     return device_of
 
 
+def partition_devices(ops, placed):
+    """{op name: Device} where each of ``ops`` (a whole graph) runs once TF's partitioner has moved
+    its control-flow ops (``_control_flow_devices``); every other op runs where it was placed."""
+    needed = set(ops)
+    if not any(op.type in CONTROL_FLOW for op in needed):
+        return dict(placed)
+    return _control_flow_devices(frame_order(needed, set()), placed, needed, set())
+
+
 def _deps(op, fed, needed):
     """The ops ``op`` waits for: data and control inputs, leaving out a loop's back edge (the
     NextIteration a Merge reads) and fed tensors."""

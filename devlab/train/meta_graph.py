@@ -133,9 +133,8 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     meta = meta_graph_or_file
     if isinstance(meta, (str, bytes, os.PathLike)):
         data, path = _read_bounded(meta)
-        if data.lstrip()[:1] != b"{":  # not devlab's JSON: TensorFlow's MetaGraphDef, binary or text
-            from ..graphs.files import parse_meta_graph_def
-            return _import_tf(parse_meta_graph_def(data, path), clear_devices, import_scope)
+        if data.lstrip()[:1] not in (b"{", b"["):  # not devlab's JSON: TF's MetaGraphDef, binary or text
+            return _import_tf(_parse_tf(data, path), clear_devices, import_scope)
         meta = parse_meta_graph_bytes(data, path)
     elif type(meta).__name__ == "MetaGraphDef" and hasattr(meta, "graph_def"):
         return _import_tf(meta, clear_devices, import_scope)
@@ -147,6 +146,16 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     by_name = build(graph, plan, clear_devices)
     from .saver import Saver
     return Saver(list(by_name.values())) if by_name else None
+
+
+def _parse_tf(data, path):
+    """TensorFlow's MetaGraphDef in ``data``, or TF's OSError "Cannot parse file"."""
+    from ..graphs.files import GraphFileError, parse_meta_graph_def
+    try:
+        return parse_meta_graph_def(data, path)
+    except GraphFileError as e:
+        reason = str(e).split(": ", 1)[-1]
+        raise OSError(f"Cannot parse file {path}: not a devlab meta graph (JSON), and {reason}") from None
 
 
 def _import_tf(meta, clear_devices, import_scope):
