@@ -348,3 +348,32 @@ def test_a_10k_node_graph_def_loads_and_places_quickly():
     graph = load_graph(path("big_10k", "pb"))
     tf.Session(graph=graph, config=tf.ConfigProto(device_count={"CPU": 2})).ensure_placed()
     assert time.perf_counter() - t0 < 10
+
+
+# -- comparing with what TensorFlow recorded -----------------------------------------------------------------
+@pytest.mark.parametrize("name", ["tower_cnn", "control_flow"])
+def test_compare_with_tensorflows_partition_graphs_agrees_op_by_op(name):
+    from devlab.views.placement_diff import comparison_html
+    session = cpu_session(load_graph(path(name, "pbtxt")), name)
+    comparison = tf.graphs.compare_placement(session, path(name, "partition_graphs.pbtxt"))
+    assert comparison.agree and comparison.counts()["same"] == len(expected(name)["placement"])
+    assert "0 differ" in str(comparison)
+    assert "agree" in comparison_html(comparison)
+
+
+def test_compare_names_each_op_placed_differently_and_why():
+    from devlab.views.placement_diff import comparison_html
+    graph = load_graph(path("control_flow", "pbtxt"))
+    session = tf.Session(graph=graph, config=tf.ConfigProto(device_count={"CPU": 2}, allow_soft_placement=True))
+    recorded = tf.graphs.recorded_placement(path("control_flow", "partition_graphs.pbtxt"))
+    recorded["out"] = "/job:localhost/replica:0/task:0/device:CPU:0"  # pretend TF put it elsewhere
+    recorded["ghost"] = "/job:localhost/replica:0/task:0/device:CPU:0"
+    comparison = tf.graphs.compare_placement(session, recorded)
+    (row,) = comparison.differences
+    assert (row.op, row.op_type, row.devlab[-5:], row.tensorflow[-5:]) == ("out", "Mul", "CPU:1", "CPU:0")
+    assert "requested device /device:CPU:1" in row.why
+    assert any(r.status == "TensorFlow only" and r.op == "ghost" for r in comparison.rows)
+    assert "out" in str(comparison) and "differs" in comparison_html(comparison)
+    md = tf.graphs.files.pb().RunMetadata()
+    md.partition_graphs.add().node.add(name="out", op="Mul", device="/job:localhost/replica:0/task:0/device:CPU:1")
+    assert tf.graphs.recorded_placement(md) == {"out": "/job:localhost/replica:0/task:0/device:CPU:1"}

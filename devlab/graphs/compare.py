@@ -7,7 +7,8 @@ places the session's graph (if it was not yet), applies the partitioner's contro
 ``PlacementComparison``: one row per op with devlab's device, TensorFlow's, and why devlab put it
 where it did. ``recorded`` is a RunMetadata (text or binary file, or message), a GraphDef file or
 message, a list of them, or {node name: device}. TensorFlow's own nodes (``_Send``, ``_Recv``,
-``_Arg``, ``x/_12``: a name component starting with ``_``) are left out.
+``_Arg``, ``x/_12``: a name component starting with ``_``) are left out. The HTML view is
+``devlab.views.placement_diff.comparison_html``.
 """
 import os
 import re
@@ -114,10 +115,6 @@ class PlacementComparison:
         return "\n".join(self.table())
 
     __repr__ = __str__
-
-    def _repr_html_(self):
-        from ..views.placement_diff import comparison_html
-        return comparison_html(self)
 
 
 def _short(device):

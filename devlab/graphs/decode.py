@@ -396,6 +396,8 @@ def _devlab_form(n, in_specs):
     for i in opdef.ref_inputs:
         if i < len(in_specs) and not in_specs[i].dtype.is_ref:
             return None
+    if opdef.args and len({s.dtype.base_dtype for s in in_specs}) > 1:
+        return None
     return [(dtypes.as_dtype(dt), None if dims is None else tuple(dims)) for dt, dims in specs]
 
 
@@ -498,13 +500,20 @@ def _resolve(n, by_name):
 
 
 def _tf_form_matches(n, op_def, in_specs):
-    """Whether the node's inputs are those TF's OpDef takes (same count and dtypes)."""
-    try:
-        expected = tf_ops.input_dtypes(n.op_type, {**tf_ops.attr_defaults(n.op_type), **n.attrs})
-    except (KeyError, TypeError, ValueError):
-        return False
-    return len(expected) == len(in_specs) and all(
-        w.base_dtype == g.dtype.base_dtype for (w, _), g in zip(expected, in_specs))
+    """Whether the node has as many inputs as TF's OpDef takes (then TF's checks apply to it); a
+    list arg whose length attr is missing counts as a match, so that TF's error names the attr."""
+    attrs = {**tf_ops.attr_defaults(n.op_type), **n.attrs}
+    count = 0
+    for arg in op_def.get("inputs", ()):
+        key = arg.get("number_attr") or arg.get("type_list_attr")
+        if key is None:
+            count += 1
+        elif key not in attrs:
+            return True
+        else:
+            value = attrs[key]
+            count += len(value) if isinstance(value, list) else value if isinstance(value, int) else 0
+    return count == len(in_specs)
 
 
 class _Named:
