@@ -377,3 +377,51 @@ def test_compare_names_each_op_placed_differently_and_why():
     md = tf.graphs.files.pb().RunMetadata()
     md.partition_graphs.add().node.add(name="out", op="Mul", device="/job:localhost/replica:0/task:0/device:CPU:1")
     assert tf.graphs.recorded_placement(md) == {"out": "/job:localhost/replica:0/task:0/device:CPU:1"}
+
+
+# -- tf.summary.FileWriter: TensorBoard's event files, read back by TensorBoard ---------------------------------
+def test_file_writer_writes_the_graph_with_devices_summaries_and_run_metadata(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    with tf.device("/cpu:0"):
+        a = tf.constant([1.0, 2.0], name="a")
+    b = tf.reduce_sum(a * 3.0, name="b")
+    s = tf.summary.scalar("loss", b)
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})) as sess:
+        md = tf.RunMetadata()
+        value, summary = sess.run([b, s], options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE,
+                                                                output_partition_graphs=True), run_metadata=md)
+        with tf.summary.FileWriter(str(tmp_path), sess.graph) as writer:
+            writer.add_summary(summary, global_step=3)
+            writer.add_run_metadata(md, "step_3", global_step=3)
+            assert writer.get_logdir() == str(tmp_path)
+    assert value == 9.0
+    ea = EventAccumulator(str(tmp_path))
+    ea.Reload()
+    devices = {n.name: n.device for n in ea.Graph().node}
+    assert devices["a"] == "/job:localhost/replica:0/task:0/device:CPU:0"
+    assert devices["mul"] == "/job:localhost/replica:0/task:0/device:GPU:0"  # placed, not requested ("")
+    assert devices["loss"].endswith("CPU:0")  # a summary is CPU-only, as in TF
+    (event,) = ea.Scalars("loss")
+    assert (event.step, event.value) == (3, 9.0)
+    rm = ea.RunMetadata("step_3")
+    assert {d.device[-5:] for d in rm.step_stats.dev_stats} == {"CPU:0", "GPU:0"}
+    assert len(rm.partition_graphs) == 2
+
+
+def test_file_writer_of_a_loaded_graph_and_a_modelled_run(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    graph = load_graph(path("tower_cnn", "pbtxt"))
+    writer = tf.summary.FileWriter(str(tmp_path / "unplaced"), graph)  # no session: requested devices
+    writer.close()
+    session = cpu_session(graph, "tower_cnn")
+    run = session.modelled_run(["train"])
+    writer = tf.summary.FileWriter(str(tmp_path / "placed"), graph, session=session)
+    writer.add_run_metadata(run.run_metadata, "modelled")
+    writer.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        writer.add_graph(graph)
+    for folder, want in (("unplaced", "/cpu:1"), ("placed", "/job:localhost/replica:0/task:0/device:CPU:1")):
+        ea = EventAccumulator(str(tmp_path / folder))
+        ea.Reload()
+        assert {n.name: n.device for n in ea.Graph().node}["tower_0/model/Conv2D"] == want
+    assert ea.RunMetadata("modelled").step_stats.dev_stats
