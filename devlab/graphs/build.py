@@ -9,9 +9,9 @@ Two ways to set the requested devices, as TensorFlow has two:
   Python importer (``importer.py _ProcessNewOps``). An op with no colocation group is given its
   NodeDef device as the innermost ``tf.device`` scope, under the scopes active around the import
   (so ``/cpu:1`` becomes ``/device:CPU:1``, and ``with tf.device("/job:worker")`` fills the
-  job). An op with a ``_class`` group loses its own device and takes, in creation order, the
-  device of the first op of its group that has one by then (an op colocated only with itself,
-  such as ``global_step``, is left with none: TF's importer does exactly this).
+  job). An op whose ``_class`` names other ops loses its own device and takes, in creation
+  order, the device of the first of them that has one by then (``_class`` naming only the op
+  itself, as ``global_step``'s does, counts as no group).
 """
 from ..framework.device_spec import DeviceSpec
 from ..ops import tf_ops
@@ -87,14 +87,15 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
             name = prefix + n.name
             graph.unique_name(name)  # mark the name as used, as TF's importer does
             device = "" if clear_devices else n.device
-            if devices == "import" and device and "_class" not in attrs:
+            colocated = _groups(attrs, name)
+            if devices == "import" and device and not colocated:
                 with graph.device(device):
                     op = graph.create_op(n.op_type, [stand_in if t is None else t for t in inputs], n.outputs,
                                          name + "/", attrs)
             else:
                 op = graph.create_op(n.op_type, [stand_in if t is None else t for t in inputs], n.outputs,
                                      name + "/", attrs)
-                if devices == "file" or "_class" in attrs:
+                if devices == "file" or colocated:
                     op._set_device(device if devices == "file" else "")  # import: the group decides, below
             if not n.runnable and n.op_type in _table_ops():
                 tf_ops.mark_without_kernel(op)
@@ -119,6 +120,11 @@ def _source(mapped, built, name, index):
     return built[name] if index < 0 else built[name]._outputs[index]
 
 
+def _groups(attrs, name):
+    """The ops ``_class`` colocates with, other than the op itself (TF's ``_GetColocationNames``)."""
+    return [g[5:].decode() for g in attrs.get("_class", ()) if g.startswith(b"loc:@") and g[5:].decode() != name]
+
+
 def _table_ops():
     from ..ops.table import OPS
     return OPS
@@ -129,11 +135,7 @@ def _colocated_devices(graph, plan, prefix, built):
     (in ``_class`` order) that has one, as a canonical device string."""
     for n in plan.nodes:
         op = built[n.name]
-        groups = op._attrs.get("_class")
-        if not groups:
-            continue
-        for g in groups:
-            other = g[5:].decode()
+        for other in _groups(op._attrs, op.name):
             try:
                 target = graph.get_operation_by_name(other)
             except KeyError:
