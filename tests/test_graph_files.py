@@ -423,3 +423,14 @@ def test_file_writer_of_a_loaded_graph_and_a_modelled_run(tmp_path):
         ea.Reload()
         assert {n.name: n.device for n in ea.Graph().node}["tower_0/model/Conv2D"] == want
     assert ea.RunMetadata("modelled").step_stats.dev_stats
+
+
+def test_the_tutorial_script_runs_and_tells_its_story():
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "debug_a_model_graph.py")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = proc.stdout
+    assert "GPU:0, GPU:1, GPU:2, GPU:3" in out and "split_labels (Split)" in out
+    times = [float(line.split()[-2]) for line in out.splitlines() if line.rstrip().endswith(" ms")
+             and line[:4].strip().isdigit()]
+    assert len(times) == 3 and times[0] > times[1] > times[2]  # 1, 2, 8 GPUs
