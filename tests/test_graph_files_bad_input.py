@@ -96,16 +96,13 @@ def test_hostile_text_graph_defs_get_a_clear_error_and_change_nothing(tmp_path, 
         return  # not even a GraphDef: nothing to import
     with tf.Graph().as_default() as g:
         tf.constant(1.0, name="keep")
-        with pytest.raises(GraphFileError, match=message.split("'")[0][:20] if False else None):
+        with pytest.raises(GraphFileError) as again:
             tf.import_graph_def(graph_def)
+        assert message in str(again.value)
         assert [op.name for op in g.get_operations()] == ["keep"]
 
 
-def test_the_good_graph_of_the_table_loads():
-    with tf.Graph().as_default():
-        pass
-    path = os.path.join(ROOT, "build", "never")  # not written: parse from bytes
-    del path
+def test_the_good_graph_of_the_table_loads_and_runs():
     g = tf.Graph()
     with g.as_default():
         tf.import_graph_def(files.parse_graph_def(GOOD.encode()), name="")
