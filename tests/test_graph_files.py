@@ -434,3 +434,42 @@ def test_the_tutorial_script_runs_and_tells_its_story():
     times = [float(line.split()[-2]) for line in out.splitlines() if line.rstrip().endswith(" ms")
              and line[:4].strip().isdigit()]
     assert len(times) == 3 and times[0] > times[1] > times[2]  # 1, 2, 8 GPUs
+
+
+@pytest.mark.parametrize("name", ["tower_cnn", "tower_cnn_gpu", "control_flow"])
+def test_a_loaded_graph_written_back_is_the_file_node_for_node(name, tmp_path):
+    """write_graph(load_graph(f)) holds f's nodes (names, types, inputs, devices, attrs); constants
+    may be encoded differently (tensor_content instead of int_val), with the same values."""
+    from devlab.graphs import decode, encode, files
+
+    def normal(node):
+        node = type(node).FromString(node.SerializeToString())
+        node.ClearField("experimental_type")
+        for value in node.attr.values():
+            if value.WhichOneof("value") == "tensor":
+                array = decode.tensor_value(value.tensor, node.name, [1 << 30])
+                value.tensor.Clear()
+                encode._tensor(array, value.tensor)
+        return node
+
+    with open(path(name, "pbtxt"), "rb") as f:
+        original = {n.name: normal(n) for n in files.parse_graph_def(f.read()).node}
+    written = tf.io.write_graph(load_graph(path(name, "pbtxt")), str(tmp_path), "g.pb", as_text=False)
+    with open(written, "rb") as f:
+        back = {n.name: normal(n) for n in files.parse_graph_def(f.read()).node}
+    assert back == original
+
+
+def test_output_shapes_from_the_file_are_used_for_ops_without_a_rule(tmp_path):
+    text = ('node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } '
+            'attr { key: "shape" value { shape { dim { size: 6 } } } } }\n'
+            'node { name: "u" op: "Unique" input: "x" attr { key: "T" value { type: DT_FLOAT } } '
+            'attr { key: "out_idx" value { type: DT_INT32 } } attr { key: "_output_shapes" value { list { '
+            'shape { dim { size: -1 } } shape { dim { size: 6 } } } } } }\n')
+    (tmp_path / "u.pbtxt").write_text(text)
+    u = load_graph(tmp_path / "u.pbtxt").get_operation_by_name("u")
+    assert [(t.dtype, t.shape.as_list()) for t in u.outputs] == [(tf.float32, [None]), (tf.int32, [6])]
+    session = tf.Session(graph=u.graph)
+    assert session.ensure_placed().assigned["u"].device_type == "CPU"
+    run = session.modelled_run(["u:0", "u:1"], unknown_dim=4)
+    assert [str(v) for v in run.values] == ["float32[4]", "int32[6]"] and run.assumed == ["u:0"]

@@ -38,6 +38,7 @@ def _tensor(value, out):
 
 
 def _shape(dims, out):
+    out.SetInParent()  # a scalar's shape has no dims, but is set
     if dims is None:
         out.unknown_rank = True
     else:
