@@ -28,7 +28,6 @@ class FileWriter:
 
     def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None, filename_suffix=None,
                  session=None):
-        from tensorboard.summary.writer.event_file_writer import EventFileWriter  # noqa: F401 - checked here
         from .graphs.protos import pb
         self._pb = pb()
         self._logdir = str(logdir)

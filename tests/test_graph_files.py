@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import devlab as tf
-from devlab.graphs import GraphFileError, kernel_report, load_graph
+from devlab.graphs import kernel_report, load_graph
 
 pytest.importorskip("tensorboard", reason="the graphs extra (TensorBoard's protos) is not installed")
 

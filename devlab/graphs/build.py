@@ -14,7 +14,10 @@ Two ways to set the requested devices, as TensorFlow has two:
   itself, as ``global_step``'s does, counts as no group).
 """
 from ..framework.device_spec import DeviceSpec
+from ..framework.operation import Operation
+from ..framework.tensor import Tensor
 from ..ops import tf_ops
+from ..ops.table import OPS
 from .files import GraphFileError
 
 
@@ -33,8 +36,6 @@ def check_target(graph, plan, prefix, input_map):
 
 def _check_input_map(plan, input_map, graph):
     """{(file node, index or -1 for '^'): the graph's Tensor or Operation}, checked."""
-    from ..framework.operation import Operation
-    from ..framework.tensor import Tensor
     out, missing = {}, []
     for key, value in input_map.items():
         if not isinstance(key, str):
@@ -97,7 +98,7 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
                                      name + "/", attrs)
                 if devices == "file" or colocated:
                     op._set_device(device if devices == "file" else "")  # import: the group decides, below
-            if not n.runnable and n.op_type in _table_ops():
+            if not n.runnable and n.op_type in OPS:
                 tf_ops.mark_without_kernel(op)
             built[n.name] = op
     for n in plan.nodes:
@@ -123,11 +124,6 @@ def _source(mapped, built, name, index):
 def _groups(attrs, name):
     """The ops ``_class`` colocates with, other than the op itself (TF's ``_GetColocationNames``)."""
     return [g[5:].decode() for g in attrs.get("_class", ()) if g.startswith(b"loc:@") and g[5:].decode() != name]
-
-
-def _table_ops():
-    from ..ops.table import OPS
-    return OPS
 
 
 def _colocated_devices(graph, plan, prefix, built):

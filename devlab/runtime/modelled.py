@@ -32,7 +32,7 @@ from ..ops.table import lookup
 from ..placer import explain as explain_mod
 from . import fetches as fetch_mod
 from .protos import DeviceStepStats, NodeExecStats, RunMetadata, StepStats
-from .steps import LoopStep, OpStep, TransferStep, flat_steps
+from .steps import LoopStep, OpStep, TransferStep
 from .trace import StepRecord, schedule
 
 
@@ -103,6 +103,7 @@ class ModelledRun:
     cost_model: object = DEFAULT
     assumed: list = field(default_factory=list)  # tensor names whose unknown dims took unknown_dim
     unknown: list = field(default_factory=list)  # tensor names whose shape no rule could tell
+    unknown_dim: int = 1  # what an unknown dimension was taken to be
 
     @property
     def step_time(self):
@@ -149,14 +150,12 @@ class ModelledRun:
         for device, busy in sorted(self.busy_time().items(), key=lambda kv: -kv[1]):
             lines.append(f"  {device}: {_time(busy)} of compute")
         if self.assumed:
-            lines.append(f"  {len(self.assumed)} tensors had unknown dimensions, taken as {self._unknown_dim}: "
+            lines.append(f"  {len(self.assumed)} tensors had unknown dimensions, taken as {self.unknown_dim}: "
                          + ", ".join(self.assumed[:5]) + (" ..." if len(self.assumed) > 5 else ""))
         if self.unknown:
             lines.append(f"  {len(self.unknown)} tensors of unknown shape count no bytes: "
                          + ", ".join(self.unknown[:5]) + (" ..." if len(self.unknown) > 5 else ""))
         return "\n".join(lines)
-
-    _unknown_dim = 1
 
     def __repr__(self):
         return self.summary()
@@ -207,9 +206,8 @@ def modelled_run(session, fetches=None, feed_dict=None, cost_model=None, loop_it
     cost_model = cost_model or DEFAULT
     _schedule(records, cost_model)
     values = [walker.fetched(leaf) for leaf in leaves]
-    run = ModelledRun(session, plan, leaves, records, values, cost_model, walker.assumed, walker.unknown)
-    run._unknown_dim = unknown_dim
-    return run
+    return ModelledRun(session, plan, leaves, records, values, cost_model, walker.assumed, walker.unknown,
+                       unknown_dim)
 
 
 def _plan(session, fetches, feed_dict):
@@ -266,7 +264,6 @@ class _Walker:
         for slot, tensor, _ in plan.feed_slots:
             fed = feed_shapes.get(tensor)
             self.values[slot] = fed if fed is not None else self._static(tensor)
-        self.slot_of = {}
 
     def walk(self):
         records = []
@@ -472,4 +469,4 @@ def _describe(step):
     return f"transfer {step.tensor.name}: {step.src.short_name} -> {step.device.short_name}"
 
 
-__all__ = ["ModelledRun", "ModelledStepper", "Shaped", "default_fetches", "modelled_run", "flat_steps"]
+__all__ = ["ModelledRun", "ModelledStepper", "Shaped", "default_fetches", "modelled_run"]
