@@ -175,7 +175,8 @@ def _bytes(n):
 # -- running ------------------------------------------------------------------------------------------------
 def default_fetches(graph):
     """What to model when no fetches are given: every op nothing else reads (the graph's sinks),
-    except the variables' initializer (a NoOp that only groups Assigns) and lone variable reads."""
+    except initialization (a variable's own ``<variable>/Assign``, a NoOp grouping Assigns) and
+    lone variable reads: what is left is one training (or inference) step."""
     ops = graph.get_operations()
     read = set()
     for op in ops:
@@ -187,6 +188,8 @@ def default_fetches(graph):
             continue
         if op.type == "NoOp" and op.control_inputs and all(c.type == "Assign" for c in op.control_inputs):
             continue  # the initializer
+        if op.type == "Assign" and op.inputs and op.name == op.inputs[0].op.name + "/Assign":
+            continue  # a variable's initializer, as TF names it
         if op.type == "Identity" and op.inputs and op.inputs[0].dtype.is_ref:
             continue  # a variable's /read that nothing uses
         out.append(op)
