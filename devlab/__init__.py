@@ -54,12 +54,16 @@ from . import app, config, distribute, flags, layers, losses, nn, strings, summa
 from . import tf_logging as logging  # noqa: E402
 from .unimplemented import Namespace as _Namespace, module_getattr as _module_getattr  # noqa: E402
 from .strings import as_string, join as string_join  # noqa: E402 - TF1's top-level names
+from .graphs import import_graph_def, load_graph  # noqa: E402 - TensorFlow's graph files (the graphs extra)
+from .graphs.encode import write_graph as _write_graph  # noqa: E402
+from .runtime.modelled import modelled_run  # noqa: E402
 from .distribute import get_tower_context  # noqa: E402
 from .distribute.values import MirroredVariable as _MirroredVariable  # noqa: E402
 from .ops.variables import variable_creator_scope  # noqa: E402
 
 _operators.install(_MirroredVariable)
 contrib = _Namespace("tf.contrib", distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
+io = _Namespace("tf.io", write_graph=_write_graph)
 
 _operators.install(Tensor, Variable)
 

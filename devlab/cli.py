@@ -72,7 +72,8 @@ def parser():
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     place = sub.add_parser("place", help="run a TF1 script and print its device mapping and placement log",
                            description="Show where a TF1 script's ops are placed.")
-    place.add_argument("script", help="a Python file written against TensorFlow 1.x")
+    place.add_argument("script", help="a Python file written against TensorFlow 1.x, or a TensorFlow graph file "
+                       "(.pb, .pbtxt, .meta)")
     place.add_argument("--gpus", type=_count(0), default=None, help="simulated GPUs for sessions that name none (0-64)")
     place.add_argument("--cpus", type=_count(1), default=None, help="CPUs for sessions that name none (1-64)")
     place.add_argument("--soft", action="store_true", help="allow soft placement in every session")
@@ -131,6 +132,9 @@ def place(args):
     code = check_place_arguments(args)
     if code is not None:
         return code
+    if args.script.lower().endswith((".pb", ".pbtxt", ".meta")):  # a TensorFlow graph file, not a script
+        from .graph_cli import place_graph_file
+        return place_graph_file(args)
     if args.timeout > 0:
         return _place_in_child(args)
     return _place_here(args)

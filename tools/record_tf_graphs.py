@@ -106,10 +106,74 @@ def tower_cnn():
     rng = np.random.RandomState(0)
     feed = {images: rng.rand(batch, size, size, 1).astype(np.float32),
             labels: rng.randint(0, classes, size=batch).astype(np.int64)}
+    # "initial_values": what TF's seeded initializers made, so another runtime can start from them
     runs = [("init", [tf.global_variables_initializer()], {}),
+            ("initial_values", tf.global_variables(), {}),
             ("train_step", [train_op, mean_loss] + tower_losses, feed),
             ("after_step", [mean_loss, global_step], feed)]
     return dict(cpus=3, runs=runs)
+
+
+def tower_cnn_gpu():
+    """Four towers on /gpu:0../gpu:3 (a CIFAR-10-sized CNN, the tutorial's model).
+
+    Written as the classic multi-GPU script writes it: the host (/cpu:0) holds the inputs,
+    every variable (assign_to_device) and the gradient averaging; each tower is two conv +
+    max-pool layers and a dense layer on its GPU. Placement is not recorded (this machine has
+    no GPU); examples/debug_a_model_graph.py places it on 1, 2 and 8 simulated GPUs.
+    """
+    tf.set_random_seed(1234)
+    ps_ops = ("Variable", "VariableV2", "AutoReloadVariable")
+
+    def assign_to_device(device, ps_device="/cpu:0"):
+        def _assign(op):
+            node_def = op if isinstance(op, tf.NodeDef) else op.node_def
+            return ps_device if node_def.op in ps_ops else device
+        return _assign
+
+    batch, size, classes, towers = 128, 32, 10, 4
+    with tf.device("/cpu:0"):
+        images = tf.placeholder(tf.float32, [batch, size, size, 3], name="images")
+        labels = tf.placeholder(tf.int64, [batch], name="labels")
+        global_step = tf.train.get_or_create_global_step()
+        opt = tf.train.MomentumOptimizer(learning_rate=0.05, momentum=0.9)
+        image_splits = tf.split(images, towers, axis=0, name="split_images")
+        label_splits = tf.split(labels, towers, axis=0, name="split_labels")
+
+    tower_grads, tower_losses = [], []
+    for i in range(towers):
+        with tf.device(assign_to_device("/gpu:%d" % i)), tf.name_scope("tower_%d" % i):
+            with tf.variable_scope("model", reuse=i > 0):
+                h = image_splits[i]
+                for layer, (k, c_in, c_out) in enumerate([(5, 3, 32), (5, 32, 64)], start=1):
+                    w = tf.get_variable("conv%d/weights" % layer, [k, k, c_in, c_out],
+                                        initializer=tf.truncated_normal_initializer(stddev=0.05))
+                    b = tf.get_variable("conv%d/biases" % layer, [c_out], initializer=tf.zeros_initializer())
+                    h = tf.nn.conv2d(h, w, strides=[1, 1, 1, 1], padding="SAME")
+                    h = tf.nn.relu(tf.nn.bias_add(h, b), name="conv%d/relu" % layer)
+                    h = tf.nn.max_pool(h, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME",
+                                       name="pool%d" % layer)
+                flat = tf.reshape(h, [batch // towers, -1], name="flatten")
+                w3 = tf.get_variable("dense/weights", [(size // 4) ** 2 * 64, classes],
+                                     initializer=tf.truncated_normal_initializer(stddev=0.05))
+                b3 = tf.get_variable("dense/biases", [classes], initializer=tf.zeros_initializer())
+                logits = tf.nn.bias_add(tf.matmul(flat, w3), b3, name="logits")
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                    labels=label_splits[i], logits=logits), name="loss")
+                tower_losses.append(loss)
+                tower_grads.append(opt.compute_gradients(loss))
+
+    with tf.device("/cpu:0"), tf.name_scope("average_gradients"):
+        averaged = []
+        for grads_and_vars in zip(*tower_grads):
+            grads = [tf.expand_dims(g, 0) for g, _ in grads_and_vars]
+            grad = tf.reduce_mean(tf.concat(grads, axis=0), axis=0)
+            averaged.append((grad, grads_and_vars[0][1]))
+    with tf.device("/cpu:0"):
+        opt.apply_gradients(averaged, global_step=global_step, name="train")
+        tf.add_n(tower_losses, name="total_loss") / towers
+    return dict(cpus=None, runs=[], no_placement="not recorded: the towers request /gpu:0../gpu:3 and this "
+                "machine has no GPU; only requested devices and colocation groups are recorded")
 
 
 def ps_worker():
@@ -188,8 +252,26 @@ def big_10k():
 
 
 MODELS = {"tower_cnn": tower_cnn, "ps_worker": ps_worker, "control_flow": control_flow,
-          "big_10k": big_10k}
-PARTITION_GRAPHS = ("tower_cnn", "control_flow")
+          "big_10k": big_10k, "tower_cnn_gpu": tower_cnn_gpu}
+IMPORTED = ("tower_cnn", "ps_worker", "control_flow")  # also record what tf.import_graph_def makes of them
+
+
+def imported_devices(graph_def):
+    """op.device of every op after tf.import_graph_def (TF's importer rewrites devices: the
+    NodeDef's device inside the scopes around the call; a colocated op takes its group's)."""
+    out = {}
+    for label, name, scope in (("name=''", "", None), ("name='w', under /job:worker/task:3", "w",
+                                                       "/job:worker/task:3")):
+        with tf.Graph().as_default() as g:
+            if scope:
+                with tf.device(scope):
+                    tf.import_graph_def(graph_def, name=name)
+            else:
+                tf.import_graph_def(graph_def, name=name)
+            prefix = name + "/" if name else ""
+            out[label] = {op.name[len(prefix):]: op.device for op in g.get_operations()}
+    return out
+PARTITION_GRAPHS = ("tower_cnn", "control_flow")  # tower_cnn_gpu: see its docstring
 
 
 # ---------------------------------------------------------------------------- recording
@@ -347,7 +429,9 @@ def record(name, out_dir):
         },
         "nodes": nodes_of(graph_def),
     }
-    if not spec["runs"]:
+    if not spec["runs"] and "no_placement" in spec:
+        expected["_meta"]["placement"] = spec["no_placement"]
+    elif not spec["runs"]:
         expected["_meta"]["placement"] = (
             "not recorded: the requested devices name /job:ps and /job:worker tasks, which "
             "need running tf.distribute.Server processes; only requested devices and "
@@ -381,6 +465,8 @@ def record(name, out_dir):
         if name in PARTITION_GRAPHS:
             write_partition_graphs(os.path.join(out_dir, name + ".partition_graphs.pbtxt"),
                                    partitions)
+    if name in IMPORTED:
+        expected["imported_devices"] = imported_devices(graph_def)
     with open(os.path.join(out_dir, name + ".expected.json"), "w") as f:
         json.dump(expected, f, indent=None if spec.get("pb_only") else 1)
         f.write("\n")

@@ -43,12 +43,22 @@ class CostModel:
 
 
 def op_flops(op_type, input_shapes, output_shapes):
-    """Floating-point operations of one op: 2mnk for MatMul, else one per element touched."""
+    """Floating-point operations of one op: 2mnk for MatMul, 2 x output x window for a
+    convolution (and its two gradients), else one per element touched."""
     if op_type == "MatMul" and len(input_shapes) == 2 and len(input_shapes[0]) == 2:
         (m, k), n = input_shapes[0], input_shapes[1][-1]
         return 2 * m * n * k
+    if op_type in _CONVOLUTIONS and len(input_shapes) >= 2:
+        # 2 * (output positions) * (window size) * (input channels), forward and backward alike
+        window = input_shapes[1] if op_type != "Conv2DBackpropFilter" else output_shapes[0] if output_shapes else ()
+        grad = input_shapes[-1] if op_type != "Conv2D" else output_shapes[0] if output_shapes else ()
+        if len(window) == 4 and len(grad) == 4:
+            return 2 * _size(grad) * window[0] * window[1] * window[2]
     elements = [_size(s) for s in list(input_shapes) + list(output_shapes)]
     return max(elements) if elements else 0
+
+
+_CONVOLUTIONS = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")
 
 
 def _size(shape):

@@ -24,10 +24,14 @@ class DType:
 
     @property
     def is_floating(self):
+        if self.base_dtype.name == "bfloat16":
+            return True
         return np.issubdtype(self.as_numpy_dtype, np.floating)
 
     @property
     def is_integer(self):
+        if self.base_dtype.name in _STAND_INS:
+            return False  # bfloat16, the quantized types, resource and variant
         return np.issubdtype(self.as_numpy_dtype, np.integer)
 
     @property
@@ -61,9 +65,18 @@ _BASE = {
     "float16": np.float16, "float32": np.float32, "float64": np.float64,
     "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
     "uint8": np.uint8, "bool": np.bool_, "string": np.object_,
+    "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+    "complex64": np.complex64, "complex128": np.complex128,
+}
+# TensorFlow's types that numpy has no dtype for. Graph files (``devlab.load_graph``) carry them;
+# devlab places and models such tensors but never computes with them, so numpy stands in only
+# for the element size (after the real types above, so ``as_dtype(np.int8)`` stays int8).
+_STAND_INS = {
+    "bfloat16": np.uint16, "qint8": np.int8, "quint8": np.uint8, "qint16": np.int16,
+    "quint16": np.uint16, "qint32": np.int32, "resource": np.object_, "variant": np.object_,
 }
 _BY_NAME = {}
-for _name, _np in _BASE.items():
+for _name, _np in list(_BASE.items()) + list(_STAND_INS.items()):
     _BY_NAME[_name] = DType(_name, _np)
     _BY_NAME[_name + "_ref"] = DType(_name, _np, is_ref=True)
 
@@ -86,7 +99,7 @@ def as_dtype(value):
     if npd.kind in "OUS":
         return string
     for dt in _BY_NAME.values():
-        if not dt.is_ref and np.dtype(dt.as_numpy_dtype) == npd:
+        if not dt.is_ref and dt.name not in _STAND_INS and np.dtype(dt.as_numpy_dtype) == npd:
             return dt
     raise TypeError(f"Cannot convert value {value!r} to a TensorFlow DType.")
 

@@ -15,6 +15,7 @@ numexpr; ``float_ufunc`` is the ufunc that computes it on floating-point inputs,
 pairwise for n-ary ops such as AddN); ``returns_view`` kernels may hand back (a view of) their
 input, so a fetch of their output is copied.
 """
+from . import summary_proto
 from .strided import Masks, numpy_index
 from ..framework import errors
 
@@ -495,10 +496,17 @@ def host_bytes(values):
     return out.reshape(np.shape(values))
 
 
+def to_host(x):
+    """A numpy copy of a device array (CuPy's ``.get()``); numpy arrays as they are. For kernels
+    whose result is a host-side string."""
+    import numpy as np
+    return np.asarray(x.get() if hasattr(x, "get") else x)
+
+
 def as_string(k, x):
     """Each element as text, floats with six decimals (TF's default ``%f``)."""
     import numpy as np
-    x = np.asarray(x.get() if hasattr(x, "get") else x)
+    x = to_host(x)
     fmt = (lambda v: f"{v:f}") if x.dtype.kind == "f" else str
     return host_bytes(np.vectorize(fmt, otypes=[object])(x) if x.size else x.astype(object))
 
@@ -635,20 +643,42 @@ def apply_adam(k, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon
     return var
 
 
-def scalar_summary(k, tag, value):
-    return host_bytes(f"{text(tag)}: {float(value):g}")
+def scalar_summary(k, tags, values):
+    """A serialized Summary with one simple_value per (tag, value) pair, as TF's kernel."""
+    import numpy as np  # a summary is a host-side string
+    tags, values = np.asarray(tags, dtype=object), to_host(values)
+    if tags.shape != values.shape:
+        raise errors.InvalidArgumentError(None, None, f"tags and values are not the same shape: "
+                                          f"{_shape_text(tags)} != {_shape_text(values)}")
+    return host_bytes(b"".join(summary_proto.scalar_value(text(t), float(v))
+                               for t, v in zip(tags.reshape(-1), values.reshape(-1))))
 
 
 def histogram_summary(k, tag, values):
-    import numpy as np  # a summary is a host-side string
-    v = np.asarray(values.get() if hasattr(values, "get") else values, dtype=float).reshape(-1)
-    stats = f"{v.size} values, min {v.min():g}, max {v.max():g}, mean {v.mean():g}" if v.size else "0 values"
-    return host_bytes(f"{text(tag)}: histogram of {stats}")
+    """A serialized Summary holding a histogram of ``values`` (TF's default buckets)."""
+    import numpy as np
+    v = np.asarray(to_host(values), dtype=np.float64).reshape(-1)
+    if not np.isfinite(v).all():
+        raise errors.InvalidArgumentError(None, None, f"{'Nan' if np.isnan(v).any() else 'Inf'} in summary "
+                                          f"histogram for: {text(tag)}")
+    return host_bytes(summary_proto.histogram_value(text(tag), v))
 
 
 def merge_summary(k, *summaries):
-    """The summaries' texts, one per line (TF concatenates Summary protocol buffers)."""
-    return host_bytes("\n".join(text(s) for s in summaries))
+    """The summaries' values in one Summary: serialized protocol buffers concatenate. A tag may
+    appear once, as in TF."""
+    seen = set()
+    for s in summaries:
+        raw = s.item() if hasattr(s, "item") else s
+        try:
+            tags = summary_proto.tags(raw)
+        except ValueError:
+            raise errors.InvalidArgumentError(None, None, "Could not parse one of the summary inputs") from None
+        for tag in tags:
+            if tag and tag in seen:
+                raise errors.InvalidArgumentError(None, None, f"Duplicate tag {tag} found in summary inputs ")
+            seen.add(tag)
+    return host_bytes(b"".join(s.item() if hasattr(s, "item") else s for s in summaries))
 
 
 def dataset_slice(k, position):

@@ -198,4 +198,8 @@ def lookup(op_type):
     try:
         return OPS[op_type]
     except KeyError:
-        raise KeyError(f"devlab has no op '{op_type}' in its op table") from None
+        from .tf_ops import synthesized  # TF's other ops: placed and modelled from TF's OpDef, never run
+        opdef = synthesized(op_type)
+        if opdef is None:
+            raise KeyError(f"devlab has no op '{op_type}' in its op table") from None
+        return opdef

@@ -18,6 +18,7 @@ import heapq
 import numpy as np
 
 from ..framework import errors
+from ..ops import tf_ops
 from ..ops.table import lookup
 from .steps import KernelContext, LoopStep, OpStep, TransferStep, flat_steps
 from .variable_store import VarRef
@@ -211,7 +212,7 @@ class _StepBuilder:
                 deref += (i,)
         out_slots = tuple(self.slot(t, device) for t in outputs)
         ctx = KernelContext(op, device, self.rngs)
-        kernel = opdef.kernel_for(device.device_type)
+        kernel = tf_ops.kernel_for(op, opdef, device.device_type)
         if op.type == "Identity" and deref == (0,) and op._inputs[0].dtype.is_ref:
             # TF's ``v/read`` hands on the variable's own buffer, so an op that runs after an
             # in-place update in the same run sees the new value. devlab keeps the reference and
@@ -350,6 +351,15 @@ def _control_flow_devices(items, placed, needed, fed):
         elif (op.type == "Enter" or op.type == "NextIteration") and consumers.get(op):
             device_of[op.name] = placed[consumers[op][0].name]
     return device_of
+
+
+def partition_devices(ops, placed):
+    """{op name: Device} where each of ``ops`` (a whole graph) runs once TF's partitioner has moved
+    its control-flow ops (``_control_flow_devices``); every other op runs where it was placed."""
+    needed = set(ops)
+    if not any(op.type in CONTROL_FLOW for op in needed):
+        return dict(placed)
+    return _control_flow_devices(frame_order(needed, set()), placed, needed, set())
 
 
 def _deps(op, fed, needed):

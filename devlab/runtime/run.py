@@ -84,18 +84,23 @@ class Run:
         step = self.peek()
         if step is None:
             return None
-        if self.subscribers:
-            execute_traced(step, self.values, self.emit, self._compute)
-        else:
-            self._compute(step, self.values)
-            for slot in step.frees:
-                self.values[slot] = None
+        with np.errstate(all="ignore"):  # TF makes inf and nan without a warning; so does devlab
+            if self.subscribers:
+                execute_traced(step, self.values, self.emit, self._compute)
+            else:
+                self._compute(step, self.values)
+                for slot in step.frees:
+                    self.values[slot] = None
         self._cursor[-1][1] += 1
         self.position += 1
         return step
 
     def run_to_end(self):
         """Runs every remaining step: the compiled program when it can, else step by step."""
+        with np.errstate(all="ignore"):  # TF makes inf and nan without a warning; so does devlab
+            self._run_to_end()
+
+    def _run_to_end(self):
         plan = self.plan
         fresh = self.position == 0 and not self.subscribers
         if fresh and plan.runs > 0 and plan.program is None:

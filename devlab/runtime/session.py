@@ -135,6 +135,26 @@ class Session:
         events.emit(events.OpsPlaced(self, tuple(new_records)))
         return placement
 
+    def ensure_placed(self):
+        """The Placement of the whole graph (placing it first if it is new or has grown)."""
+        return self._ensure_placed()
+
+    @property
+    def random_generators(self):
+        """The session's random generators (a plan compiled for this session needs them)."""
+        return self._rngs
+
+    def modelled_run(self, fetches=None, feed_dict=None, **options):
+        """Models a run without kernels: shapes, dtypes and the cost model's times
+        (``runtime/modelled.py``); works for graphs with ops devlab cannot run."""
+        from .modelled import modelled_run
+        return modelled_run(self, fetches, feed_dict, **options)
+
+    def modelled_stepper(self, fetches=None, feed_dict=None, **options):
+        """A stepper over a modelled run: values shown as shapes."""
+        from .modelled import ModelledStepper
+        return ModelledStepper(self, fetches, feed_dict, **options)
+
     def explain(self, op):
         """Why ``op`` (an Operation, Tensor, Variable or name) is on its device."""
         self._ensure_placed()

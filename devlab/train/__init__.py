@@ -1,5 +1,6 @@
 """``tf.train``: optimizers, moving averages, parameter-server placement, saving and clusters."""
 from ..unimplemented import module_getattr
+from ..graphs.encode import write_graph  # noqa: F401
 from ..runtime.cluster import ClusterSpec, Server  # noqa: F401
 from .device_setter import STANDARD_PS_OPS, replica_device_setter  # noqa: F401
 from .global_step import create_global_step, get_global_step, get_or_create_global_step  # noqa: F401

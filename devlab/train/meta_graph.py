@@ -17,8 +17,9 @@ requested device, so the graph is placed afresh; ``import_scope="s"`` puts every
 3. ``check_import_target(graph, plan)`` then ``build(graph, plan, clear_devices)``: only now is the
    graph touched, so a bad file never leaves a half-built graph.
 
-A reader of TF's binary or text MetaGraphDef can produce the same ``ImportPlan`` (or the JSON dict)
-and reuse steps 2-3.
+A file that is not devlab's JSON (its first character is not ``{``) is TensorFlow's MetaGraphDef,
+binary or text, as ``tf.train.Saver`` writes it: ``devlab.graphs`` reads it (TF's importer, the
+``graphs`` extra), as it does a MetaGraphDef message passed in place of the file.
 """
 import inspect
 import json
@@ -62,7 +63,7 @@ _FLOAT_ATTRS = {"bias", "alpha", "beta", "epsilon", "exponential_avg_factor"}
 _INT_LIST_ATTRS = {"squeeze_dims", "strides", "ksize", "dilations", "explicit_paddings"}
 _OPTIONAL_INT_ATTRS = {"seed", "seed2"}
 _DIMS_ATTRS = {"shape", "perm"}  # None, or a list of ints (-1 allowed in a reshape) and Nones
-_STR_ATTRS = {"separator", "padding", "data_format", "mode"}
+STR_ATTRS = {"separator", "padding", "data_format", "mode"}
 # The attrs each op's kernel (or the runtime) reads: a node without one would fail only at run time.
 REQUIRED_ATTRS = {
     "Const": ("value", "dtype"), "VariableV2": ("shape", "dtype"), "Placeholder": ("dtype", "shape"),
@@ -169,7 +170,12 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         raise TypeError(f"clear_devices must be True or False, got {clear_devices!r}")
     meta = meta_graph_or_file
     if isinstance(meta, (str, bytes, os.PathLike)):
-        meta = read_meta_graph_file(meta)
+        data, path = _read_bounded(meta)
+        if data.lstrip()[:1] not in (b"{", b"["):  # not devlab's JSON: TF's MetaGraphDef, binary or text
+            return _import_tf(_parse_tf(data, path), clear_devices, import_scope)
+        meta = parse_meta_graph_bytes(data, path)
+    elif type(meta).__name__ == "MetaGraphDef" and hasattr(meta, "graph_def"):
+        return _import_tf(meta, clear_devices, import_scope)
     elif not isinstance(meta, dict):
         raise TypeError(f"Expected binary or unicode string, got {meta_graph_or_file!r}")
     plan = validate_meta_graph(meta, import_scope)
@@ -180,9 +186,39 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     return Saver(list(by_name.values())) if by_name else None
 
 
+def _parse_tf(data, path):
+    """TensorFlow's MetaGraphDef in ``data``, or TF's OSError "Cannot parse file"."""
+    from ..graphs.files import GraphFileError, parse_meta_graph_def
+    try:
+        return parse_meta_graph_def(data, path)
+    except GraphFileError as e:
+        reason = str(e).split(": ", 1)[-1]
+        raise OSError(f"Cannot parse file {path}: not a devlab meta graph (JSON), and {reason}") from None
+
+
+def _import_tf(meta, clear_devices, import_scope):
+    """TensorFlow's MetaGraphDef (a ``.meta`` file): imported as TF's importer does it; a Saver of
+    its variables (None if it has none)."""
+    from ..graphs.load import import_tf_meta_graph
+    from ..graphs.protos import pb
+    if not isinstance(meta, pb().MetaGraphDef):
+        meta = pb().MetaGraphDef.FromString(meta.SerializeToString())
+    _scope_prefix(import_scope)  # the same checks as for devlab's format
+    variables = import_tf_meta_graph(meta, get_default_graph(), clear_devices, import_scope or None)
+    from .saver import Saver
+    return Saver(list(variables.values())) if variables else None
+
+
 def read_meta_graph_file(filename):
     """The parsed JSON of a meta graph file, read with bounds; TF's errors for a file that is
     missing, a folder, not a regular file, too large, or not parseable."""
+    data, path = _read_bounded(filename)
+    return parse_meta_graph_bytes(data, path)
+
+
+def _read_bounded(filename):
+    """(the bytes of a meta graph file, its path), read with bounds; TF's errors for a file that
+    is missing, a folder, not a regular file or too large."""
     try:
         path = os.fsdecode(os.fspath(filename))
     except (TypeError, UnicodeDecodeError) as e:
@@ -212,7 +248,7 @@ def read_meta_graph_file(filename):
         os.close(fd)
     if len(data) > MAX_FILE_BYTES:
         raise OSError(f"Cannot parse file {path}: it grew past {MAX_FILE_BYTES} bytes while being read.")
-    return parse_meta_graph_bytes(data, path)
+    return data, path
 
 
 def parse_meta_graph_bytes(data, path="<bytes>"):
@@ -453,7 +489,7 @@ def _check_attr(key, value, where):
         fail("an integer")
     if key in _OPTIONAL_INT_ATTRS and value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         fail("null or an integer")
-    if key in _STR_ATTRS and not isinstance(value, str):
+    if key in STR_ATTRS and not isinstance(value, str):
         fail("a string")
     if key in _FLOAT_ATTRS and (isinstance(value, bool) or not isinstance(value, (int, float))):
         fail("a number")
