@@ -1,14 +1,19 @@
 """``%%placement`` and ``%placement_log``.
 
 ``%%placement`` runs the cell's TF1 code with ``tf`` bound to devlab and a fresh default graph,
-then shows in that cell: each session's device mapping and placement log (TF's lines, also as a
-table), the placed graph, and, on request, the stepper, the timeline or an explanation. Inside
+then shows in that cell, in this order: the device mapping and placement log once, as TF's lines,
+printed by each session as it places (a long log only its first lines), the cell's own output, a
+one-line summary per session (ops, devices, copies, bytes) over the placement table (folded), the
+placed graph of everything the cell ran (a widget: pan, zoom, click a folded scope to open it),
+and, on request, the stepper, the timeline or an explanation. Inside
 the cell ``import tensorflow as tf`` (or ``tensorflow.compat.v1``) gives devlab, so pasted code
 runs as pasted; outside the magic nothing is redirected.
 """
 import ast
 import contextlib
 import functools
+import io
+import sys
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -23,8 +28,8 @@ from ..framework import errors
 from ..framework.graph import Graph, reset_default_graph
 from ..runtime.events import Recorder
 from ..runtime.steps import OpStep
-from ..views.graph_view import GraphView
-from ..views.placement_report import PlacementReport
+from ..views.placement_report import PlacementReport, truncate_log
+from . import source_names
 from ..views.tracebacks import short_traceback
 
 
@@ -52,7 +57,12 @@ class PlacementMagics(Magics):
     @argument("--step", action="store_true", help="open the stepper on the last run")
     @argument("--timeline", action="store_true", help="show the last run's timeline")
     @argument("--explain", metavar="OP", default=None, help="explain the placement of op OP")
-    @argument("--collapse", action="store_true", help="fold name scopes into one node each")
+    @argument("--fold", dest="fold", action="store_true", default=None,
+              help="fold numbered ops and name scopes in the drawing (default: when it is big)")
+    @argument("--no-fold", dest="fold", action="store_false", help="never fold the drawing")
+    @argument("--collapse", dest="fold", action="store_true", help="the old name of --fold")
+    @argument("--unfold", metavar="SCOPE", action="append", default=[], help="open this folded name scope")
+    @argument("--full-log", action="store_true", help="print every placement line, however long the log")
     @argument("--compare-tf", action="store_true", help="also run the cell under TensorFlow, if installed")
     @cell_magic
     def placement(self, line, cell):
@@ -72,7 +82,7 @@ class PlacementMagics(Magics):
         if args.soft:
             settings["force_soft_placement"] = True
         with Recorder() as cap, devlab_config.override(**settings), tensorflow_is_devlab(), fresh_default_graph(), \
-                self._tf_is_devlab():
+                self._tf_is_devlab(), self._short_logs(not args.full_log):
             try:
                 value = self._run(cell)
             except errors.OpError as e:  # shown by IPython as the op, the reason and the line
@@ -100,11 +110,21 @@ class PlacementMagics(Magics):
                 else:
                     ns["tf"] = before
 
+    @contextlib.contextmanager
+    def _short_logs(self, on):
+        """Inside, a long block of placement lines printed to stdout keeps only its head."""
+        if not on:
+            yield
+            return
+        with contextlib.redirect_stdout(_LogTruncator(sys.stdout)):
+            yield
+
     def _run(self, cell):
         """Executes the cell as IPython would (as %%time does) and returns its last expression."""
         shell = self.shell
         src = shell.transform_cell(cell)
-        filename = shell.compile.cache(src)
+        filename = shell.compile.cache(src, shell.execution_count)
+        source_names.remember(filename, shell.execution_count, line_offset=1)  # line 1 is %%placement
         tree = shell.transform_ast(shell.compile.ast_parse(src, filename=filename))
         last = None
         if tree.body and isinstance(tree.body[-1], ast.Expr):
@@ -117,10 +137,14 @@ class PlacementMagics(Magics):
     def _show(self, cap, args):
         for report in cap.reports:
             if report.records:
-                display(PlacementReport(report.session, report.records))
+                display(PlacementReport(report.session, report.records, report.plans))
         last = cap.last
         if args.draw and last is not None:
-            display(GraphView(last.session, last.plan, collapse=True if args.collapse else None))
+            from .graph_widget import GraphWidget
+            graph = GraphWidget(last.session, runs=last.plans, fold=args.fold)
+            for scope in args.unfold:
+                graph.unfold(scope)
+            display(graph)
         if args.explain and last is not None:
             try:
                 display(last.session.explain(args.explain))
@@ -130,8 +154,11 @@ class PlacementMagics(Magics):
             self._show_timeline(last)
         if args.step and last is not None:
             from .stepper_widget import StepperWidget
-            fetches = [s.op for s in last.plan.steps if isinstance(s, OpStep)][-1:]
-            display(StepperWidget(last.session, fetches))
+            if last.plan.feed_slots:
+                print("devlab: --step cannot replay a run that fed values; in a cell of its own, use "
+                      "devlab.notebook.StepperWidget(sess, fetches, feed_dict)")
+            else:
+                display(StepperWidget(last.session, list(last.plan.fetches)))
 
     def _show_timeline(self, last):
         if last is None or last.run_metadata is None:
@@ -161,3 +188,19 @@ class PlacementMagics(Magics):
         print(f"devlab: placement log {word} for every session")
 
 
+
+
+class _LogTruncator(io.TextIOBase):
+    """A stdout that cuts each long block of placement lines to its head (``truncate_log``)."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, text):
+        return self.out.write(truncate_log(text))
+
+    def flush(self):
+        self.out.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.out, name)
