@@ -123,11 +123,12 @@ class PlacementMagics(Magics):
         """Executes the cell as IPython would (as %%time does) and returns its last expression."""
         shell = self.shell
         src = shell.transform_cell(cell)
-        filename = shell.compile.cache(src, shell.execution_count)
-        source_names.remember(filename, shell.execution_count, line_offset=1)  # line 1 is %%placement
+        number = max(shell.execution_count - 1, 0)  # IPython counts the running cell before running it
+        filename = shell.compile.cache(src, number)
+        source_names.remember(filename, number, line_offset=1)  # the body's line 1 is the cell's line 2
         tree = shell.transform_ast(shell.compile.ast_parse(src, filename=filename))
         last = None
-        if tree.body and isinstance(tree.body[-1], ast.Expr):
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and not src.rstrip().endswith(";"):
             last = ast.Expression(tree.body.pop().value)
         exec(shell.compile(tree, filename, "exec"), shell.user_ns)  # noqa: S102 - the user's own cell
         if last is not None:
