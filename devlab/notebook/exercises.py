@@ -11,10 +11,10 @@ UNANSWERED = (Ellipsis, None)
 
 def check(answer, expected, hint, same=None, well_done="right"):
     """Prints ``✔ ...`` if ``answer`` matches ``expected`` (``same(answer, expected)`` when given),
-    else ``✘ ...`` with ``hint``. Returns whether it matched."""
+    else ``✘ ...`` with ``hint``. Returns nothing, so a check at the end of a cell shows only its line."""
     if any(answer is u for u in UNANSWERED):
         print(f"\u2718 not answered yet: replace the ... in the exercise cell above. Hint: {hint}")
-        return False
+        return
     try:
         ok = same(answer, expected) if same is not None else answer == expected
     except Exception:  # noqa: BLE001 - an answer of the wrong kind is just wrong
@@ -22,8 +22,8 @@ def check(answer, expected, hint, same=None, well_done="right"):
     if ok:
         print(f"\u2714 {well_done}")
     else:
-        print(f"\u2718 not yet ({answer!r} is not it). Hint: {hint}")
-    return bool(ok)
+        said = "" if isinstance(answer, bool) else f" ({answer!r} is not it)"
+        print(f"\u2718 not yet{said}. Hint: {hint}")
 
 
 def same_device(a, b):

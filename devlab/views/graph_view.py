@@ -103,7 +103,8 @@ class GraphView:
             self.plans = [plan]
         elif runs is not None:
             ran = list(session.plans_run)
-            self.plans = [ran[r] if isinstance(r, int) else r for r in runs]
+            plans = [ran[r] if isinstance(r, int) else r for r in runs]
+            self.plans = list({id(p): p for p in plans}.values())  # a plan that ran twice is drawn once
         else:
             self.plans = list(session.plans_run) or ([session.last_plan] if session.last_plan else [])
         self.fold = fold if fold is not None else collapse

@@ -20,7 +20,7 @@ class PlacementReport:
     def __init__(self, session, records, plans=()):
         self.session = session
         self.records = list(records)
-        self.plans = list(plans)
+        self.plans = list({id(p): p for p in plans}.values())  # each different run once
 
     def counts(self):
         """{short device name: ops placed there}, in the session's device order."""
@@ -45,7 +45,7 @@ class PlacementReport:
         runs = len(self.plans)
         return (f"devlab: {len(self.records)} ops placed on {len(counts)} device{'s' if len(counts) != 1 else ''} "
                 f"({where}); {len(copies)} cop{'ies' if len(copies) != 1 else 'y'} between devices "
-                f"({human_bytes(nbytes)}) in {runs} distinct run{'s' if runs != 1 else ''}")
+                f"({human_bytes(nbytes)}) in its {runs} different run{'s' if runs != 1 else ''}")
 
     def text(self):
         return self.summary()
