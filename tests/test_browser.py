@@ -97,14 +97,15 @@ def page(tmp_path_factory):
 def run_next_cell(page, expect):
     """Runs the next cell (Shift+Enter) and waits for ``expect`` to appear in its output."""
     cell = page.locator(".jp-Notebook .jp-Cell").nth(page.runs)
-    cell.locator(".jp-InputPrompt").click()  # select the cell (command mode), then run it
-    page.keyboard.press("Shift+Enter")
-    page.runs += 1
     prompt = cell.locator(".jp-InputPrompt")
-    for _ in range(240):  # until the prompt shows its execution count ("[3]:", not "[*]:")
+    page.runs += 1
+    for attempt in range(240):  # until the prompt shows its execution count ("[3]:", not "[*]:")
         text = prompt.inner_text()
         if any(ch.isdigit() for ch in text) and "*" not in text:
             break
+        if attempt % 20 == 0 and "*" not in text:  # not started: (again) select the cell and run it
+            prompt.click()
+            page.keyboard.press("Shift+Enter")
         page.wait_for_timeout(250)
     if expect:
         try:

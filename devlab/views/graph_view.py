@@ -465,8 +465,9 @@ class GraphView:
 
 
 def fit_svg(svg):
-    """Lets a graphviz SVG shrink to the width of its output area (it never grows past 1:1)."""
-    return svg.replace("<svg width=", '<svg style="max-width:100%;height:auto" width=', 1)
+    """Lets a graphviz SVG shrink to the width of its output area (it never grows past 1:1). Also
+    writes graphviz's ``&#45;`` as the plain hyphen it stands for, so ids and classes read as written."""
+    return svg.replace("<svg width=", '<svg style="max-width:100%;height:auto" width=', 1).replace("&#45;", "-")
 
 
 def tensor_bytes(t):
