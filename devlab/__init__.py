@@ -26,11 +26,13 @@ from .ops.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .ops.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, zeros_initializer)
-from .ops.math_ops import (abs, add, add_n, argmax, cos, divide, equal, exp, greater, less, log, matmul,  # noqa: A004
-                           maximum, minimum, multiply, negative, pow, reciprocal, reduce_max, reduce_mean,
-                           reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid, sign, sin, sqrt, square,
-                           subtract, tanh, truediv)
+from .ops.math_ops import (abs, add, add_n, argmax, cos, divide, equal, exp, greater, less, log,  # noqa: A004
+                           logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply, negative, pow,
+                           reciprocal, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt,
+                           sigmoid, sign, sin, sqrt, square, subtract, tanh, truediv)
+from .ops.control_flow import cond, while_loop
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
+from .ops.script_ops import py_func
 from .ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
 from .ops.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
@@ -92,3 +94,16 @@ disable_eager_execution = disable_v2_behavior
 
 def executing_eagerly():
     return False
+
+
+def __getattr__(name):
+    """``devlab.__version__``, read from the installed package's metadata on first use."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            value = version("devlab")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            value = "0+unknown"
+        globals()["__version__"] = value
+        return value
+    raise AttributeError(f"module 'devlab' has no attribute {name!r}")

@@ -1,27 +1,178 @@
-"""``devlab place SCRIPT.py [--gpus N] [--cpus N] [--soft] [--svg out.svg] [--trace out.json]``
+"""``devlab place SCRIPT.py [--gpus N] [--cpus N] [--soft] [--svg OUT] [--trace OUT] [--timeout S]``
 
 Runs a TF1-style script with devlab standing in for TensorFlow (``import tensorflow as tf``
 gives devlab), prints each session's device mapping and placement log, and optionally draws the
-last run's placed graph and writes its timeline as a Chrome trace.
+last run's placed graph and writes its timeline as a Chrome trace. Also ``devlab --version``,
+``devlab --help`` and ``python -m devlab``.
+
+Every failure is one line on stderr and a non-zero exit, never a Python traceback: a missing
+script (2), a bad option or an output path that cannot be written (2, checked before the script
+runs), a script that raises (1: the error and the script's line), one that runs past
+``--timeout`` (124). The script runs in a child process (``python -m devlab place ... --timeout
+0``) that the parent stops when the time is up; ``--timeout 0`` runs it in this process with no
+limit. Device counts are checked against ``devlab.config.MAX_DEVICES_PER_TYPE`` (64).
 """
 import argparse
+import os
 import runpy
+import shutil
+import signal
+import subprocess
 import sys
+import traceback
 
-from . import config
-from .aliases import tensorflow_is_devlab
-from .runtime.events import Recorder
+DEFAULT_TIMEOUT = 120.0  # seconds; a placement script that runs longer is almost surely stuck
+EXIT_ERROR, EXIT_USAGE, EXIT_TIMEOUT, EXIT_INTERRUPTED = 1, 2, 124, 130
+INSTALL_GRAPHVIZ = ("pip install graphviz (the Python package) and the `dot` program: apt-get install graphviz "
+                    "(Debian/Ubuntu), brew install graphviz (macOS) or conda install graphviz")
 
 
-def place(argv):
-    ap = argparse.ArgumentParser(prog="devlab place", description="Show where a TF1 script's ops are placed.")
-    ap.add_argument("script", help="a Python file written against TensorFlow 1.x")
-    ap.add_argument("--gpus", type=int, default=None, help="simulated GPUs for sessions that name none")
-    ap.add_argument("--cpus", type=int, default=None, help="CPUs for sessions that name none")
-    ap.add_argument("--soft", action="store_true", help="allow soft placement in every session")
-    ap.add_argument("--svg", metavar="OUT", help="draw the last run's placed graph (.svg, .png or .pdf)")
-    ap.add_argument("--trace", metavar="OUT", help="write the last run's timeline as Chrome trace JSON")
-    args = ap.parse_args(argv)
+def version():
+    """devlab's version, from the installed package's metadata."""
+    import devlab
+    return devlab.__version__
+
+
+def _count(minimum):
+    """An argparse type: a whole number of devices in [minimum, MAX_DEVICES_PER_TYPE]."""
+    from .config import MAX_DEVICES_PER_TYPE
+
+    def parse(text):
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        if not minimum <= n <= MAX_DEVICES_PER_TYPE:
+            raise argparse.ArgumentTypeError(f"must be between {minimum} and {MAX_DEVICES_PER_TYPE} (devlab simulates "
+                                             f"at most {MAX_DEVICES_PER_TYPE} devices of each type), got {n}")
+        return n
+    return parse
+
+
+def _seconds(text):
+    try:
+        s = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0 <= s <= 7 * 24 * 3600:
+        raise argparse.ArgumentTypeError(f"must be between 0 (no limit) and 604800 seconds, got {text}")
+    return s
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line on stderr (and exit 2), not the usage block."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def parser():
+    ap = _Parser(prog="devlab", description="See where TensorFlow 1.x graph code places each op, and why.")
+    ap.add_argument("--version", action="version", version=f"devlab {version()}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    place = sub.add_parser("place", help="run a TF1 script and print its device mapping and placement log",
+                           description="Show where a TF1 script's ops are placed.")
+    place.add_argument("script", help="a Python file written against TensorFlow 1.x")
+    place.add_argument("--gpus", type=_count(0), default=None, help="simulated GPUs for sessions that name none (0-64)")
+    place.add_argument("--cpus", type=_count(1), default=None, help="CPUs for sessions that name none (1-64)")
+    place.add_argument("--soft", action="store_true", help="allow soft placement in every session")
+    place.add_argument("--svg", metavar="OUT", help="draw the last run's placed graph (.svg, .png or .pdf)")
+    place.add_argument("--trace", metavar="OUT", help="write the last run's timeline as Chrome trace JSON")
+    place.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                       help=f"stop the script after this long (default {DEFAULT_TIMEOUT:g}; 0: no limit, in this process)")
+    return ap
+
+
+def fail(message, code=EXIT_ERROR):
+    print(f"devlab: {message}", file=sys.stderr)
+    return code
+
+
+def check_place_arguments(args):
+    """Everything that can be checked before the script runs; returns an exit code or None."""
+    if not os.path.exists(args.script):
+        return fail(f"cannot run {args.script}: no such file", EXIT_USAGE)
+    if not os.path.isfile(args.script):
+        return fail(f"cannot run {args.script}: not a file", EXIT_USAGE)
+    if args.svg:
+        ext = args.svg.rsplit(".", 1)[-1].lower() if "." in os.path.basename(args.svg) else ""
+        if ext not in ("svg", "png", "pdf"):
+            return fail(f"--svg {args.svg}: the drawing is written as .svg, .png or .pdf, not {('.' + ext) if ext else 'a file without an extension'}",
+                        EXIT_USAGE)
+        try:
+            import graphviz  # noqa: F401
+        except ImportError:
+            return fail(f"--svg needs Graphviz, which is not installed: {INSTALL_GRAPHVIZ}", EXIT_USAGE)
+        if shutil.which("dot") is None:
+            return fail(f"--svg needs Graphviz's `dot` program, which is not on PATH: {INSTALL_GRAPHVIZ}", EXIT_USAGE)
+    for flag, path in (("--svg", args.svg), ("--trace", args.trace)):
+        if path:
+            problem = _unwritable(path)
+            if problem:
+                return fail(f"{flag} {path}: cannot write there ({problem})", EXIT_USAGE)
+    return None
+
+
+def _unwritable(path):
+    """Why ``path`` cannot be written, or None."""
+    if os.path.isdir(path):
+        return "it is a folder"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"no folder {folder}"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return "permission denied"
+    if not os.access(folder, os.W_OK):
+        return f"permission denied in {folder}"
+    return None
+
+
+def place(args):
+    code = check_place_arguments(args)
+    if code is not None:
+        return code
+    if args.timeout > 0:
+        return _place_in_child(args)
+    return _place_here(args)
+
+
+def _place_in_child(args):
+    """Runs ``devlab place`` (with no limit) in a child process and stops it when time is up."""
+    argv = [sys.executable, "-m", "devlab", "place", args.script, "--timeout", "0"]
+    for flag in ("gpus", "cpus", "svg", "trace"):
+        if getattr(args, flag) is not None:
+            argv += [f"--{flag}", str(getattr(args, flag))]
+    if args.soft:
+        argv.append("--soft")
+    env = dict(os.environ)
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    child = subprocess.Popen(argv, env=env, start_new_session=True)
+    try:
+        return child.wait(timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        _stop(child)
+        return fail(f"{args.script} did not finish within {args.timeout:g} s (--timeout {args.timeout:g}), so it was "
+                    "stopped; give it longer with --timeout SECONDS, or --timeout 0 for no limit", EXIT_TIMEOUT)
+    except KeyboardInterrupt:
+        _stop(child)
+        return fail("interrupted", EXIT_INTERRUPTED)
+
+
+def _stop(child):
+    """Stops the child and anything it started (its process group)."""
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, AttributeError):
+        child.kill()
+    child.wait()
+
+
+def _place_here(args):
+    from . import config
+    from .aliases import tensorflow_is_devlab
+    from .framework import errors
+    from .runtime.events import Recorder
     settings = {"force_log": True, "trace_all": bool(args.trace)}
     if args.gpus is not None:
         settings["simulated_gpus"] = args.gpus
@@ -29,36 +180,92 @@ def place(argv):
         settings["default_cpus"] = args.cpus
     if args.soft:
         settings["force_soft_placement"] = True
-    from .framework import errors
+    script_dir = os.path.dirname(os.path.abspath(args.script))
     with Recorder() as cap, config.override(**settings), tensorflow_is_devlab():
+        sys.path.insert(0, script_dir)  # as `python SCRIPT` would
         try:
             runpy.run_path(args.script, run_name="__main__")
         except errors.OpError as e:
             from .views.tracebacks import short_traceback
             print("\n".join(short_traceback(e)), file=sys.stderr)
-            return 1
-    last = cap.last
+            return EXIT_ERROR
+        except SystemExit as e:
+            if e.code not in (None, 0):
+                return fail(f"{args.script} exited with status {e.code}",
+                            e.code if isinstance(e.code, int) else EXIT_ERROR)
+        except KeyboardInterrupt:
+            return fail("interrupted", EXIT_INTERRUPTED)
+        except SyntaxError as e:
+            return fail(f"{args.script} has a syntax error: {e.msg} (line {e.lineno})")
+        except Exception as e:  # noqa: BLE001 - the script's own error, told in one line
+            return fail(f"{args.script} failed: {_one_line(e)}{_script_line(e, args.script)}")
+        finally:
+            if script_dir in sys.path:
+                sys.path.remove(script_dir)
+    return _write_outputs(cap.last, args)
+
+
+def _one_line(e):
+    text = " ".join(str(e).split())
+    if len(text) > 300:
+        text = text[:297] + "..."
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def _script_line(e, script):
+    """ " (at SCRIPT, line N)" for the innermost frame of the script (or of any file outside devlab)."""
+    script = os.path.abspath(script)
+    devlab_dir = os.path.dirname(os.path.abspath(__file__))
+    frames = traceback.extract_tb(e.__traceback__)
+    for f in reversed(frames):
+        if os.path.abspath(f.filename) == script:
+            return f" (at {f.filename}, line {f.lineno})"
+    for f in reversed(frames):
+        path = os.path.abspath(f.filename)
+        if not path.startswith(devlab_dir + os.sep) and not f.filename.startswith("<") and "runpy" not in path:
+            return f" (at {f.filename}, line {f.lineno})"
+    return ""
+
+
+def _write_outputs(last, args):
     if last is None:
         print("devlab: the script ran no session, so nothing was placed.", file=sys.stderr)
-        return 0 if not (args.svg or args.trace) else 1
+        return 0 if not (args.svg or args.trace) else EXIT_ERROR
     if args.svg:
         from .views.graph_view import GraphView
-        GraphView(last.session, last.plan).save(args.svg)
+        try:
+            GraphView(last.session, last.plan).save(args.svg)
+        except (OSError, RuntimeError, ValueError) as e:
+            return fail(f"--svg {args.svg}: could not write the drawing: {_one_line(e)}")
         print(f"devlab: placed graph written to {args.svg}")
     if args.trace:
         from .views.chrome_trace import Timeline
-        Timeline(last.run_metadata.step_stats).save(args.trace)
+        if last.run_metadata is None:
+            return fail(f"--trace {args.trace}: the last run was not traced, so there is no timeline")
+        try:
+            Timeline(last.run_metadata.step_stats).save(args.trace)
+        except OSError as e:
+            return fail(f"--trace {args.trace}: could not write the timeline: {_one_line(e)}")
         print(f"devlab: timeline written to {args.trace} (open it in https://ui.perfetto.dev)")
     return 0
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] != "place":
-        print("usage: devlab place SCRIPT.py [--gpus N] [--cpus N] [--soft] [--svg OUT] [--trace OUT]",
+    ap = parser()
+    if not argv:
+        ap.print_usage(sys.stderr)
+        print("devlab: give a command, e.g. `devlab place SCRIPT.py --gpus 2`; `devlab --help` says more",
               file=sys.stderr)
-        return 2
-    return place(argv[1:])
+        return EXIT_USAGE
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:  # --help and --version exit 0; a bad option exits 2 after one line
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    if args.command == "place":
+        return place(args)
+    ap.print_usage(sys.stderr)
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -80,12 +80,18 @@ CASES = {
     "Shape": (lambda: tf.shape(A), lambda: np.array([2, 3])),
     "Size": (lambda: tf.size(A), lambda: np.array(6)),
     "Rank": (lambda: tf.rank(A), lambda: np.array(2)),
+    "LogicalAnd": (lambda: tf.logical_and(A > 1.5, B > 1.5), lambda: (A > 1.5) & (B > 1.5)),
+    "LogicalOr": (lambda: tf.logical_or(A > 1.5, B > 1.5), lambda: (A > 1.5) | (B > 1.5)),
+    "LogicalNot": (lambda: tf.logical_not(A > 1.5), lambda: ~(A > 1.5)),
 }
 # Ops checked elsewhere: sources and stateful ops (test_session, test_training, test_distribute),
-# CPU-only string ops (test_placer).
+# CPU-only string ops (test_placer), Python functions (test_cluster).
 ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
              "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "RandomUniform", "RandomStandardNormal",
-             "TruncatedNormal", "NoOp", "AsString", "StringJoin", "ScalarSummary", "DatasetSlice"}
+             "TruncatedNormal", "NoOp", "AsString", "StringJoin", "ScalarSummary", "DatasetSlice",
+             # control flow: tests/test_control_flow.py runs them through tf.cond and tf.while_loop
+             "Switch", "RefSwitch", "Merge", "Enter", "RefEnter", "Exit", "NextIteration", "LoopCond",
+             "PyFunc", "PyFuncStateless"}
 
 
 def test_every_op_has_a_kernel_test():

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from IPython.core.error import UsageError
+from IPython.core.getipython import get_ipython
 from IPython.testing.globalipapp import start_ipython
 
 import devlab as tf
@@ -31,9 +32,7 @@ sess.run(sum)
 
 @pytest.fixture(scope="module")
 def ip():
-    from IPython.core.interactiveshell import InteractiveShell
-    start_ipython()  # once per process (another test module may have started it)
-    shell = InteractiveShell.instance()
+    shell = start_ipython() or get_ipython()  # the shell is process-wide: another module may have started it
     shell.run_line_magic("load_ext", "devlab")
     return shell
 

@@ -204,3 +204,37 @@ def test_random_graphs_place_validly_and_compute_what_cpu_computes(program):
         with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as s:
             expected = s.run(cpu_tensors)
     np.testing.assert_allclose(values, expected, rtol=1e-6)
+
+
+# -- TF's kernel registry decides per op and dtype (devlab/ops/data/tf_kernels.json) ------------------
+def test_int32_matmul_has_no_gpu_kernel_so_it_needs_soft_placement():
+    a = tf.constant([[1, 2]], name="a")
+    with tf.device("/gpu:0"):
+        m = tf.matmul(a, tf.constant([[3], [4]], name="b"), name="m")
+    config = tf.ConfigProto(device_count={"GPU": 1})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Could not satisfy explicit device specification '/device:GPU:0' because no supported "
+                             r"kernel for GPU devices is available.(.|\n)*device='GPU'; T in \[DT_FLOAT"):
+        tf.Session(config=config).run(m)
+    soft = tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}, allow_soft_placement=True))
+    assert soft.run(m).tolist() == [[11]]
+    assert soft.placement.device_of(m.op).device_type == "CPU"
+
+
+def test_float_matmul_and_int32_add_do_have_gpu_kernels():
+    with tf.device("/gpu:0"):
+        m = tf.matmul(tf.constant([[1.0]]), tf.constant([[2.0]]), name="m")
+        i = tf.add(tf.constant(1), tf.constant(2), name="i")  # TF keeps int32 in host memory, on the GPU device
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})) as s:
+        assert s.run([m, i])[1] == 3
+        assert s.placement.device_of(m.op).device_type == s.placement.device_of(i.op).device_type == "GPU"
+
+
+def test_string_constants_live_on_the_cpu():
+    with tf.device("/gpu:0"):
+        c = tf.constant("hello", name="c")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="no supported kernel for GPU devices"):
+        tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})).run(c)
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}, allow_soft_placement=True)) as s:
+        assert s.run(c) == b"hello" or s.run(c) == "hello"
+        assert s.placement.device_of(c.op).device_type == "CPU"

@@ -134,7 +134,7 @@ def test_device_colours_are_keyed_by_name_and_shared_by_every_view():
     sess = ema_session()
     svg = GraphView(sess).svg()
     assert device_colour("GPU:1").lower() in svg.lower()
-    assert device_colour("GPU:1") in lanes_svg(sess.last_plan, 1, sess.devices)
+    assert device_colour("GPU:1") in lanes_svg(sess.last_plan, {0}, 1, sess.devices)
     from devlab.views.placement_report import PlacementReport
     assert device_colour("GPU:1") in PlacementReport(sess, sess.placement_log, sess.plans_run)._repr_html_()
 
@@ -280,11 +280,11 @@ def test_truncate_log_leaves_other_text_alone():
 
 
 def test_explanations_name_the_cell_and_line(ip, capsys, monkeypatch):
-    ip.execution_count = 7  # as in a kernel: the running cell is In[6]
+    ip.execution_count = 7  # run outside a cell: the shell's count names it
     _, shown = cell_output(ip, capsys, "--no-draw --explain y",
                            "x = tf.constant(1.0, name='x')\ny = tf.sin(x, name='y')\ntf.Session().run(y)", monkeypatch)
     text = str(shown[-1])
-    assert "created at cell In[6], line 3" in text  # line 1 of the cell is %%placement
+    assert "created at cell 7, line 3" in text  # line 1 of the cell is %%placement
 
 
 def test_a_colocation_conflict_names_every_member_and_its_devices():

@@ -8,7 +8,9 @@ towers (PerDevice); reductions are real ops placed on their destination devices,
 copies show in the placement log, the graph and the timeline.
 
 As in TensorFlow's graph mode, each tower runs in its own thread, one at a time, so that a
-``merge_call`` can pause a tower half-way through ``fn`` until all towers reach it.
+``merge_call`` can pause a tower half-way through ``fn`` until all towers reach it. When a tower
+(or a merge function) fails, every tower still paused is woken with ``TowerAborted`` raised from
+its ``merge_call`` and joined before the error reaches the caller: no thread is left blocked.
 """
 import contextlib
 import threading
@@ -80,6 +82,11 @@ class TowerContext:
         return self._thread.merge(merge_fn, args, kwargs)
 
 
+class TowerAborted(BaseException):
+    """Raised inside a paused tower's ``merge_call`` when another tower failed, so that it ends.
+    A BaseException, so that ``except Exception`` in a tower function does not keep it alive."""
+
+
 class _TowerThread(threading.Thread):
     """Runs ``fn`` for one tower; pauses at ``merge_call`` until the main thread resumes it."""
 
@@ -91,12 +98,15 @@ class _TowerThread(threading.Thread):
         self.done, self.result, self.error = False, None, None
         self.merge_request = None  # (merge_fn, args, kwargs) while paused in merge_call
         self.merge_result = None
+        self.aborted = False  # set by the main thread to end a paused tower
 
     def run(self):
         self.should_run.wait()
         self.should_run.clear()
         graph = self.captured[0]
         try:
+            if self.aborted:
+                raise TowerAborted(f"tower {self.tower_id} was not started: another tower failed")
             graph.enter_captured_scopes(self.captured[1])
             with graph.as_default():
                 _stack().append(TowerContext(self.strategy, self.tower_id, self.device_name, self))
@@ -115,6 +125,8 @@ class _TowerThread(threading.Thread):
         self.has_paused.set()
         self.should_run.wait()
         self.should_run.clear()
+        if self.aborted:
+            raise TowerAborted(f"tower {self.tower_id} stopped in merge_call: another tower failed")
         return self.merge_result
 
     def step(self):
@@ -123,6 +135,16 @@ class _TowerThread(threading.Thread):
         self.merge_request = None
         self.should_run.set()
         self.has_paused.wait()
+
+    def abort(self, timeout=10.0):
+        """Ends this tower if it has not finished: wakes it (its merge_call raises TowerAborted)
+        and waits for its thread."""
+        if not self.done and self.is_alive():
+            self.aborted = True
+            self.has_paused.clear()
+            self.should_run.set()
+            self.has_paused.wait(timeout)
+        self.join(timeout)
 
 
 class MirroredStrategy:
@@ -242,6 +264,13 @@ class MirroredStrategy:
         threads = [_TowerThread(self, i, d, fn, args, kwargs, captured) for i, d in enumerate(self._devices)]
         for t in threads:
             t.start()
+        try:
+            return self._run_towers(threads)
+        finally:  # a failed tower or merge function must leave no tower thread waiting forever
+            for t in threads:
+                t.abort()
+
+    def _run_towers(self, threads):
         for t in threads:
             t.step()
         while True:

@@ -74,7 +74,8 @@ class DeviceSpec:
         return hash(self._fields())
 
     def __repr__(self):
-        return f"<DeviceSpec {self.to_string()!r}>"
+        return (f"<DeviceSpec(job={self.job}, replica={self.replica}, task={self.task}, "
+                f"device_type={self.device_type}, device_index={self.device_index})>")
 
 
 @functools.lru_cache(maxsize=4096)

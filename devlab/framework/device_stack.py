@@ -14,7 +14,11 @@ from .traceable import TraceableObject
 
 
 class DeviceScope:
-    """One entry of the device stack: a merge function, a user function, or None (a reset)."""
+    """One entry of the device stack: a merge function, a user function, or None (a reset).
+
+    Its ``location.obj`` is TF's ``display_name``: what the user passed, as ``str()`` gives it
+    (``"/cpu"`` stays ``"/cpu"``), or ``name<file, line>`` for a device function.
+    """
 
     def __init__(self, device, filename, lineno):
         if device is None or callable(device) and not isinstance(device, (str, DeviceSpec)):
@@ -23,8 +27,8 @@ class DeviceScope:
             self.function = _merge_function(device)
         self.merge = self.function if isinstance(self.function, MergeDevice) else None  # the common case
         self.is_null_merge = self.merge is not None and self.merge.is_null_merge
-        if self.function is None or isinstance(self.function, MergeDevice):
-            label = self.function.label if self.function is not None else "None"
+        if device is None or not callable(device) or isinstance(device, MergeDevice):
+            label = str(device)  # what the user wrote, as TF records it
         else:
             name = getattr(device, "__name__", type(device).__name__)
             code = getattr(device, "__code__", None)

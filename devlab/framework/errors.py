@@ -2,6 +2,7 @@
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT = 0, 1, 2, 3
 NOT_FOUND, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, UNIMPLEMENTED, INTERNAL = 5, 8, 9, 12, 13
+DATA_LOSS = 15
 
 
 class OpError(Exception):
@@ -31,6 +32,8 @@ ResourceExhaustedError = _error("ResourceExhaustedError", RESOURCE_EXHAUSTED)
 FailedPreconditionError = _error("FailedPreconditionError", FAILED_PRECONDITION)
 UnimplementedError = _error("UnimplementedError", UNIMPLEMENTED)
 InternalError = _error("InternalError", INTERNAL)
+DataLossError = _error("DataLossError", DATA_LOSS)  # a checkpoint or saved graph that is truncated or corrupt
+UnavailableError = _error("UnavailableError", 14)  # UNAVAILABLE: a task of the cluster cannot be reached
 
 
 def defined_at(op):
@@ -38,3 +41,7 @@ def defined_at(op):
     filename, lineno = op.traceback
     return (f"\n\nDetected at node '{op.name}' defined at (most recent call last):\n"
             f"  File \"{filename}\", line {lineno}")
+
+
+class InaccessibleTensorError(ValueError):
+    """A tensor built inside a tf.cond branch or a tf.while_loop was fetched from outside it."""

@@ -9,6 +9,7 @@ import re
 import threading
 
 from . import device_stack
+from .dtypes import DType
 from .operation import Operation
 from .tensor import Tensor
 from .traceable import user_location
@@ -27,6 +28,7 @@ class _Scopes(threading.local):
         self.control_stack = list(shared.control_stack) if shared else []
         self.variable_scope_stack = list(shared.variable_scope_stack) if shared else []
         self.variable_creator_stack = list(shared.variable_creator_stack) if shared else []
+        self.control_flow_context = shared.control_flow_context if shared else None
 
 
 class _ControlScope:
@@ -50,16 +52,23 @@ class Graph:
         self._finalized = False
         self.seed = None
         self.variable_store = {}  # get_variable's variables by full name
+        self._unfetchable = set()  # ops inside tf.cond branches and loops: not fetchable, as in TF
+        self._unfeedable = set()
+        self._variable_scope_counts = threading.local()
+        self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows
 
     # -- ops -----------------------------------------------------------------------------------
-    def create_op(self, op_type, inputs, output_specs, name, attrs=None):
-        """Adds an op. ``output_specs`` is a list of (dtype, shape); ``name`` is uniquified,
-        except that a scope name ending in '/' is used as is (without the slash)."""
+    def create_op(self, op_type, inputs, output_specs, name=None, attrs=None):
+        """Adds an op. ``output_specs`` is a list of (dtype, shape), or of dtypes as in TF's
+        ``create_op(op_type, inputs, dtypes, name=...)`` (shapes unknown). ``name`` (default:
+        the op type) is uniquified, except that a scope name ending in '/' is used as is."""
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
+        name = name or op_type
         for t in inputs:
             if t.op.graph is not self:
                 raise ValueError(f"Tensor {t.name} must be from the same graph as the op {name!r}.")
+        output_specs = [(s, None) if isinstance(s, DType) else s for s in output_specs or ()]
         name = name[:-1] if name[-1:] == "/" else self.unique_name(name)
         scopes = self._scopes
         control_stack = scopes.control_stack
@@ -74,7 +83,30 @@ class Graph:
             device_stack.apply_device_stack(op, scopes.device_stack)
         if scopes.colocation_stack:
             device_stack.apply_colocation_stack(op, scopes.colocation_stack)
+        if scopes.control_flow_context is not None:  # inside tf.cond / tf.while_loop: the context
+            op.control_flow_context = scopes.control_flow_context  # may switch or enter its inputs
+            scopes.control_flow_context.add_op(op)
         return op
+
+    def _prevent_fetching(self, op):
+        self._unfetchable.add(op)
+
+    def _prevent_feeding(self, tensor):
+        self._unfeedable.add(tensor)
+
+    def is_fetchable(self, tensor_or_op):
+        op = getattr(tensor_or_op, "op", tensor_or_op)
+        return op not in self._unfetchable
+
+    def is_feedable(self, tensor):
+        return tensor not in self._unfeedable
+
+    def _get_control_flow_context(self):
+        """The tf.cond branch or tf.while_loop body being built, or None."""
+        return self._scopes.control_flow_context
+
+    def _set_control_flow_context(self, context):
+        self._scopes.control_flow_context = context
 
     def get_operations(self):
         return list(self._ops)
@@ -206,6 +238,19 @@ class Graph:
         return self._scopes.variable_scope_stack
 
     @property
+    def variable_scopes_count(self):
+        """How often each variable scope name was opened, for ``default_name`` uniquification.
+        Per thread, as TF's ``_VariableScopeStore``: a new thread starts from none."""
+        local = self._variable_scope_counts
+        if not hasattr(local, "counts"):
+            local.counts = {}
+        return local.counts
+
+    @variable_scopes_count.setter
+    def variable_scopes_count(self, counts):
+        self._variable_scope_counts.counts = counts
+
+    @property
     def variable_creator_stack(self):
         """Functions that intercept ``Variable(...)`` (MirroredStrategy's scope pushes one)."""
         return self._scopes.variable_creator_stack
@@ -218,7 +263,7 @@ class Graph:
         """Makes this thread's building state a copy of ``captured`` (after thread-local)."""
         copy = _Scopes(captured)
         for name in ("name_stack", "device_stack", "colocation_stack", "control_stack",
-                     "variable_scope_stack", "variable_creator_stack"):
+                     "variable_scope_stack", "variable_creator_stack", "control_flow_context"):
             setattr(self._scopes, name, getattr(copy, name))
 
     def switch_to_thread_local(self):
@@ -240,22 +285,45 @@ class Graph:
             finally:
                 self._scopes.control_stack = saved
             return
+        # As TF: an op already a control input of an enclosing block is not repeated, and each
+        # control input is marked with ``_has_manual_control_dependencies`` (TF 2.x does so).
+        current = {c for scope in self._scopes.control_stack for c in scope.control_inputs}
         ops = []
         for c in control_inputs:
-            if hasattr(c, "_as_graph_element"):
-                c = c._as_graph_element()
-            if isinstance(c, Tensor):
-                c = c.op
-            if not isinstance(c, Operation):
-                raise TypeError(f"Can not convert a {type(c).__name__} into a Tensor or Operation.")
-            if c not in ops:
+            c = self._control_input_op(c)
+            if c not in current:
+                current.add(c)
                 ops.append(c)
+                c._set_attr("_has_manual_control_dependencies", True)
         scope = _ControlScope(ops)
         self._scopes.control_stack.append(scope)
         try:
             yield
         finally:
             self._scopes.control_stack.remove(scope)
+
+    def _control_input_op(self, c):
+        """``c`` (an Operation, Tensor or Variable) as an op of this graph, with TF's errors: a
+        control input from another graph is rejected here, before any op depends on it."""
+        if hasattr(c, "_as_graph_element"):
+            c = c._as_graph_element()
+        if isinstance(c, Tensor):
+            if c.graph is not self:
+                raise ValueError(f"Tensor {c} is not an element of this graph.")
+            return c.op
+        if not isinstance(c, Operation):
+            raise TypeError(f"Can not convert a {type(c).__name__} into a Tensor or Operation.")
+        if c.graph is not self:
+            raise ValueError(f"Operation {c} is not an element of this graph.")
+        return c
+
+    def _check_added_control_input(self, op, c):
+        """Checks ``c`` before ``op._add_control_input(c)``; a new edge makes sessions re-plan."""
+        if not isinstance(c, Operation):
+            raise TypeError(f"op must be an Operation: {c}")
+        if c.graph is not op.graph:
+            raise ValueError(f"{c} must be from the same graph as {op} (graphs are {c.graph} and {op.graph}).")
+        self.control_edges_added += 1
 
     def _control_inputs_for(self, input_ops):
         control = []

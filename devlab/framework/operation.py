@@ -35,7 +35,8 @@ class Operation:
     """
 
     __slots__ = ("graph", "name", "type", "_inputs", "_outputs", "_attrs", "_control_inputs", "_device",
-                 "traceback", "device_code_locations", "colocation_code_locations", "id", "__weakref__")
+                 "traceback", "device_code_locations", "colocation_code_locations", "id", "control_flow_context",
+                 "__weakref__")
 
     def __init__(self, graph, name, op_type, inputs, output_specs, attrs, control_inputs, traceback):
         self.graph = graph
@@ -50,6 +51,7 @@ class Operation:
         self.device_code_locations = ()  # TraceableObjects, newest scope first
         self.colocation_code_locations = _NO_COLOCATION  # {colocated op name: TraceableObject}
         self.id = None  # set by the graph: creation order
+        self.control_flow_context = None  # the tf.cond branch or tf.while_loop it was built in
 
     # -- structure -------------------------------------------------------------------------
     @property
@@ -68,8 +70,24 @@ class Operation:
         return list(self._control_inputs)
 
     def _add_control_input(self, op):
+        """Makes this op run after ``op`` (TF's private API); ``op`` must be of the same graph."""
+        self.graph._check_added_control_input(self, op)
         if op not in self._control_inputs:
-            self._control_inputs.append(op)
+            self._control_inputs = list(self._control_inputs) + [op]
+
+    def _remove_control_inputs(self, ops):
+        self._control_inputs = [c for c in self._control_inputs if c not in ops]
+
+    def _update_input(self, index, tensor):
+        """Rewires input ``index`` to ``tensor`` (tf.cond and tf.while_loop route inputs through
+        the Switch or Enter ops they add after the op was made)."""
+        inputs = list(self._inputs)
+        inputs[index] = tensor
+        self._inputs = tuple(inputs)
+
+    def _add_control_inputs(self, ops):
+        for op in ops:
+            self._add_control_input(op)
 
     @property
     def device(self):
@@ -109,7 +127,7 @@ class Operation:
 
     @property
     def node_def(self):
-        inputs = [t.name if t.value_index else t.op.name for t in self._inputs]
+        inputs = [t._as_node_def_input() for t in self._inputs]
         inputs += ["^" + op.name for op in self._control_inputs]
         return NodeDef(self.name, self.type, inputs, self._device, self._attrs)
 

@@ -22,6 +22,10 @@ class Tensor:
     def name(self):
         return f"{self.op.name}:{self.value_index}"
 
+    def _as_node_def_input(self):
+        """How a NodeDef names this tensor as an input: ``op`` for output 0, else ``op:i``."""
+        return f"{self.op.name}:{self.value_index}" if self.value_index else self.op.name
+
     @property
     def graph(self):
         return self.op.graph

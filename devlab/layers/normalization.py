@@ -32,8 +32,8 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                 variance = math_ops.reduce_mean(math_ops.square(math_ops.subtract(x, mean)), reduce_axes,
                                                 name="variance")
             graph = get_default_graph()
-            graph.add_to_collection(GraphKeys.UPDATE_OPS, assign_moving_average(moving_mean, mean, momentum))
-            graph.add_to_collection(GraphKeys.UPDATE_OPS, assign_moving_average(moving_var, variance, momentum))
+            graph.add_to_collection(GraphKeys.UPDATE_OPS, assign_moving_average(moving_mean, mean, momentum, zero_debias=False))
+            graph.add_to_collection(GraphKeys.UPDATE_OPS, assign_moving_average(moving_var, variance, momentum, zero_debias=False))
         else:
             mean, variance = moving_mean, moving_var
         with name_scope("batchnorm"):

@@ -13,12 +13,14 @@ def load_ipython_extension(ipython):
 
 
 def unload_ipython_extension(ipython):
+    """``%unload_ext devlab``: takes back the magics (and their instance) and the reprs."""
     from .reprs import unregister_reprs
     from . import source_names
     source_names.uninstall()
     magics = ipython.magics_manager.magics
     for kind, name in (("cell", "placement"), ("line", "placement_log")):
         magics[kind].pop(name, None)
+    ipython.magics_manager.registry.pop("PlacementMagics", None)
     unregister_reprs(ipython)
 
 

@@ -8,12 +8,20 @@ placed graph of everything the cell ran (a widget: pan, zoom, click a folded sco
 and, on request, the stepper, the timeline or an explanation. Inside
 the cell ``import tensorflow as tf`` (or ``tensorflow.compat.v1``) gives devlab, so pasted code
 runs as pasted; outside the magic nothing is redirected.
+
+An error raised in the cell is shown short: for devlab's (TF's) errors the op, the reason and the
+op's line; for any other, only the user's own frames (cells and the user's files), each as
+"cell N, line L" with its source line, never devlab's or IPython's internals.
 """
 import ast
 import contextlib
 import functools
 import io
+import os
+import re
 import sys
+import sysconfig
+import traceback
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -31,6 +39,53 @@ from ..runtime.steps import OpStep
 from ..views.placement_report import PlacementReport, truncate_log
 from . import source_names
 from ..views.tracebacks import short_traceback
+
+
+_MAGIC_BODIES = {}  # cached file name of a %%placement cell's body -> its execution count
+_DEVLAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIBRARY_DIRS = tuple({os.path.abspath(p) for p in (sysconfig.get_paths().get("stdlib"), sysconfig.get_paths().get("purelib"),
+                                                    sysconfig.get_paths().get("platlib"), sys.prefix, sys.base_prefix) if p})
+
+
+def _calling_cell(shell):
+    """The execution count of the cell running this magic: the number IPython cached the calling
+    cell under (IPython 9 counts up before a cell runs, 8 after), else the shell's count."""
+    cells = getattr(shell.compile, "_filename_map", {}) or {}
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename in cells:
+            return cells[frame.f_code.co_filename]
+        frame = frame.f_back
+    return getattr(shell, "execution_count", 0) or 0
+
+
+def _is_user_file(filename, cells):
+    """A cell, or a file of the user's (not devlab's, IPython's or an installed package's)."""
+    if filename in cells or filename in _MAGIC_BODIES:
+        return True
+    if filename.startswith("<"):
+        return False
+    path = os.path.abspath(filename)
+    return not path.startswith(_DEVLAB_DIR + os.sep) and not any(path.startswith(d + os.sep) for d in _LIBRARY_DIRS)
+
+
+def _where(filename, lineno, cells):
+    """"cell N, line L" for a cell (a %%placement body starts on the cell's line 2); else "file:line"."""
+    if filename in _MAGIC_BODIES:
+        return f"cell {_MAGIC_BODIES[filename]}, line {lineno + 1}"
+    if filename in cells:
+        return f"cell {cells[filename]}, line {lineno}"
+    return f"{filename}, line {lineno}"
+
+
+def _name_cells(line, cells):
+    """``line`` with every "<cell file>:<line>" or 'File "<cell file>", line <n>' said as "cell N, line L"."""
+    for filename in set(cells) | set(_MAGIC_BODIES):
+        if filename not in line:
+            continue
+        pattern = re.compile(r'File "' + re.escape(filename) + r'", line (\d+)|' + re.escape(filename) + r":(\d+)")
+        line = pattern.sub(lambda m: _where(filename, int(m.group(1) or m.group(2)), cells), line)
+    return line
 
 
 @contextlib.contextmanager
@@ -70,8 +125,12 @@ class PlacementMagics(Magics):
         args = parse_argstring(self.placement, line)
         for flag in ("gpus", "cpus"):
             value = getattr(args, flag)
-            if value is not None and value < (1 if flag == "cpus" else 0):
-                raise UsageError(f"--{flag} must be at least {1 if flag == 'cpus' else 0}, got {value}")
+            minimum = 1 if flag == "cpus" else 0
+            if value is not None and value < minimum:
+                raise UsageError(f"--{flag} must be at least {minimum}, got {value}")
+            if value is not None and value > devlab_config.MAX_DEVICES_PER_TYPE:
+                raise UsageError(f"--{flag} must be at most {devlab_config.MAX_DEVICES_PER_TYPE} (devlab simulates at "
+                                 f"most {devlab_config.MAX_DEVICES_PER_TYPE} devices of each type), got {value}")
         if "import tensorflow" in cell:
             print("devlab: `import tensorflow` gives devlab inside this cell.")
         settings = {"force_log": True, "trace_all": args.timeline}
@@ -85,8 +144,11 @@ class PlacementMagics(Magics):
                 self._tf_is_devlab(), self._short_logs(not args.full_log):
             try:
                 value = self._run(cell)
-            except errors.OpError as e:  # shown by IPython as the op, the reason and the line
-                e._render_traceback_ = functools.partial(short_traceback, e)
+            except SyntaxError:
+                raise  # IPython shows these itself, with the cell and the caret
+            except Exception as e:  # shown by IPython as the user's frames only, by cell and line
+                with contextlib.suppress(AttributeError, TypeError):
+                    e._render_traceback_ = functools.partial(self._cell_traceback, e)
                 raise
         self._show(cap, args)
         if args.compare_tf:
@@ -120,11 +182,13 @@ class PlacementMagics(Magics):
             yield
 
     def _run(self, cell):
-        """Executes the cell as IPython would (as %%time does) and returns its last expression."""
+        """Executes the cell as IPython would (as %%time does) and returns its last expression.
+        The code is cached under the cell's execution count, so tracebacks can say "cell N"."""
         shell = self.shell
         src = shell.transform_cell(cell)
-        number = max(shell.execution_count - 1, 0)  # IPython counts the running cell before running it
-        filename = shell.compile.cache(src, number)
+        number = _calling_cell(shell)
+        filename = shell.compile.cache(src, number, raw_code=cell)
+        _MAGIC_BODIES[filename] = number
         source_names.remember(filename, number, line_offset=1)  # the body's line 1 is the cell's line 2
         tree = shell.transform_ast(shell.compile.ast_parse(src, filename=filename))
         last = None
@@ -178,6 +242,32 @@ class PlacementMagics(Magics):
             return
         from ..views.compare import compare_with_tensorflow
         display(HTML(compare_with_tensorflow(cell, cap)))
+
+    def _cell_traceback(self, error):
+        """The lines IPython shows for an error raised in a %%placement cell: for devlab's errors,
+        the op, the reason and the op's line; for any other, the user's own frames (cells and the
+        user's files, never devlab's or IPython's) as "cell N, line L" with the source line."""
+        try:
+            return self._user_frames(error)
+        except Exception:  # noqa: BLE001 - never hide the user's error behind one of ours
+            return traceback.format_exception(type(error), error, error.__traceback__)
+
+    def _user_frames(self, error):
+        compiler = getattr(self.shell, "compile", None)
+        cells = dict(getattr(compiler, "_filename_map", {}) or {})
+        if isinstance(error, errors.OpError):
+            return [_name_cells(line, cells) for line in short_traceback(error)]
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if _is_user_file(f.filename, cells)
+                  and not (f.line or "").startswith("get_ipython().")]  # the line IPython made of "%%placement"
+        lines = ["Traceback (your code only, most recent call last):"] if frames else []
+        for f in frames:
+            where = _where(f.filename, f.lineno, cells)
+            lines.append(f"  {where}" + (f", in {f.name}" if f.name not in ("<module>", "<lambda>") else ""))
+            if f.line:
+                lines.append(f"    {f.line.strip()}")
+        text = str(error)
+        lines.append(f"{type(error).__name__}: {text}" if text else type(error).__name__)
+        return lines
 
     @line_magic
     def placement_log(self, line):

@@ -1,4 +1,4 @@
-"""Source locations in a notebook as ``cell In[3], line 2`` instead of the kernel's temporary file
+"""Source locations in a notebook as ``cell 3, line 2`` instead of the kernel's temporary file
 (``/tmp/ipykernel_12890/1840441934.py:4``), in explanations and reports.
 
 IPython remembers which execution count each cell's file belongs to; a ``%%placement`` cell is
@@ -15,7 +15,8 @@ def remember(filename, number, line_offset=0):
 
 
 def name(filename, lineno):
-    """``cell In[N], line L`` for a notebook cell's file, else None."""
+    """``cell N, line L`` for a notebook cell's file (N its execution count, as error messages say),
+    else None."""
     found = _cells.get(filename)
     if found is None and _shell is not None:
         number = getattr(_shell.compile, "_filename_map", {}).get(filename)
@@ -24,7 +25,7 @@ def name(filename, lineno):
     if found is None:
         return None
     number, offset = found
-    return f"cell In[{number}], line {lineno + offset}" if number else f"a cell, line {lineno + offset}"
+    return f"cell {number}, line {lineno + offset}"
 
 
 def install(shell):

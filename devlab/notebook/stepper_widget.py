@@ -12,7 +12,6 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from ..runtime.steps import OpStep
 from ..views.colours import device_colour, short_device
 from ..views.lanes import lanes_svg
 
@@ -82,38 +81,35 @@ class StepperWidget(widgets.VBox):
         self.next_button.disabled = st.done
         view = self.current
         if view is None:
-            body = f"<p>{n} steps. Press <b>Next</b> to run the first: {html.escape(st.describe(0)) if n else ''}</p>"
+            body = f"<p>{n} steps. Press <b>Next</b> to run the first: {html.escape(st.describe_next())}</p>"
         else:
             body = self._describe(view)
-            body += (f"<p style='color:#666'>next: {html.escape(st.describe(st.position))}</p>" if not st.done
+            body += (f"<p style='color:#666'>next: {html.escape(st.describe_next())}</p>" if not st.done
                      else "<p><b>run complete</b></p>")
         self.info.value = f"<div class='devlab-step'><b>step {st.position} of {n}</b>{body}</div>"
-        self.lanes.value = lanes_svg(st.plan, st.position, self.session.devices)
+        history = st.history  # what ran, in order (a loop's steps once per iteration)
+        done = {v.index for v in history[:-1]}
+        current = history[-1].index if history else None
+        self.lanes.value = lanes_svg(st.plan, done, current, self.session.devices)
         if self.graph is not None:
-            self._draw_graph()
+            self._draw_graph(history)
 
-    def _draw_graph(self):
-        st = self.stepper
-        done_ops, done_copies = set(), set()
-        for step in st.steps[:st.position]:
-            if isinstance(step, OpStep):
-                done_ops.add(step.op.name)
-            else:
-                done_copies.add((step.tensor.name, step.device.name))
+    def _draw_graph(self, history):
+        done_ops = {v.name for v in history if v.kind == "op"}
+        done_copies = {(v.inputs[0][0], v.device) for v in history if v.kind == "transfer"}
+        view = history[-1] if history else None
         highlight = highlight_copy = None
-        current = st.steps[st.position - 1] if st.position else None
-        if isinstance(current, OpStep):
-            highlight = current.op.name
-        elif current is not None:  # a transfer step: the copy edge, not its source op, is current
-            highlight_copy = (current.tensor.name, current.device.name)
+        if view is not None and view.kind == "op":
+            highlight = view.name
+        elif view is not None:  # a transfer step: the copy edge, not its source op, is current
+            highlight_copy = (view.inputs[0][0], view.device)
         gv = self.graph.redraw(highlight=highlight, highlight_copy=highlight_copy, done=done_ops,
                                done_copies=done_copies)
-        if isinstance(current, OpStep):
-            focus = gv.svg_id_of_op(current.op.name)
-        elif current is not None:
-            focus = gv.svg_id_of_copy(current.tensor, current.device.name)
-        else:
-            focus = None
+        focus = None
+        if highlight is not None:
+            focus = gv.svg_id_of_op(highlight)
+        elif highlight_copy is not None:
+            focus = gv.svg_id_of_copy(*highlight_copy)
         self.graph.focus = focus or ""
 
     def _describe(self, view):

@@ -91,7 +91,7 @@ def fill(dims, value, name=None):
     with name_scope(name, "Fill", [value]) as scope:
         d = constant(list(shape), dtype=dtypes.int32, name="dims")
         v = convert_to_tensor(value, name="value")
-        return apply_op_output("Fill", [d, v], {"shape": shape}, scope)
+        return apply_op_output("Fill", [d, v], {"shape": shape, "index_type": dtypes.int32}, scope)
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
@@ -139,5 +139,6 @@ def cast(x, dtype, name=None):
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     with name_scope(name, "one_hot", [indices]) as scope:
         idx = convert_to_tensor(indices, name="indices")
-        return apply_op_output("OneHot", [idx], {"depth": int(depth), "dtype": dtypes.as_dtype(dtype or dtypes.float32)},
+        out = dtypes.as_dtype(dtype or dtypes.float32)
+        return apply_op_output("OneHot", [idx], {"depth": int(depth), "dtype": out, "T": out, "TI": idx.dtype.base_dtype},
                                scope)

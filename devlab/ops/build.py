@@ -67,8 +67,8 @@ def apply_op(op_type, inputs, attrs=None, name=None):
     except ShapeError as e:
         node = name[:-1] if name.endswith("/") else graph.unique_name(name, mark_as_used=False)
         raise ValueError(_describe(e, node, op_type, inputs)) from None
-    if inputs and "T" not in attrs and op_type not in ("Cast",):
-        attrs["T"] = inputs[0].dtype.base_dtype
+    if inputs and "T" not in attrs and opdef.type_input is not None and op_type != "Cast":
+        attrs["T"] = inputs[opdef.type_input].dtype.base_dtype  # TF's kernels are chosen by it
     refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref] \
         if opdef.ref_inputs else ()
     if not refs:

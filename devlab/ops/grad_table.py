@@ -144,5 +144,5 @@ NOT_DIFFERENTIABLE = {
     "Const", "Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "Fill", "RandomUniform",
     "RandomStandardNormal", "TruncatedNormal", "StopGradient", "Shape", "Size", "Rank", "ZerosLike", "OnesLike",
     "Equal", "Greater", "Less", "ArgMax", "OneHot", "NoOp", "Sign", "AsString", "StringJoin", "ScalarSummary",
-    "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam",
+    "PyFunc", "PyFuncStateless", "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam",
 }

@@ -1,16 +1,22 @@
 """``tf.gradients``: reverse-mode differentiation of the graph, by building more graph.
 
-Walks the ops between ``xs`` and ``ys`` newest first; for each, sums the gradients arriving at
-its outputs (``AddN``, one per device, as TF does) and applies its rule from ``grad_table``
-inside the name scope ``gradients/<op>_grad``. With ``colocate_gradients_with_ops=True`` each
-rule's ops are built under ``colocate_with(op)``, so a gradient runs where its forward op runs:
-no copies back and forth between devices.
+Follows TensorFlow's ``_GradientsHelper``. The ops between ``xs`` and ``ys`` are visited from
+the ys backwards through a FIFO queue: an op is ready once every consumer on the way to the
+ys has handed it its gradients, and ready ops are queued in the order of their consumer's
+inputs (for ``z = wx + wy``, MatMul's gradient is built before MatMul_1's). For each op the
+gradients arriving at its outputs are summed (``AddN``, one per device, each colocated with
+its first gradient, then one across devices) and its rule from ``grad_table`` is applied in
+the name scope ``gradients/<op>_grad``. With ``colocate_gradients_with_ops=True`` all of this
+is built under ``colocate_with(op)``, so a gradient runs where its forward op runs: no copies
+back and forth between devices. The xs themselves are visited too, but not differentiated:
+their gradients are summed there, under ``colocate_with(x's op)``.
 """
+import collections
 import contextlib
 
 from ..framework import dtypes
 from ..framework.scopes import colocate_with, device, name_scope
-from .array_ops import constant, ones_like
+from .array_ops import constant, identity, ones_like
 from .build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .grad_table import GRADIENTS, NOT_DIFFERENTIABLE
@@ -21,39 +27,63 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
               gate_gradients=False, aggregation_method=None, stop_gradients=None):
     """d(sum of ys)/d(x) for each x in xs (None where an x does not affect ys)."""
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
-    xs = [convert_to_tensor(x) for x in _as_list(xs)]
+    xs = [convert_to_tensor(x, as_ref=True) for x in _as_list(xs)]  # a variable's own output, as TF
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
-    stops = {convert_to_tensor(s).op for s in _as_list(stop_gradients or [])}
+    stop_gradient_ops = [convert_to_tensor(s).op for s in _as_list(stop_gradients or [])]
+
+    def maybe_colocate(op):
+        return colocate_with(op) if colocate_gradients_with_ops else contextlib.nullcontext()
+
     with name_scope(name, "gradients", ys + xs):
-        between = _ops_between(xs, ys, stops)
-        grads = {}
+        # TF's _DefaultGradYs: given grad_ys become tensors (grad_y_i), then an Identity each
+        # (grad_ys_i); missing ones are ones shaped like y. Each beside its y when colocating.
+        grad_ys = [None if gy is None else convert_to_tensor(gy, name=f"grad_y_{i}")
+                   for i, gy in enumerate(grad_ys)]
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
-            if gy is None:
-                with colocate_with(y.op) if colocate_gradients_with_ops else contextlib.nullcontext():
-                    gy = _ones_like_y(y, f"grad_ys_{i}")
-            grads.setdefault(y, []).append(convert_to_tensor(gy))
-        x_set = set(xs)
-        for op in sorted(between, key=lambda o: o.id, reverse=True):
-            colocate = colocate_with(op) if colocate_gradients_with_ops else contextlib.nullcontext()
-            with colocate:
-                out_grads = [_aggregate(grads.get(t)) for t in op.outputs]
-            if all(g is None for g in out_grads) or op in stops:
-                continue
-            if op.type in NOT_DIFFERENTIABLE:
-                continue
-            if op.type not in GRADIENTS:
-                raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
-            with name_scope(op.name + "_grad"):
-                with colocate_with(op) if colocate_gradients_with_ops else contextlib.nullcontext():
-                    in_grads = GRADIENTS[op.type](op, *out_grads)
-                if gate_gradients and sum(g is not None for g in in_grads) > 1:
-                    # GATE_OP: no gradient of this op is used before all of them are computed
-                    with device(None), colocate_with(None, ignore_existing=True):
-                        in_grads = tuple_(list(in_grads))
-            for t, g in zip(op.inputs, in_grads):
-                if g is not None and (t.op in between or t in x_set):
-                    grads.setdefault(t, []).append(g)
-        return [_aggregate(grads.get(x)) for x in xs]
+            with maybe_colocate(y.op):
+                if gy is None:
+                    grad_ys[i] = _ones_like_y(y, f"grad_ys_{i}")
+                else:
+                    grad_ys[i] = identity(gy, name=f"grad_ys_{i}")
+        to_ops, from_ops = [y.op for y in ys], [x.op for x in xs]
+        reachable_to_ops, pending_count = _pending_count(to_ops, from_ops)
+        grads = {}  # op -> one list of gradients per output
+        for y, gy in zip(ys, grad_ys):
+            _set_grad(grads, y, gy)
+        queue, queued = collections.deque(), set()
+        for op in to_ops:
+            if pending_count[op] == 0 and op not in queued and op in reachable_to_ops:
+                queued.add(op)
+                queue.append(op)
+        stop_ops = _stop_ops(from_ops, stop_gradient_ops, pending_count)
+        while queue:
+            op = queue.popleft()
+            with maybe_colocate(op):
+                out_grads = _aggregated_grads(grads, op)
+                has_out_grads = any(g is not None for g in out_grads)
+                grad_fn = None
+                if has_out_grads and op not in stop_ops and op.type not in NOT_DIFFERENTIABLE:
+                    if op.type not in GRADIENTS:
+                        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
+                    grad_fn = GRADIENTS[op.type]
+                if grad_fn is not None:
+                    with name_scope(op.name + "_grad"):
+                        in_grads = list(grad_fn(op, *out_grads))
+                        if gate_gradients and sum(g is not None for g in in_grads) > 1:
+                            # GATE_OP: no gradient of this op is used before all of them are computed
+                            with device(None), colocate_with(None, ignore_existing=True):
+                                in_grads = tuple_(in_grads)
+                else:
+                    in_grads = [None] * len(op.inputs)
+                for t_in, in_grad in zip(op.inputs, in_grads):
+                    if in_grad is not None:
+                        _set_grad(grads, t_in, in_grad)
+            # Inputs whose consumers on the way to the ys have all been visited are ready.
+            for x in op.inputs:
+                pending_count[x.op] -= 1
+                if pending_count[x.op] == 0:
+                    queue.append(x.op)
+        return [_get_grad(grads, x) for x in xs]
 
 
 def _ones_like_y(y, name):
@@ -70,45 +100,80 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def _ops_between(xs, ys, stops):
-    """Ops on a path from some x to some y (data edges only)."""
-    forward, stack = set(), [x.op for x in xs]
+def _backpropagatable(t):
+    """Whether a gradient can flow through ``t`` (TF's ``IsTrainable``: floating dtypes)."""
+    return t.dtype.base_dtype.is_floating
+
+
+def _pending_count(to_ops, from_ops):
+    """The ys' ops reachable from the xs, and for each op between xs and ys how many of its
+    consumers between them still have to hand it a gradient (TF's ``_PendingCount``)."""
     consumers = {}
-    graph = ys[0].graph
-    for op in graph.get_operations():
+    for op in to_ops[0].graph.get_operations():
         for t in op.inputs:
-            consumers.setdefault(t.op, []).append(op)
-    while stack:
-        op = stack.pop()
-        if op in forward:
-            continue
-        forward.add(op)
-        stack.extend(consumers.get(op, []))
-    between, stack = set(), [y.op for y in ys]
-    while stack:
-        op = stack.pop()
-        if op in between or op not in forward:
-            continue
-        between.add(op)
-        if op not in stops:
-            stack.extend(t.op for t in op.inputs)
-    return between
+            consumers.setdefault(t, []).append(op)
+    reached, queue = set(), collections.deque(from_ops)
+    while queue:
+        op = queue.popleft()
+        if op not in reached:
+            reached.add(op)
+            for t in op.outputs:
+                if _backpropagatable(t):
+                    queue.extend(consumers.get(t, ()))
+    reachable_to_ops = {op for op in to_ops if op in reached}
+    between, between_list, queue = set(), [], collections.deque(to_ops)
+    while queue:
+        op = queue.popleft()
+        if op in reached:
+            between.add(op)
+            between_list.append(op)
+            reached.discard(op)
+            queue.extend(t.op for t in op.inputs)
+    pending_count = collections.defaultdict(int)
+    for op in between_list:
+        for t in op.inputs:
+            if t.op in between:
+                pending_count[t.op] += 1
+    return reachable_to_ops, pending_count
 
 
-def _aggregate(grads):
-    """Sums the gradients reaching one tensor: one AddN per device, then one across devices."""
-    if not grads:
-        return None
-    if len(grads) == 1:
-        return grads[0]
-    by_device = {}
-    for g in grads:
-        by_device.setdefault(g.device, []).append(g)
+def _stop_ops(from_ops, stop_gradient_ops, pending_count):
+    """Ops not differentiated: the xs' ops that no other x leads to, and ``stop_gradients``."""
+    stop_ops = {op for op in from_ops if all(pending_count[t.op] == 0 for t in op.inputs)}
+    return stop_ops | set(stop_gradient_ops)
+
+
+def _set_grad(grads, t, grad):
+    grads.setdefault(t.op, [[] for _ in t.op.outputs])[t.value_index].append(grad)
+
+
+def _get_grad(grads, t):
+    op_grads = grads.get(t.op)
+    return op_grads[t.value_index] if op_grads else None
+
+
+def _aggregated_grads(grads, op):
+    """The gradient of each output of ``op``: the sum of those its consumers handed it."""
+    op_grads = grads.get(op, [[] for _ in op.outputs])
+    for i, out_grad in enumerate(op_grads):
+        if isinstance(out_grad, list):
+            op_grads[i] = _multi_device_add_n(out_grad) if out_grad else None
+    if op in grads:
+        grads[op] = op_grads
+    return list(op_grads)
+
+
+def _multi_device_add_n(tensors):
+    """Sums the gradients reaching one tensor: one AddN per requested device, colocated with
+    its first gradient, then one AddN of those sums (TF's ``_MultiDeviceAddN``)."""
+    if len(tensors) == 1:
+        return tensors[0]
+    by_device = collections.defaultdict(list)
+    for g in tensors:
+        by_device[g.device].append(g)
     sums = []
     for requested in sorted(by_device):
         group = by_device[requested]
         with colocate_with(group[0].op, ignore_existing=True):
             sums.append(group[0] if len(group) == 1 else add_n(group))
     return sums[0] if len(sums) == 1 else add_n(sums)
-
-

@@ -6,12 +6,16 @@ buffer the run planned for the output (kernels that accept one say so with ``wri
 Stateful kernels receive variable references (``ref.read()``, ``ref.new_buffer()``,
 ``ref.assign(value)``) and never see session internals.
 
+Stateful kernels check their inputs' shapes at run time in TF's words and order (a write never
+broadcasts), raising ``errors.InvalidArgumentError``; the executor adds the node and its line.
+
 Marks help the compiled program: ``elementwise(ufunc, expression)`` kernels are exactly
 ``xp.<ufunc>(*inputs)``, so a chain of them can be fused (``expression`` renders the op for
 numexpr; ``float_ufunc`` is the ufunc that computes it on floating-point inputs, applied
 pairwise for n-ary ops such as AddN); ``returns_view`` kernels may hand back (a view of) their
 input, so a fetch of their output is copied.
 """
+from ..framework import errors
 
 
 def elementwise(ufunc, expression):
@@ -282,13 +286,39 @@ def assign(k, ref, value):
 
 
 def assign_add(k, ref, value):
-    ref.assign(k.xp.add(ref.read(), value))
+    old = ref.read()
+    _same_size(old, value)
+    ref.assign(k.xp.add(old, value))
     return ref
 
 
 def assign_sub(k, ref, value):
-    ref.assign(k.xp.subtract(ref.read(), value))
+    old = ref.read()
+    _same_size(old, value)
+    ref.assign(k.xp.subtract(old, value))
     return ref
+
+
+# Run-time checks of TF's training and update kernels (dense_update_ops.cc, training_ops.cc), in
+# their order and words: a write never broadcasts, and a learning rate is a true scalar.
+def _same_size(params, update):
+    if params.shape != update.shape:
+        raise errors.InvalidArgumentError(None, None, "Parameters and update must be the same size")
+
+
+def _shape_text(x):
+    return "[" + ",".join(map(str, x.shape)) + "]"
+
+
+def _scalar(name, x, sep=":"):
+    if x.ndim != 0:
+        raise errors.InvalidArgumentError(None, None, f"{name} is not a scalar{sep} {_shape_text(x)}")
+
+
+def _same_shape(var, name, x):
+    if var.shape != x.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"var and {name} do not have the same shape{_shape_text(var)} {_shape_text(x)}")
 
 
 def is_variable_initialized(k, ref):
@@ -300,7 +330,10 @@ def is_variable_initialized(k, ref):
 # TF's kernels (training_ops.cc), so the values match TF's float for float.
 def apply_gradient_descent(k, var, lr, delta):
     """var -= delta * lr"""
-    xp, old, new = k.xp, var.read(), var.new_buffer()
+    old = var.read()
+    _scalar("alpha", lr)
+    _same_shape(old, "delta", delta)
+    xp, new = k.xp, var.new_buffer()
     xp.multiply(delta, lr, out=new)
     xp.subtract(old, new, out=new)
     var.assign(new)
@@ -310,6 +343,10 @@ def apply_gradient_descent(k, var, lr, delta):
 def apply_momentum(k, var, accum, lr, grad, momentum):
     """accum = accum * momentum + grad; var -= accum * lr (Nesterov: grad * lr + accum * momentum * lr)."""
     xp, old_var, old_acc = k.xp, var.read(), accum.read()
+    _scalar("lr", lr)
+    _same_shape(old_var, "accum", old_acc)
+    _same_shape(old_var, "grad", grad)
+    _scalar("momentum", momentum)
     acc, new = accum.new_buffer(), var.new_buffer()
     xp.multiply(old_acc, momentum, out=acc)
     xp.add(acc, grad, out=acc)
@@ -329,9 +366,15 @@ def apply_adam(k, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon
     """m += (grad - m) * (1 - beta1); v += (grad² - v) * (1 - beta2);
     var -= (m * alpha) / (sqrt(v) + epsilon), alpha = lr * sqrt(1 - beta2^t) / (1 - beta1^t)."""
     xp = k.xp
+    old_m, old_v, old_var = m.read(), v.read(), var.read()
+    for name, x, sep in (("beta1_power", beta1_power, ":"), ("beta2_power", beta2_power, ":"), ("lr", lr, " :"),
+                         ("beta1", beta1, ":"), ("beta2", beta2, ":"), ("epsilon", epsilon, ":")):
+        _scalar(name, x, sep)  # TF's text for lr has a space before the colon
+    _same_shape(old_var, "m", old_m)
+    _same_shape(old_var, "v", old_v)
+    _same_shape(old_var, "grad", grad)
     one = grad.dtype.type(1)
     alpha = lr * xp.sqrt(one - beta2_power) / (one - beta1_power)
-    old_m, old_v, old_var = m.read(), v.read(), var.read()
     new_m, new_v, new = m.new_buffer(), v.new_buffer(), var.new_buffer()
     xp.subtract(grad, old_m, out=new_m)
     xp.multiply(new_m, one - beta1, out=new_m)
@@ -365,3 +408,80 @@ def dataset_slice(k, position):
     n_batches = len(data) // batch
     start = (step % n_batches) * batch + tower * (batch // towers)
     return np.asarray(data[start:start + batch // towers])
+
+
+# -- control flow: the value on a Switch's untaken side is DEAD ----------------------------------
+class _Dead:
+    """The value on the untaken side of a Switch. An op that reads it does not run and passes it
+    on (so a whole branch of a tf.cond is skipped); only Merge reads past it."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<dead>"
+
+
+DEAD = _Dead()
+
+
+def switch(k, data, pred):
+    """(output_false, output_true): ``data`` on the side ``pred`` selects, DEAD on the other."""
+    return (DEAD, data) if bool(pred) else (data, DEAD)
+
+
+def merge(k, *inputs):
+    """(the first live input, its index); DEAD if every input is dead."""
+    import numpy as np  # the index is a host-memory int32, as TF keeps it
+    for i, x in enumerate(inputs):
+        if x is not DEAD:
+            return x, np.int32(i)
+    return DEAD, DEAD
+
+
+merge.reads_dead = True
+
+
+@returns_view
+def forward(k, x):
+    """Enter, Exit, NextIteration and LoopCond hand their input on; the executor moves it
+    between the frames of a while loop."""
+    return x
+
+
+logical_and = elementwise("logical_and", None)
+logical_or = elementwise("logical_or", None)
+logical_not = elementwise("logical_not", None)
+
+# -- tf.py_func ------------------------------------------------------------------------------------
+PY_FUNCS = {}  # token -> the Python function of a tf.py_func (TF's FuncRegistry); see script_ops.py
+
+
+def py_func(k, *args):
+    """Calls the op's Python function on numpy arrays, in the process of the device's task, and
+    checks each returned value against ``Tout`` (no conversion, as in TF)."""
+    import traceback
+
+    import numpy as np
+
+    from ..framework import dtypes, errors
+    func = k.attrs.get("_func") or PY_FUNCS[k.attrs["token"]]  # a worker gets the function itself
+    try:
+        ret = func(*[np.asarray(a) for a in args])
+    except Exception as e:  # noqa: BLE001 - TF reports any Python exception as UnknownError
+        frames = "".join(traceback.format_tb(e.__traceback__)[1:])
+        raise errors.UnknownError(None, None, f"{type(e).__name__}: {e}\nTraceback (most recent call last):\n"
+                                              f"{frames}") from None
+    touts = k.attrs["Tout"]
+    values = list(ret) if isinstance(ret, (list, tuple)) else [ret]
+    if len(values) != len(touts):
+        raise errors.InvalidArgumentError(None, None, f"{k.attrs['token']} returns {len(values)} values, but "
+                                                      f"expects to see {len(touts)} values.")
+    out = []
+    for i, (value, want) in enumerate(zip(values, touts)):
+        arr = np.asarray(value)
+        got = dtypes.as_dtype(arr.dtype)
+        if got.base_dtype != want.base_dtype:
+            raise errors.InvalidArgumentError(None, None, f"{i}-th value returned by {k.attrs['token']} is "
+                                                          f"{got.tf_type_name}, but expects {want.tf_type_name}")
+        out.append(arr)
+    return out[0] if len(out) == 1 else tuple(out)

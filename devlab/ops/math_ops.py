@@ -39,6 +39,9 @@ equal = _binary("Equal", "Equal")
 greater = _binary("Greater", "Greater")
 less = _binary("Less", "Less")
 
+logical_and = _binary("LogicalAnd", "LogicalAnd")
+logical_or = _binary("LogicalOr", "LogicalOr")
+
 negative = _unary("Neg")
 abs = _unary("Abs")  # noqa: A001
 sign = _unary("Sign")
@@ -52,6 +55,7 @@ rsqrt = _unary("Rsqrt")
 reciprocal = _unary("Reciprocal")
 tanh = _unary("Tanh")
 sigmoid = _unary("Sigmoid")
+logical_not = _unary("LogicalNot")
 
 
 def divide(x, y, name=None):

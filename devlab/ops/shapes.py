@@ -234,3 +234,33 @@ def variable(inputs, attrs):
 def fill(inputs, attrs):
     """Fill's output: the static ``shape`` attr (from its dims Const), the value's dtype."""
     return [(inputs[1].dtype.base_dtype, attrs["shape"])]
+
+
+def switch(inputs, attrs):
+    """Switch: two outputs shaped like the data (false side, true side)."""
+    data = inputs[0]
+    return [(data.dtype, dims(data)), (data.dtype, dims(data))]
+
+
+def merge(inputs, attrs):
+    """Merge: the inputs' common shape (unknown dims where they differ), and the value index."""
+    shape = TensorShape(dims(inputs[0]))
+    for t in inputs[1:]:
+        other = TensorShape(dims(t))
+        if shape.dims is None or other.dims is None or len(shape.dims) != len(other.dims):
+            shape = TensorShape(None)
+        else:
+            shape = TensorShape([a if a == b else None for a, b in zip(shape.dims, other.dims)])
+    return [(inputs[0].dtype, shape.dims), (dtypes.int32, ())]
+
+
+def scalar_bool(inputs, attrs):
+    return [(dtypes.bool, ())]
+
+
+def logical(inputs, attrs):
+    return [(dtypes.bool, broadcast_dims(dims(inputs[0]), dims(inputs[-1])))]
+
+def py_func(inputs, attrs):
+    """One output of unknown shape per ``Tout`` dtype (TF cannot see inside the function)."""
+    return [(dtype, None) for dtype in attrs["Tout"]]

@@ -26,5 +26,6 @@ assign_sub = _write("AssignSub", "AssignSub")
 
 
 def is_variable_initialized(ref, name=None):
-    return apply_op_output("IsVariableInitialized", [convert_to_tensor(ref, as_ref=True)], None,
+    ref = convert_to_tensor(ref, as_ref=True)
+    return apply_op_output("IsVariableInitialized", [ref], {"dtype": ref.dtype.base_dtype},
                            name or "IsVariableInitialized")

@@ -26,6 +26,7 @@ class OpDef:
     stateful: bool = False
     args: tuple = ()  # input names that share one dtype ``T``, for TF's type-mismatch error
     overrides: dict = field(default_factory=dict)
+    type_input: int = 0  # the input whose dtype is the op's ``T`` attr (None: the builder sets it)
 
     def kernel_for(self, device_type):
         return self.overrides.get(device_type, self.kernel)
@@ -40,7 +41,7 @@ OPS = _table(
     OpDef("Const", S.const, K.const),
     OpDef("Placeholder", S.from_attrs, K.placeholder),
     OpDef("PlaceholderWithDefault", S.same_as_first, K.identity),
-    OpDef("Fill", S.fill, K.fill),
+    OpDef("Fill", S.fill, K.fill, type_input=1),
     OpDef("RandomUniform", S.from_attrs, K.random_uniform, stateful=True),
     OpDef("RandomStandardNormal", S.from_attrs, K.random_normal, stateful=True),
     OpDef("TruncatedNormal", S.from_attrs, K.truncated_normal, stateful=True),
@@ -49,7 +50,7 @@ OPS = _table(
     OpDef("Assign", S.assign, K.assign, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignAdd", S.ref_of_first, K.assign_add, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignSub", S.ref_of_first, K.assign_sub, ref_inputs=(0,), stateful=True, args=("ref", "value")),
-    OpDef("IsVariableInitialized", S.scalar_int, K.is_variable_initialized, ref_inputs=(0,)),
+    OpDef("IsVariableInitialized", S.scalar_int, K.is_variable_initialized, ref_inputs=(0,), type_input=None),
     OpDef("ApplyGradientDescent", S.ref_of_first, K.apply_gradient_descent, ref_inputs=(0,), stateful=True),
     OpDef("ApplyMomentum", S.ref_of_first, K.apply_momentum, ref_inputs=(0, 1), stateful=True),
     OpDef("ApplyAdam", S.ref_of_first, K.apply_adam, ref_inputs=(0, 1, 2), stateful=True),
@@ -95,7 +96,7 @@ OPS = _table(
     OpDef("Prod", S.reduction, K.reducer("prod")),
     OpDef("ArgMax", S.argmax, K.argmax),
     OpDef("SoftmaxCrossEntropyWithLogits", S.softmax_xent, K.softmax_xent),
-    OpDef("OneHot", S.one_hot, K.one_hot),
+    OpDef("OneHot", S.one_hot, K.one_hot, type_input=None),
     # shapes and layout
     OpDef("Reshape", S.reshape, K.reshape),
     OpDef("Transpose", S.transpose, K.transpose),
@@ -113,7 +114,22 @@ OPS = _table(
     OpDef("AsString", S.string_scalar_like, K.as_string, devices=CPU_ONLY),
     OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY),
     OpDef("DatasetSlice", S.from_attrs, K.dataset_slice, devices=CPU_ONLY, ref_inputs=(0,), stateful=True),
-    OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True),
+    OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True, type_input=1),
+    # control flow (tf.cond, tf.while_loop): the executor gives DEAD and loop frames their meaning
+    OpDef("Switch", S.switch, K.switch),
+    OpDef("RefSwitch", S.switch, K.switch, ref_inputs=(0,)),
+    OpDef("Merge", S.merge, K.merge, args=("inputs",)),
+    OpDef("Enter", S.same_as_first, K.forward),
+    OpDef("RefEnter", S.ref_of_first, K.forward, ref_inputs=(0,)),
+    OpDef("Exit", S.same_as_first, K.forward),
+    OpDef("NextIteration", S.same_as_first, K.forward),
+    OpDef("LoopCond", S.scalar_bool, K.forward),
+    OpDef("LogicalAnd", S.logical, K.logical_and, args=("x", "y")),
+    OpDef("LogicalOr", S.logical, K.logical_or, args=("x", "y")),
+    OpDef("LogicalNot", S.same_as_first, K.logical_not),
+    # a Python function, run in the process of the task the op is placed on (TF has only CPU kernels)
+    OpDef("PyFunc", S.py_func, K.py_func, devices=CPU_ONLY, stateful=True),
+    OpDef("PyFuncStateless", S.py_func, K.py_func, devices=CPU_ONLY),
 )
 
 

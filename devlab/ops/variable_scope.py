@@ -1,9 +1,21 @@
-"""``variable_scope`` and ``get_variable``: variables found by name, created once, then reused."""
+"""``variable_scope`` and ``get_variable``: variables found by name, created once, then reused.
+
+Follows TensorFlow's ``variable_scope`` / ``_pure_variable_scope``. A string scope opens a
+name scope of the same (uniquified) name and extends the variable scope's name; a captured
+``VariableScope`` is re-entered with its own full name, while the name scope opened for it is
+a new one named after its last component (none for the root scope, so
+``variable_scope(get_variable_scope())`` inside ``name_scope("tower_0")`` keeps ``tower_0/``).
+``default_name`` scopes are made unique by counting how often each variable scope name was
+opened; leaving a string scope resets the counts of its sub-scopes, so the second
+``tf.layers.dense`` in a re-entered ``variable_scope("net", reuse=True)`` is ``net/dense``
+again, and finds the first one's variables.
+"""
 import contextlib
 
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
-from ..framework.scopes import name_scope
+from ..framework.graph_keys import GraphKeys
+from ..framework.scopes import _graph_of, name_scope
 from . import init_ops
 from .variables import Variable
 
@@ -19,52 +31,111 @@ class VariableScope:
         self.initializer = initializer
         self.original_name_scope = name_scope
 
+    def get_collection(self, name):
+        """The items of collection ``name`` whose names start with this scope's name."""
+        scope = self.name + "/" if self.name else ""
+        return get_default_graph().get_collection(name, scope)
+
+    def global_variables(self):
+        return self.get_collection(GraphKeys.GLOBAL_VARIABLES)
+
+    def trainable_variables(self):
+        return self.get_collection(GraphKeys.TRAINABLE_VARIABLES)
+
+    def local_variables(self):
+        return self.get_collection(GraphKeys.LOCAL_VARIABLES)
+
     def __repr__(self):
         return f"<VariableScope {self.name!r} reuse={self.reuse}>"
 
 
 def get_variable_scope():
     stack = get_default_graph().variable_scope_stack
-    return stack[-1] if stack else VariableScope("")
+    return stack[-1] if stack else VariableScope("", reuse=False)
 
 
 @contextlib.contextmanager
 def variable_scope(name_or_scope=None, default_name=None, values=None, initializer=None, reuse=None,
                    dtype=None, auxiliary_name_scope=True, **unused):
-    """Opens a variable scope (and a name scope of the same name)."""
-    graph = get_default_graph()
-    parent = get_variable_scope()
-    if isinstance(name_or_scope, VariableScope):
-        full, ns_name = name_or_scope.name, name_or_scope.original_name_scope or None
-        reuse = True if reuse is None and name_or_scope.reuse is True else reuse
-    else:
-        name = name_or_scope
-        if name is None:
-            if default_name is None:
-                raise TypeError("If default_name is None then name_or_scope is required")
-            name = _unique_scope_name(graph, parent, default_name)
-        full = f"{parent.name}/{name}" if parent.name else name
-        ns_name = name
-    if parent.reuse is True and reuse is None:
-        reuse = True
+    """Opens a variable scope (and a name scope, as TF's ``variable_scope`` does)."""
+    if default_name is None and name_or_scope is None:
+        raise TypeError("If default_name is None then name_or_scope is required")
+    if reuse is False:
+        reuse = None
+    if not (reuse is True or reuse is None or reuse is AUTO_REUSE):
+        raise ValueError("The reuse parameter must be True or False or None.")
+    graph = _graph_of(values) if values else get_default_graph()
     with contextlib.ExitStack() as stack:
-        ns = stack.enter_context(name_scope(ns_name)) if auxiliary_name_scope else graph.get_name_scope()
-        scope = VariableScope(full, reuse, initializer or parent.initializer, ns)
-        graph.variable_scope_stack.append(scope)
-        try:
-            yield scope
-        finally:
-            graph.variable_scope_stack.pop()
+        if graph is not get_default_graph():
+            stack.enter_context(graph.as_default())
+        current_name_scope = None
+        if not auxiliary_name_scope:  # stay in the current name scope
+            ns = graph.get_name_scope()
+            current_name_scope = name_scope(ns + "/" if ns else ns)
+        if name_or_scope is not None:
+            if not isinstance(name_or_scope, (VariableScope, str)):
+                raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
+            is_scope = isinstance(name_or_scope, VariableScope)
+            ns_name = name_or_scope.name.split("/")[-1] if is_scope else name_or_scope
+            old_name_scope = None
+            if ns_name or current_name_scope is not None:
+                entered = stack.enter_context(current_name_scope or name_scope(ns_name))
+                old_name_scope = name_or_scope.original_name_scope if is_scope else entered
+            scope = stack.enter_context(_pure_variable_scope(graph, name_or_scope, reuse, initializer,
+                                                             old_name_scope))
+        else:
+            if reuse:
+                raise ValueError("reuse=True cannot be used without a name_or_scope")
+            entered = stack.enter_context(current_name_scope or name_scope(default_name))
+            unique = _get_unique_variable_scope(graph, default_name)
+            scope = stack.enter_context(_pure_variable_scope(graph, unique, None, initializer, entered))
+        yield scope
 
 
-def _unique_scope_name(graph, parent, base):
-    prefix = f"{parent.name}/" if parent.name else ""
-    used = {k.split("/")[len(prefix.split("/")) - 1] for k in graph.variable_store if k.startswith(prefix)}
-    name, i = base, 0
-    while name in used:
-        i += 1
-        name = f"{base}_{i}"
-    return name
+@contextlib.contextmanager
+def _pure_variable_scope(graph, name_or_scope, reuse, initializer, old_name_scope):
+    """The variable scope alone (TF's ``_pure_variable_scope``): pushes it, counts it as opened,
+    and on exit forgets what was opened inside it."""
+    old = get_variable_scope()
+    counts = graph.variable_scopes_count
+    if isinstance(name_or_scope, VariableScope):
+        new = VariableScope(name_or_scope.name, reuse or name_or_scope.reuse,
+                            initializer or name_or_scope.initializer, name_or_scope.original_name_scope)
+        counts[new.name] = counts.get(new.name, 0) + 1
+        saved_counts = dict(counts)
+    else:
+        full = f"{old.name}/{name_or_scope}" if old.name else name_or_scope
+        new = VariableScope(full, reuse or old.reuse, initializer or old.initializer,
+                            name_or_scope if old_name_scope is None else old_name_scope)
+        counts[full] = counts.get(full, 0) + 1
+    scopes = graph.variable_scope_stack
+    scopes.append(new)
+    try:
+        yield new
+    finally:
+        if not scopes or scopes[-1] is not new:
+            raise RuntimeError("Improper nesting of variable_scope.")
+        scopes.pop()
+        if isinstance(name_or_scope, VariableScope):
+            graph.variable_scopes_count = saved_counts
+        else:
+            prefix = new.name + "/"
+            for k in counts:
+                if k.startswith(prefix):
+                    counts[k] = 0
+
+
+def _get_unique_variable_scope(graph, prefix):
+    """``prefix``, or ``prefix_1``, ``prefix_2``... : a variable scope not yet opened here."""
+    current = get_variable_scope()
+    counts = graph.variable_scopes_count
+    name = f"{current.name}/{prefix}" if current.name else prefix
+    if counts.get(name, 0) == 0:
+        return prefix
+    idx = 1
+    while counts.get(f"{name}_{idx}", 0) > 0:
+        idx += 1
+    return f"{prefix}_{idx}"
 
 
 def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
@@ -81,8 +152,10 @@ def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regul
     if scope.reuse is True:
         raise ValueError(f"Variable {full} does not exist, or was not created with tf.get_variable(). "
                          "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
-    dtype = dtypes.as_dtype(dtype)
-    init = initializer or scope.initializer
+    dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype).base_dtype
+    if hasattr(shape, "as_list"):
+        shape = shape.as_list()
+    init = initializer if initializer is not None else scope.initializer
     if init is None:
         init = init_ops.GlorotUniform() if dtype.is_floating else init_ops.Zeros()
     if isinstance(init, type):
@@ -98,7 +171,6 @@ def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regul
                        caching_device=caching_device, validate_shape=validate_shape)
     graph.variable_store[full] = var
     if regularizer is not None:
-        from ..framework.graph_keys import GraphKeys
         with name_scope(f"{full}/Regularizer/"):
             loss = regularizer(var)
         if loss is not None:

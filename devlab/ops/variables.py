@@ -43,12 +43,14 @@ class Variable:
         self.trainable = trainable
         with init_scope(), name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
             if init_from_fn:
-                # TF builds a callable's ops unplaced but in the variable's colocation group.
+                # TF builds a callable's ops unplaced but in the variable's colocation group
+                # (an attr scope), unless a colocate_with around them already gave them a group.
                 first = graph.version
                 with name_scope("Initializer"), device(None):
                     initial = convert_to_tensor(initial_value(), name="initial_value", dtype=dtype)
                 for op in graph.get_operations()[first:]:
-                    op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
+                    if "_class" not in op.attrs:
+                        op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
             else:
                 initial = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
             shape = initial.shape.dims if validate_shape else None
@@ -131,8 +133,13 @@ class Variable:
         return self._variable.eval(session=session)
 
     def load(self, value, session=None):
-        from ..framework.default_session import get_default_session_or_raise
-        (session or get_default_session_or_raise()).load_variable(self, value)
+        """Sets the variable's value in ``session`` (default: the default session), checked as a feed
+        of the initializer's value: TF's ValueError for a wrong shape, and for None."""
+        from ..framework.default_session import get_default_session
+        session = session or get_default_session()
+        if session is None:
+            raise ValueError("Either session argument should be provided or default session should be established")
+        session.load_variable(self, value)
 
     def __repr__(self):
         return f"<tf.Variable '{self.name}' shape={TensorShape(self.shape)} dtype={self.dtype.name}>"

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..framework import errors
 from ..framework.device_spec import DeviceSpec
+from ..ops import kernel_registry
 from ..ops.table import lookup
 from .union_find import UnionFind
 
@@ -111,9 +112,20 @@ def _is_generator(op):
 
 
 def _kernel_types(op, present):
-    """The device types present with a kernel for ``op``, in priority order."""
+    """The device types present with a kernel for ``op`` and its dtypes, in priority order: TF's
+    kernel registry decides for the ops TF knows, the op table for devlab's own."""
+    types = kernel_registry.supported_types(op.type, op._attrs, present)
+    if types is not None:
+        return types
     opdef = lookup(op.type)
     return [t for t in sorted(present, key=lambda t: -_PRIORITY.get(t, 50)) if t in opdef.devices]
+
+
+def _registered(op):
+    """TF's "Registered kernels" text for ``op``."""
+    if kernel_registry.knows(op.type):
+        return "\n  ".join(kernel_registry.registered_kernels(op.type))
+    return ", ".join(f"device='{t}'" for t in lookup(op.type).devices)
 
 
 def colocation_partners(op, by_name):
@@ -150,11 +162,12 @@ def _build_groups(ops, present, soft):
     group_of = {}
     types_of = {}
     for op in ops:
-        types = types_of.get(op.type)
+        key = (op.type, kernel_registry.type_attrs(op._attrs))
+        types = types_of.get(key)
         if types is None:
-            types = types_of[op.type] = _kernel_types(op, present)
+            types = types_of[key] = _kernel_types(op, present)
         if not types:
-            registered = ", ".join(f"device='{t}'" for t in lookup(op.type).devices)
+            registered = _registered(op)
             raise errors.InvalidArgumentError(
                 op.node_def, op, f"No OpKernel was registered to support Op '{op.type}' used by "
                 f"{{{{node {op.name}}}}} with these attrs: []\nRegistered devices: [{', '.join(sorted(present))}]\n"
@@ -252,8 +265,7 @@ def _soft_fallback(op, group, devices, supported, soft):
         elif _parses_same(op.device, request) and request.device_type:
             msg = (f"Could not satisfy explicit device specification '{requested}' because no supported "
                    f"kernel for {request.device_type} devices is available." + debug_info(group, present)
-                   + f"\nOp: {op.type}\nRegistered kernels:\n"
-                   + "\n".join(f"  device='{t}'" for t in lookup(op.type).devices))
+                   + f"\nOp: {op.type}\nRegistered kernels:\n  " + _registered(op))
         else:
             names = ", ".join(d.name for d in sorted(devices, key=lambda d: d.sort_key()))
             msg = (f"Could not satisfy explicit device specification '{requested}' because the node "

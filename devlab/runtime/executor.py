@@ -13,6 +13,7 @@ import numpy as np
 from ..devices import gpu
 from ..devices.transfer import nbytes, transfer
 from ..framework import errors
+from ..ops.kernels import DEAD
 from .events import StepFinished, StepStarted, Transfer
 from .steps import OpStep
 from .variable_store import VarRef, WriteError
@@ -51,7 +52,29 @@ def compute(step, values):
         values[step.output] = transfer(read(values[step.input], step.op), step.src, step.device)
 
 
-def execute_traced(step, values, emit):
+def compute_dead_aware(step, values):
+    """``compute`` for plans with control flow: a step whose input is DEAD (the untaken side of a
+    Switch), or whose control input did not run, does not run either and passes DEAD on; only
+    Merge reads past DEAD. Each op an op waits on leaves a token: True, or DEAD."""
+    if isinstance(step, OpStep):
+        dead = any(values[s] is DEAD for s in step.controls) or (
+            not getattr(step.kernel, "reads_dead", False) and any(values[i] is DEAD for i in step.inputs))
+        if dead:
+            for s in step.outputs:
+                values[s] = DEAD
+        elif step.preloaded and step.op.type == "Const":
+            values[step.outputs[0]] = step.kernel(step.ctx)  # back after a DEAD in an earlier iteration
+        else:
+            compute(step, values)
+        if step.token is not None:
+            values[step.token] = DEAD if dead else True
+    elif values[step.input] is DEAD:
+        values[step.output] = DEAD
+    else:
+        compute(step, values)
+
+
+def execute_traced(step, values, emit, compute=compute):
     """Runs one step and tells ``emit`` what happened (timed, with the values it read and wrote)."""
     start = time.perf_counter()
     emit(StepStarted(step, start))
@@ -61,10 +84,11 @@ def execute_traced(step, values, emit):
         end = time.perf_counter()
         event = StepFinished(step, start, end, inputs, tuple(values[i] for i in step.outputs))
     else:
-        value = read(values[step.input], step.op)
+        value = values[step.input]
+        value = value if value is DEAD else read(value, step.op)
         compute(step, values)
         end = time.perf_counter()
-        event = Transfer(step, start, end, value, nbytes(value))
+        event = Transfer(step, start, end, value, 0 if value is DEAD else nbytes(value))
     for slot in step.frees:
         values[slot] = None
     emit(event)

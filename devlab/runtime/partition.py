@@ -12,7 +12,7 @@ from .steps import OpStep
 def partition_graphs(plan):
     """Each device's ops in execution order, then the _Send/_Recv nodes of its transfers."""
     graphs = {}
-    for step in plan.steps:
+    for step in plan.flat_steps():
         if isinstance(step, OpStep):
             op, device = step.op, step.device
             nd = op.node_def

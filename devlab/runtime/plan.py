@@ -17,7 +17,7 @@ import heapq
 
 from ..framework import errors
 from ..ops.table import lookup
-from .steps import KernelContext, OpStep, TransferStep
+from .steps import KernelContext, LoopStep, OpStep, TransferStep, flat_steps
 from .variable_store import VarRef
 
 
@@ -26,7 +26,7 @@ class Plan:
 
     def __init__(self, steps, num_slots, initial, variable_slots, feed_slots, fetches, fetch_slots, fetch_devices,
                  fetch_copy, ops):
-        self.steps = steps
+        self.steps = steps  # ops, transfers and loops (a LoopStep holds its frame's steps)
         self.num_slots = num_slots
         self.initial = initial  # the value table a run starts from: the constants in their slots
         self.variable_slots = variable_slots  # (slot, name, declared shape or None, xp)
@@ -36,13 +36,18 @@ class Plan:
         self.fetch_devices = fetch_devices  # per fetch: the device its value is on
         self.fetch_copy = fetch_copy  # per fetch: whether its value may alias state
         self.ops = ops  # the ops this plan runs, in execution order
-        self.transfers = [s for s in steps if isinstance(s, TransferStep)]
+        self.transfers = [s for s in flat_steps(steps) if isinstance(s, TransferStep)]
         self.writes_variables = any(
             s.op.outputs and s.op.outputs[0].dtype.is_ref and s.op.type != "VariableV2"
-            for s in steps if isinstance(s, OpStep))
+            for s in flat_steps(steps) if isinstance(s, OpStep))
+        self.has_control_flow = False  # tf.cond or tf.while_loop: DEAD values and loop frames
         self.runs = 0  # how many times it ran: a plan that runs again gets a compiled program
         self.program = None
         self._partition_graphs = None
+
+    def flat_steps(self):
+        """Every op and transfer step of the plan, loops opened."""
+        return flat_steps(self.steps)
 
     @property
     def partition_graphs(self):
@@ -77,18 +82,21 @@ def needed_ops(fetch_ops, fed):
     return seen
 
 
-def execution_order(ops, fed):
-    """``ops`` in an order that respects every data and control edge; creation order where the
-    graph allows (so runs are deterministic). A cycle is TF's InvalidArgumentError."""
+def execution_order(ops, fed, deps=None):
+    """``ops`` in an order that respects every data and control edge (``deps(op)``: what op waits
+    for); creation order where the graph allows, so runs are deterministic. A cycle is TF's
+    InvalidArgumentError naming the ops on it."""
     ordered = sorted(ops, key=lambda op: op.id)
-    position = {op: i for i, op in enumerate(ordered)}
-    if all(all(position.get(t.op, -1) < i for t in op.inputs if t not in fed)
-           and all(position.get(c, -1) < i for c in op.control_inputs) for i, op in enumerate(ordered)):
-        return ordered  # the usual case: ops were created after their inputs
+    if deps is None:
+        position = {op: i for i, op in enumerate(ordered)}
+        if all(all(position.get(t.op, -1) < i for t in op.inputs if t not in fed)
+               and all(position.get(c, -1) < i for c in op.control_inputs) for i, op in enumerate(ordered)):
+            return ordered  # the usual case: ops were created after their inputs
+        deps = lambda op: [t.op for t in op.inputs if t not in fed] + list(op.control_inputs)  # noqa: E731
     waiting = {op: 0 for op in ordered}
     users = {op: [] for op in ordered}
     for op in ordered:
-        for dep in {t.op for t in op.inputs if t not in fed} | set(op.control_inputs):
+        for dep in set(deps(op)):
             if dep in waiting:
                 waiting[op] += 1
                 users[dep].append(op)
@@ -114,68 +122,243 @@ def compile_plan(fetches, feeds, placement, rngs):
     """Builds the Plan for ``fetches`` (Tensors/Operations) given ``feeds`` (Tensors)."""
     fed = set(feeds)
     fetch_ops = [f.op if hasattr(f, "value_index") else f for f in fetches if f not in fed]
-    ops = execution_order(needed_ops(fetch_ops, fed), fed)
-    _check_feeds(ops, fed)
+    needed = needed_ops(fetch_ops, fed)
+    control_flow = any(op.type in CONTROL_FLOW for op in needed)
+    items = frame_order(needed, fed) if control_flow else execution_order(needed, fed)
+    _check_feeds(sorted(needed, key=lambda op: op.id), fed)
     device_of = placement.assigned
-    slot_of, steps, initial = {}, [], []
-    variable_slots = []
+    if control_flow:
+        device_of = _control_flow_devices(items, device_of, needed, fed)
+    builder = _StepBuilder(device_of, rngs, fed)
+    feed_slots = [(builder.slot(t, device_of[t.op.name]), t, device_of[t.op.name]) for t in feeds]
+    steps = builder.build(items)
+    flat = list(flat_steps(steps))
+    for i, step in enumerate(flat):
+        step.index = i
+    fetch_devices = [device_of[f.op.name] if hasattr(f, "value_index") else None for f in fetches]
+    fetch_slots = [builder.slot_of[(f, d.name)] if d is not None else None for f, d in zip(fetches, fetch_devices)]
+    if control_flow:
+        builder.link_control_tokens(flat)  # values live across iterations: nothing is freed early
+    else:
+        _set_frees(flat, {s for s in fetch_slots if s is not None})
+    _name_transfers(flat)
+    fetch_copy = _may_alias_state(flat, builder.initial, builder.variable_slots, feed_slots, fetch_slots)
+    plan = Plan(steps, len(builder.initial), builder.initial, builder.variable_slots, feed_slots, list(fetches),
+                fetch_slots, fetch_devices, fetch_copy, builder.executed)
+    plan.has_control_flow = control_flow
+    return plan
 
-    def slot(tensor, device):
+
+class _StepBuilder:
+    """Turns ordered ops (and loop frames) into steps, giving every value its slot."""
+
+    def __init__(self, device_of, rngs, fed):
+        self.device_of, self.rngs, self.fed = device_of, rngs, fed
+        self.slot_of, self.initial, self.variable_slots, self.executed = {}, [], [], []
+        self.op_steps = {}  # op -> its step
+
+    def slot(self, tensor, device):
         key = (tensor, device.name)
-        s = slot_of.get(key)
+        s = self.slot_of.get(key)
         if s is None:
-            s = slot_of[key] = len(initial)
-            initial.append(None)
+            s = self.slot_of[key] = len(self.initial)
+            self.initial.append(None)
         return s
 
-    feed_slots = [(slot(t, device_of[t.op.name]), t, device_of[t.op.name]) for t in feeds]
-    executed = []
-    for op in ops:
+    def build(self, items, parent=None):
+        """Steps for ``items`` (ops and frames); transfers into a frame's Enter go to ``parent``."""
+        steps = []
+        for item in items:
+            if isinstance(item, _Frame):
+                steps.append(self._loop(item, steps))
+            else:
+                self._op(item, steps, parent if item.type in ENTERS else steps)
+        return steps
+
+    def _op(self, op, steps, transfers_to):
         outputs = op._outputs
-        if fed and any(t in fed for t in outputs):
-            continue  # a fed op is not run; its outputs come from the feed
-        device = device_of[op.name]
+        if self.fed and any(t in self.fed for t in outputs):
+            return  # a fed op is not run; its outputs come from the feed
+        device = self.device_of[op.name]
         in_slots = []
         for t in op._inputs:
-            s = slot_of.get((t, device.name))
+            s = self.slot_of.get((t, device.name))
             if s is None:
-                src = device_of[t.op.name]
+                src = self.device_of[t.op.name]
                 if src is device:
-                    s = slot(t, device)
+                    s = self.slot(t, device)
                 else:  # a transfer, once per (tensor, destination)
-                    source = slot(t, src)
+                    source = self.slot(t, src)
                     alias = src.backend == device.backend == "numpy" and not t.dtype.is_ref
                     if alias:
-                        slot_of[(t, device.name)] = source
-                    s = slot(t, device)
-                    steps.append(TransferStep(t, src, device, source, s, alias))
+                        self.slot_of[(t, device.name)] = source
+                    s = self.slot(t, device)
+                    (transfers_to if transfers_to is not None else steps).append(
+                        TransferStep(t, src, device, source, s, alias))
             in_slots.append(s)
         opdef = lookup(op.type)
         deref = ()  # inputs that are variable references, read as values by this op
         for i, t in enumerate(op._inputs):
             if t.dtype.is_ref and i not in opdef.ref_inputs:
                 deref += (i,)
-        out_slots = tuple(slot(t, device) for t in outputs)
-        ctx = KernelContext(op, device, rngs)
+        out_slots = tuple(self.slot(t, device) for t in outputs)
+        ctx = KernelContext(op, device, self.rngs)
         step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots, opdef.kernel_for(device.device_type))
-        executed.append(op)
+        self.executed.append(op)
+        self.op_steps[op] = step
         if step.preloaded:
             if op.type == "Const":
-                initial[out_slots[0]] = step.kernel(ctx)
+                self.initial[out_slots[0]] = step.kernel(ctx)
             else:
                 shape = op.get_attr("shape")
                 shape = tuple(shape) if shape is not None and None not in shape else None
-                variable_slots.append((out_slots[0], op.name, shape, device.xp))
+                self.variable_slots.append((out_slots[0], op.name, shape, device.xp))
         steps.append(step)
-    for i, step in enumerate(steps):
-        step.index = i
-    fetch_devices = [device_of[f.op.name] if hasattr(f, "value_index") else None for f in fetches]
-    fetch_slots = [slot_of[(f, d.name)] if d is not None else None for f, d in zip(fetches, fetch_devices)]
-    _set_frees(steps, {s for s in fetch_slots if s is not None})
-    _name_transfers(steps)
-    fetch_copy = _may_alias_state(steps, initial, variable_slots, feed_slots, fetch_slots)
-    return Plan(steps, len(initial), initial, variable_slots, feed_slots, list(fetches), fetch_slots, fetch_devices,
-                fetch_copy, executed)
+
+    def _loop(self, frame, parent_steps):
+        steps = self.build(frame.items, parent_steps)
+        own = [s for s in steps if isinstance(s, OpStep)]
+        entry = tuple(i for i, s in enumerate(steps) if isinstance(s, OpStep) and s.op.type in ENTERS)
+        variable_enters = tuple(s.outputs[0] for s in own if s.op.type in ENTERS and not s.op.get_attr("is_constant"))
+        next_slots = tuple(s.outputs[0] for s in own if s.op.type == "NextIteration")
+        conds = [s.outputs[0] for s in own if s.op.type == "LoopCond"]
+        if len(conds) != 1:
+            raise errors.InvalidArgumentError(None, None, f"Loop frame {frame.name} has {len(conds)} LoopCond ops")
+        return LoopStep(frame.name, steps, entry, variable_enters, next_slots, conds[0])
+
+    def link_control_tokens(self, flat):
+        """Gives each op that another op waits on a token slot, and each waiting op its tokens
+        (a control edge from an op that did not run passes DEAD on, as in TF)."""
+        for step in flat:
+            if not isinstance(step, OpStep):
+                continue
+            tokens = []
+            for c in step.op._control_inputs:
+                source = self.op_steps.get(c)
+                if source is None:
+                    continue
+                if source.token is None:
+                    source.token = len(self.initial)
+                    self.initial.append(None)
+                tokens.append(source.token)
+            step.controls = tuple(tokens)
+
+
+# -- loop frames ---------------------------------------------------------------------------------------
+CONTROL_FLOW = ("Switch", "RefSwitch", "Merge", "Enter", "RefEnter", "Exit", "NextIteration", "LoopCond")
+ENTERS = ("Enter", "RefEnter")
+
+
+class _Frame:
+    """The ops of one while loop (TF's execution frame), with the frames nested in it."""
+
+    def __init__(self, name, parent):
+        self.name, self.parent = name, parent
+        self.ops, self.children = [], []
+        self.items = []  # ops and child frames, in execution order
+        self.depth = 0 if parent is None else parent.depth + 1
+
+    def all_ops(self):
+        yield from self.ops
+        for child in self.children:
+            yield from child.all_ops()
+
+    @property
+    def first_id(self):
+        return min(op.id for op in self.all_ops())
+
+
+def _control_flow_devices(items, placed, needed, fed):
+    """Where control-flow ops run, which TF's partitioner decides after placement (and after the
+    placement log): a Switch runs with its data, an Exit with its input, an Enter or a
+    NextIteration with the first op that reads it (graph_partition.cc,
+    OptimizeControlFlowColocation). Every other op runs where the placer put it."""
+    device_of = dict(placed)
+    consumers = {}
+    for op in sorted(needed, key=lambda op: op.id):
+        for t in op._inputs:
+            consumers.setdefault(t.op, []).append(op)
+
+    def walk(items):
+        for item in items:
+            if isinstance(item, _Frame):
+                yield from walk(item.items)
+            else:
+                yield item
+
+    for op in walk(items):
+        if op.type in ("Switch", "RefSwitch", "Exit"):
+            device_of[op.name] = device_of[op._inputs[0].op.name]
+        elif (op.type == "Enter" or op.type == "NextIteration") and consumers.get(op):
+            device_of[op.name] = placed[consumers[op][0].name]
+    return device_of
+
+
+def _deps(op, fed, needed):
+    """The ops ``op`` waits for: data and control inputs, leaving out a loop's back edge (the
+    NextIteration a Merge reads) and fed tensors."""
+    deps = [t.op for t in op._inputs
+            if t not in fed and t.op in needed and not (op.type == "Merge" and t.op.type == "NextIteration")]
+    return deps + [c for c in op._control_inputs if c in needed]
+
+
+def frame_order(needed, fed):
+    """The items (ops and loop frames, each frame holding its own ordered items) of a graph
+    with control flow, each level in an order that respects its edges."""
+    ops = execution_order(needed, fed, deps=lambda op: _deps(op, fed, needed))
+    root = _Frame(None, None)
+    frames, frame_of, out_frame = {}, {}, {}
+    for op in ops:
+        data = [t.op for t in op._inputs if t not in fed and t.op in needed
+                and not (op.type == "Merge" and t.op.type == "NextIteration")]
+        if op.type in ENTERS:
+            parent = out_frame[data[0]] if data else root
+            key = (parent, op.get_attr("frame_name"))
+            frame = frames.get(key)
+            if frame is None:
+                frame = frames[key] = _Frame(key[1], parent)
+                parent.children.append(frame)
+        else:
+            sources = data or [c for c in op._control_inputs if c in needed]
+            frame = max((out_frame[d] for d in sources), key=lambda f: f.depth, default=root)
+        frame_of[op] = frame
+        frame.ops.append(op)
+        out_frame[op] = frame.parent if op.type == "Exit" and frame.parent is not None else frame
+    _order_items(root, fed, needed)
+    return root.items
+
+
+def _order_items(frame, fed, needed):
+    """Orders a frame's own ops and child frames (each child counts as one item)."""
+    rep = {op: op for op in frame.ops}
+    for child in frame.children:
+        _order_items(child, fed, needed)
+        for op in child.all_ops():
+            rep[op] = child
+    items = list(frame.ops) + list(frame.children)
+    key = {id(x): (x.first_id if isinstance(x, _Frame) else x.id) for x in items}
+    waiting, users = {id(x): 0 for x in items}, {id(x): [] for x in items}
+    seen = set()
+    for op in frame.all_ops():
+        b = rep[op]
+        for d in _deps(op, fed, needed):
+            a = rep.get(d)
+            if a is None or a is b or (id(a), id(b)) in seen:
+                continue
+            seen.add((id(a), id(b)))
+            waiting[id(b)] += 1
+            users[id(a)].append(b)
+    ready = [(key[id(x)], i, x) for i, x in enumerate(items) if waiting[id(x)] == 0]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        _, i, x = heapq.heappop(ready)
+        out.append(x)
+        for user in users[id(x)]:
+            waiting[id(user)] -= 1
+            if waiting[id(user)] == 0:
+                heapq.heappush(ready, (key[id(user)], items.index(user), user))
+    frame.items = out
 
 
 def _check_feeds(ops, fed):

@@ -56,6 +56,13 @@ class Program:
         preloaded.update(s for s, *_ in plan.variable_slots)
         preloaded.update(s for s, _, _ in plan.feed_slots)
         body, assigned = [], set()
+        # A fused group runs where its last member (the root) is: a value its members read must
+        # live until then, even if a step in between read it last.
+        needed_until = {}
+        for g in groups:
+            for slot in g.inputs:
+                needed_until[slot] = max(needed_until.get(slot, -1), g.root.index)
+        deferred = {}  # root index -> slots to free after it
 
         def use(slot):
             if slot not in assigned:
@@ -90,6 +97,10 @@ class Program:
                 body.append((step, f"s{step.output} = transfer(deref({use(step.input)}), "
                                    f"src{step.index}, dst{step.index})"))
                 assigned.add(step.output)
+            frees = list(frees) + deferred.pop(step.index, [])
+            for s in [s for s in frees if needed_until.get(s, -1) > step.index]:
+                frees.remove(s)
+                deferred.setdefault(needed_until[s], []).append(s)
             dead = [f"s{s}" for s in frees if s in assigned]
             if dead:
                 body.append((None, "del " + ", ".join(dead)))
@@ -124,7 +135,7 @@ class Program:
             call = f"k{step.index}(c{step.index}{''.join(', ' + a for a in args)})"
         if not step.outputs:
             return call
-        return ", ".join(f"s{s}" for s in step.outputs) + (" = " if len(step.outputs) > 1 else " = ") + call
+        return ", ".join(f"s{s}" for s in step.outputs) + " = " + call
 
     def _in_place(self, group, ns, use):
         """The lines of a fused group run as ufuncs: the first member writes a new array (the root
@@ -194,9 +205,9 @@ def _deref(value):
 def build(plan):
     """The compiled program of ``plan``, or None when a step runs on a real GPU (each of those
     needs its device's stream around it: such plans are interpreted)."""
-    if any(step.device.backend != "numpy" or getattr(step, "src", step.device).backend != "numpy"
-           for step in plan.steps):
-        return None
+    if plan.has_control_flow or any(step.device.backend != "numpy" or getattr(step, "src", step.device).backend
+                                    != "numpy" for step in plan.steps):
+        return None  # loops and DEAD values are the interpreter's
     return Program(plan)
 
 

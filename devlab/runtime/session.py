@@ -9,6 +9,7 @@ then commit the variable writes (a failure anywhere commits nothing). With
 """
 import contextlib
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,8 +17,8 @@ import numpy as np
 from .. import config as devlab_config
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
-from ..framework import default_session
-from ..framework.graph import get_default_graph
+from ..framework import default_session, errors
+from ..framework.graph import Graph, get_default_graph
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
@@ -49,14 +50,20 @@ class Session:
     """TF1's ``tf.Session``: ``Session(target="", graph=None, config=None)``."""
 
     def __init__(self, target="", graph=None, config=None):
-        self.graph = graph or get_default_graph()
-        self.config = config or ConfigProto()
-        server = cluster_mod.lookup(target)
+        _check_session_arguments(target, graph, config)
+        self.graph = get_default_graph() if graph is None else graph
+        self.config = ConfigProto() if config is None else config
+        server = cluster_mod.lookup(target or "")
         tasks = server.cluster.tasks() if server else [("localhost", 0)]
         self.local_task = (server.job_name, server.task_index) if server else None
-        self.devices = sorted(build_devices(self.config.device_count, tasks), key=lambda d: d.sort_key())
+        # A cluster bound to a backend runs each task's part of a plan where that task lives
+        # (a Dask worker); the session still places and plans here. None: everything in-process.
+        self.backend = server.backend if server else None
+        devices = self.backend.devices(self.config.device_count) if self.backend else \
+            build_devices(self.config.device_count, tasks)
+        self.devices = sorted(devices, key=lambda d: d.sort_key())
         self._host = next(d for d in self.devices if d.device_type == "CPU")
-        self.variables = VariableStore()
+        self.variables = self.backend.variables(self) if self.backend else VariableStore()
         self.placement = None
         self._placed_version = -1
         self._plans = {}
@@ -77,6 +84,8 @@ class Session:
         return bool(self.config.log_device_placement or devlab_config.get("force_log"))
 
     def close(self):
+        if self.backend is not None and not self._closed:
+            self.backend.close_session(self)
         self._closed = True
 
     def __enter__(self):
@@ -86,9 +95,11 @@ class Session:
         return self
 
     def __exit__(self, *exc):
-        self.graph_ctx.__exit__(*exc)
-        default_session.pop(self)
-        self.close()
+        try:
+            default_session.pop(self, raise_on_misnesting=exc[0] is None)
+        finally:
+            self.graph_ctx.__exit__(*exc)
+            self.close()
         return False
 
     def as_default(self):
@@ -98,9 +109,16 @@ class Session:
         return list(self.devices)
 
     # -- placement -----------------------------------------------------------------------------
+    def _graph_state(self):
+        """What a placement and its cached plans were made for: the ops, and the control edges
+        added to ops after they were created (``op._add_control_input``), which change the order."""
+        return self.graph.version, getattr(self.graph, "control_edges_added", 0)
+
     def _ensure_placed(self):
-        """Places the whole graph if it is new or has grown since the last placement."""
-        if self._placed_version == self.graph.version:
+        """Places the whole graph if it is new or has grown since the last placement (and drops
+        the cached plans when a control edge was added since)."""
+        state = self._graph_state()
+        if self._placed_version == state:
             return self.placement
         soft = self.config.allow_soft_placement or devlab_config.get("force_soft_placement")
         ops = self.graph.get_operations()
@@ -109,7 +127,7 @@ class Session:
         by_name = {op.name: op for op in ops}
         new_records = [PlacementRecord(name, by_name[name].type, placement.assigned[name].name)
                        for name in placement.log_order if name not in old]
-        self.placement, self._placed_version = placement, self.graph.version
+        self.placement, self._placed_version = placement, state
         self._plans.clear()
         self.placement_log.extend(new_records)
         if self._log_on and new_records:
@@ -127,12 +145,14 @@ class Session:
         """Runs the ops needed for ``fetches``; returns their values in the same structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        _check_run_arguments(options, run_metadata)
         plan, feed_values = self._prepare(fetches, feed_dict)
         traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if traced else None
         lock = self.variables.write_lock if plan.writes_variables else contextlib.nullcontext()
         with lock:
-            run = Run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())
+            new_run = self.backend.new_run if self.backend else Run
+            run = new_run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())
             try:
                 run.run_to_end()
                 results = run.fetch()
@@ -161,9 +181,9 @@ class Session:
         """Resolves fetches and feeds, places the graph, and returns (the cached plan, fed values)."""
         leaves = [_as_fetch(self.graph, f) for f in fetch_mod.flatten(fetches)]
         feeds = {}
-        for key, value in (feed_dict or {}).items():
+        for key, value in _feed_items(feed_dict):
             t = _as_feed(self.graph, key)
-            feeds[t] = _feed_array(t, value)
+            feeds[t] = _feed_array(t, value, key)
         placement = self._ensure_placed()
         key = (tuple(leaves), tuple(feeds))
         plan = self._plans.get(key)
@@ -181,10 +201,13 @@ class Session:
     def load_variables(self, values):
         """Sets several variables at once ({Variable: value}), all or none: every value is checked
         (dtype, shape) before any variable changes."""
+        if not isinstance(values, Mapping):
+            raise TypeError(f"load_variables takes a dict {{Variable: value}}, got {type(values).__name__}")
         self._ensure_placed()
         staged = {}
         for variable, value in values.items():
-            arr = _feed_array(variable.value(), value)
+            fed = _load_target(variable)  # TF's load feeds the initializer's value input
+            arr = _feed_array(fed, value, variable)
             staged[variable.op.name] = transfer(arr, self._host, self.placement.device_of(variable.op))
         self.variables.assign(staged)
 
@@ -205,7 +228,7 @@ class InteractiveSession(Session):
         default_session.push(self)
 
     def close(self):
-        default_session.pop(self)
+        default_session.pop(self, raise_on_misnesting=False)
         super().close()
 
 
@@ -218,7 +241,7 @@ class _DefaultSession:
         return self.session
 
     def __exit__(self, *exc):
-        default_session.pop(self.session)
+        default_session.pop(self.session, raise_on_misnesting=exc[0] is None)
         return False
 
 
@@ -227,37 +250,161 @@ def _as_op(graph, obj):
     return el.op if isinstance(el, Tensor) else el
 
 
+def _check_session_arguments(target, graph, config):
+    """TF's TypeErrors for a Session made with arguments of the wrong type."""
+    if target is not None and not isinstance(target, (str, bytes)):
+        text = f'Argument `target` must be a string, but got "{type(target).__name__}"'
+        if isinstance(target, ConfigProto):
+            text += '. Did you do "Session(config)" instead of "Session(config=config)"?'
+        raise TypeError(text)
+    if graph is not None and not isinstance(graph, Graph):
+        raise TypeError(f'Argument `graph` must be a tf.Graph, but got "{type(graph).__name__}"')
+    if config is not None and not isinstance(config, ConfigProto):
+        raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
+
+
+def _check_run_arguments(options, run_metadata):
+    if options is not None and not isinstance(options, RunOptions):
+        raise TypeError(f'Argument `options` must be a tf.RunOptions, but got "{type(options).__name__}"')
+    if run_metadata is not None and not isinstance(run_metadata, RunMetadata):
+        raise TypeError(f'Argument `run_metadata` must be a tf.RunMetadata, but got "{type(run_metadata).__name__}"')
+
+
+def _graph_element(graph, obj, allow_tensor=True, allow_operation=True):
+    """``graph.as_graph_element`` with TF 2.x's exact errors (TypeError, ValueError, KeyError)."""
+    kinds = "Tensor or Operation" if allow_tensor and allow_operation else "Tensor" if allow_tensor else "Operation"
+    if hasattr(obj, "_as_graph_element"):
+        obj = obj._as_graph_element()
+    if isinstance(obj, bytes):
+        obj = obj.decode("utf-8", "replace")
+    if isinstance(obj, str):
+        name = obj
+        if ":" in name and allow_tensor:
+            op_name, _, index = name.partition(":")
+            if not index.isdigit() or not op_name:
+                raise ValueError(f"The name {name!r} looks a like a Tensor name, but is not a valid one. Tensor "
+                                 "names must be of the form \"<op_name>:<output_index>\".")
+            try:
+                op = graph.get_operation_by_name(op_name)
+            except KeyError:
+                raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The operation, "
+                               f"{op_name!r}, does not exist in the graph.") from None
+            if int(index) >= len(op.outputs):
+                raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. The operation, "
+                               f"{op_name!r}, exists but only has {len(op.outputs)} outputs.")
+            return op.outputs[int(index)]
+        if ":" in name:
+            raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {kinds}.")
+        try:
+            op = graph.get_operation_by_name(name)
+        except KeyError:
+            if allow_operation:
+                raise KeyError(f"The name {name!r} refers to an Operation not in the graph.") from None
+            op = None
+        if allow_operation:
+            return op
+        what = (f"The name {name!r} refers to an Operation, not a {kinds}." if op is not None else
+                f"The name {name!r} looks like an (invalid) Operation name, not a {kinds}.")
+        raise ValueError(what + " Tensor names must be of the form \"<op_name>:<output_index>\".")
+    if isinstance(obj, Tensor) and allow_tensor:
+        if obj.graph is not graph:
+            raise ValueError(f"Tensor {obj} is not an element of this graph.")
+        return obj
+    if isinstance(obj, Operation) and allow_operation:
+        if obj.graph is not graph:
+            raise ValueError(f"Operation {obj} is not an element of this graph.")
+        return obj
+    raise TypeError(f"Can not convert a {type(obj).__name__} into a {kinds}.")
+
+
 def _as_fetch(graph, f):
+    """A fetch as a Tensor or Operation of ``graph``, with TF's errors for anything else."""
     if f is None:
-        raise TypeError(f"Fetch argument None has invalid type {type(None)}")
+        raise TypeError('Argument `fetch` = None has invalid type "NoneType". Cannot be None')
     try:
-        el = graph.as_graph_element(f)
-    except (TypeError, KeyError, ValueError) as e:
-        raise type(e)(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") from None
-    if not isinstance(el, (Tensor, Operation)):
-        raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}")
+        el = _graph_element(graph, f)
+    except TypeError as e:
+        raise TypeError(f'Argument `fetch` = {f} has invalid type "{type(f).__name__}" must be a string or '
+                        f'Tensor. ({e})') from None
+    except (ValueError, KeyError) as e:
+        raise ValueError(f"Argument `fetch` = {f} cannot be interpreted as a Tensor. ({e})") from None
+    if not graph.is_fetchable(el):
+        op = getattr(el, "op", el)
+        raise errors.InaccessibleTensorError(
+            f"Operation {op.name} has been marked as not fetchable. Typically this happens when it is defined in "
+            "another function or code block. Use return values, explicit Python locals or TensorFlow collections "
+            "to access it.")
     return el
+
+
+def _feed_items(feed_dict):
+    """(key, value) pairs of a feed_dict; a tuple of tensors as a key takes a tuple of values."""
+    if feed_dict is None:
+        return []
+    if not isinstance(feed_dict, Mapping):
+        raise TypeError("FlattenDictItems: 'dict' must be a dictionary or collection.Mapping type object, "
+                        f"instead of '{type(feed_dict).__name__}'.")
+    items = []
+    for key, value in feed_dict.items():
+        if isinstance(key, (tuple, list)):
+            if not isinstance(value, (tuple, list)) or len(value) != len(key):
+                n = len(value) if isinstance(value, (tuple, list)) else "no"
+                raise ValueError(f"Could not flatten dictionary. Key had {len(key)} elements, but value had "
+                                 f"{n} elements. Key: {key}, value: {value}.")
+            items.extend(zip(key, value))
+        else:
+            items.append((key, value))
+    return items
 
 
 def _as_feed(graph, key):
     try:
-        t = graph.as_graph_element(key, allow_operation=False)
-    except (KeyError, ValueError) as e:
-        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
-    if not isinstance(t, Tensor):
-        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {key!r}")
+        t = _graph_element(graph, key, allow_operation=False)
+    except Exception as e:  # noqa: BLE001 - TF turns every failure to resolve a key into this TypeError
+        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0] if e.args else e}") from None
+    if not graph.is_feedable(t):
+        raise ValueError(f"Tensor {t.name} may not be fed.")
     return t
 
 
-def _feed_array(t, value):
+def _load_target(variable):
+    """The tensor TF's ``Variable.load`` feeds: the initializer's value input (or the value)."""
+    init = getattr(variable, "initializer", None)
+    inputs = getattr(init, "inputs", ())
+    return inputs[1] if len(inputs) > 1 else variable.value()
+
+
+def _shape_text(shape):
+    """A static shape as TF 2.x prints it: ``(2,)``, ``(None, 3)``, ``<unknown>``."""
+    dims = TensorShape(shape).dims
+    return "<unknown>" if dims is None else str(tuple(dims))
+
+
+def _feed_array(t, value, key=None):
     """``value`` as an array for tensor ``t``, with TF's errors for a wrong type or shape."""
     if isinstance(value, Tensor):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
-                        "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
-    arr = np.asarray(value, dtype=t.dtype.base_dtype.as_numpy_dtype)
+                        "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, the "
+                        f"tensor object was {value} which was passed to the argument `feed_dict` with key "
+                        f"{t if key is None else key}.")
+    if value is None:  # numpy would make it a NaN (or a shape-() array): refuse it by name
+        raise ValueError(f"Cannot feed value None for Tensor {t.name}: a feed needs a value, and None is not one "
+                         f"(a {t.dtype.base_dtype.name} of shape {_shape_text(t.shape)} is expected)")
+    np_dtype = t.dtype.base_dtype.as_numpy_dtype
+    if isinstance(value, int) and not isinstance(value, bool) and np.dtype(np_dtype).kind in "iu":
+        info = np.iinfo(np_dtype)
+        if not info.min <= value <= info.max:
+            raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor "
+                            f"type {np_dtype}. Try explicitly setting the type of the feed tensor to a larger "
+                            "type (e.g. int64).")
+    try:
+        arr = np.asarray(value, dtype=np_dtype)
+    except OverflowError as e:
+        raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
+                        f"{np_dtype}. ({e})") from None
     if not t.shape.is_compatible_with(arr.shape):
-        raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor '{t.name}', which has shape "
-                         f"'{TensorShape(t.shape)}'")
+        raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {t.name}, which has shape "
+                         f"{_shape_text(t.shape)}")
     return arr
 
 

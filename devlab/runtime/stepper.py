@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..devices.transfer import transfer
+from ..ops.kernels import DEAD
 from ..placer import explain as explain_mod
 from . import fetches as fetch_mod
 from .events import StepFinished, Transfer
@@ -35,11 +36,13 @@ class StepView:
     outputs: list  # [(tensor name, value)]
     source_device: str = ""  # transfers: where the tensor came from
     reason: object = None  # ops: the Explanation of their placement
+    iteration: tuple = ()  # inside while loops: the iteration of each loop, outermost first
 
     def __str__(self):
+        where = "".join(f" (iteration {i})" for i in self.iteration)
         if self.kind == "transfer":
-            return f"[{self.index}] transfer {self.inputs[0][0]}: {self.source_device} -> {self.device}"
-        return f"[{self.index}] {self.name} ({self.op_type}) on {self.device}"
+            return f"[{self.index}] transfer {self.inputs[0][0]}: {self.source_device} -> {self.device}{where}"
+        return f"[{self.index}] {self.name} ({self.op_type}) on {self.device}{where}"
 
 
 class Stepper:
@@ -47,7 +50,7 @@ class Stepper:
         self.session = session
         self.fetches = fetches
         self.plan, self.feed_values = session._prepare(fetches, feed_dict)
-        self.steps = self.plan.steps
+        self.steps = list(self.plan.flat_steps())  # each step once (a loop runs its steps again)
         self._base = session.variables.values  # where every replay starts from
         self._rng_state = session._rngs.state()
         self._run = None
@@ -63,11 +66,16 @@ class Stepper:
         return self._run.done
 
     def describe(self, i):
-        """A one-line description of step ``i`` (run or not)."""
-        step = self.steps[i]
-        if isinstance(step, OpStep):
-            return f"{step.op.name} ({step.op.type}) on {step.device.short_name}"
-        return f"transfer {step.tensor.name}: {step.src.short_name} -> {step.device.short_name}"
+        """A one-line description of step ``i`` of the plan (run or not)."""
+        return _describe(self.steps[i])
+
+    def describe_next(self):
+        """A one-line description of the step that runs next ("" when the run is complete)."""
+        step = self._run.peek()
+        if step is None:
+            return ""
+        where = "".join(f" (iteration {i})" for i in self._run.iteration)
+        return _describe(step) + where
 
     def reset(self):
         """Back to before the first step: a fresh run from the stepper's starting point."""
@@ -93,18 +101,25 @@ class Stepper:
         return self.history[-1] if self.history else None
 
     def run_to(self, index, from_start=False):
-        """Runs until ``index`` steps have run (replaying from the start if going back)."""
-        index = max(0, min(index, len(self.steps)))
+        """Runs until ``index`` steps have run, or the run is complete (replaying from the start
+        if going back). In a loop, each iteration's steps count again."""
+        index = max(0, index)
         if from_start or index < self.position:
             self.reset()
-        while self.position < index:
+        while self.position < index and not self.done:
+            self.next()
+        return self.history[-1] if self.history else None
+
+    def run_to_end(self):
+        """Runs every remaining step."""
+        while not self.done:
             self.next()
         return self.history[-1] if self.history else None
 
     def finish(self):
         """Runs the remaining steps, commits the variable writes and returns the fetched values.
         A replay after this starts from the values it committed."""
-        self.run_to(len(self.steps))
+        self.run_to_end()
         if self._run.closed:
             raise RuntimeError("This run was already finished; call reset() to run it again.")
         results = self._run.fetch()
@@ -118,25 +133,36 @@ class Stepper:
 
     # -- what each step did ------------------------------------------------------------------------
     def _record(self, event):
+        if not isinstance(event, (StepFinished, Transfer)):
+            return
         host = self.session._host
         step = event.step
 
         def show(value, device):
             if isinstance(value, VarRef):
                 value = value.read() if value.is_initialized() else None
-            return None if value is None else np.array(transfer(value, device, host))
+            if value is None or value is DEAD:
+                return value
+            return np.array(transfer(value, device, host))
 
+        iteration = self._run.iteration
         if isinstance(event, Transfer):
             t = step.tensor
             view = StepView(step.index, "transfer", step.recv_name, "_Recv", step.device.name,
                             [(t.name, show(event.value, step.src))], [(t.name, show(event.value, step.src))],
-                            step.src.name)
+                            step.src.name, iteration=iteration)
         elif isinstance(event, StepFinished):
             op = step.op
             view = StepView(step.index, "op", op.name, op.type, step.device.name,
                             [(t.name, show(v, step.device)) for t, v in zip(op.inputs, event.inputs)],
                             [(t.name, show(v, step.device)) for t, v in zip(op.outputs, event.outputs)],
-                            reason=explain_mod.explain(op, self.session.placement))
+                            reason=explain_mod.explain(op, self.session.placement), iteration=iteration)
         else:
             return
         self.history.append(view)
+
+
+def _describe(step):
+    if isinstance(step, OpStep):
+        return f"{step.op.name} ({step.op.type}) on {step.device.short_name}"
+    return f"transfer {step.tensor.name}: {step.src.short_name} -> {step.device.short_name}"

@@ -71,7 +71,8 @@ class OpStep:
     """Run ``op`` on ``device``: read the input slots (reading the variable behind a reference
     input where ``deref`` says so), call the kernel, write the output slots."""
 
-    __slots__ = ("index", "op", "device", "kernel", "ctx", "inputs", "deref", "outputs", "frees", "preloaded")
+    __slots__ = ("index", "op", "device", "kernel", "ctx", "inputs", "deref", "outputs", "frees", "preloaded",
+                 "controls", "token")
 
     def __init__(self, op, device, ctx, inputs, deref, outputs, kernel):
         self.index = None
@@ -79,6 +80,9 @@ class OpStep:
         self.op, self.device, self.ctx, self.kernel = op, device, ctx, kernel
         self.inputs, self.deref, self.outputs = inputs, deref, outputs
         self.frees = ()  # slots whose last reader this step is
+        # With control flow: the slots where this op's control inputs leave a token (True, or DEAD
+        # when they did not run), and the slot where it leaves its own (None: no op waits on it).
+        self.controls, self.token = (), None
 
     @property
     def name(self):
@@ -112,3 +116,36 @@ class TransferStep:
     def __repr__(self):
         return (f"<TransferStep {self.index}: {self.tensor.name} {self.src.short_name} -> "
                 f"{self.device.short_name}{' (alias)' if self.alias else ''}>")
+
+
+class LoopStep:
+    """A while loop's frame (TF's ``Enter`` ... ``Exit``): its steps run again for every
+    iteration while the loop condition holds.
+
+    ``entry`` are the indices (in ``steps``) of the Enter steps, which run in the first
+    iteration only: a constant Enter's value stays for every iteration, a loop variable's Enter
+    then reads DEAD, so each ``Merge`` takes the value its ``NextIteration`` left instead.
+    """
+
+    __slots__ = ("index", "frame_name", "steps", "entry", "variable_enters", "next_slots", "cond_slot")
+
+    def __init__(self, frame_name, steps, entry, variable_enters, next_slots, cond_slot):
+        self.index = None
+        self.frame_name, self.steps, self.entry = frame_name, steps, entry
+        self.variable_enters, self.next_slots, self.cond_slot = variable_enters, next_slots, cond_slot
+
+    @property
+    def name(self):
+        return self.frame_name
+
+    def __repr__(self):
+        return f"<LoopStep {self.frame_name}: {len(self.steps)} steps>"
+
+
+def flat_steps(steps):
+    """Every op and transfer step, loops opened (each loop's steps once)."""
+    for step in steps:
+        if isinstance(step, LoopStep):
+            yield from flat_steps(step.steps)
+        else:
+            yield step

@@ -15,7 +15,7 @@ variables.
 """
 import threading
 
-from ..framework import errors
+from ..framework import dtypes, errors
 
 
 class VariableStore:
@@ -106,10 +106,20 @@ class VarRef:
         return value
 
     def assign(self, value, validate_shape=True):
-        """Stages ``value`` as the variable's new value in this run."""
+        """Stages ``value`` as the variable's new value in this run. Its shape must be the declared
+        one (unless the op allows otherwise) and its dtype the variable's current dtype: a write
+        never changes what a variable is."""
         if validate_shape and self.shape is not None and tuple(value.shape) != self.shape:
             raise WriteError(self.name, self.shape, value.shape)
-        self.run.writes[self.name] = value
+        run = self.run
+        current = run.writes.get(self.name)
+        if current is None:
+            current = run.base.get(self.name)
+        if current is not None and getattr(current, "dtype", None) != getattr(value, "dtype", None):
+            raise errors.InvalidArgumentError(
+                None, None, f"Trying to assign variable with wrong dtype. Expected "
+                f"{_dtype_name(current)} got {_dtype_name(value)}")
+        run.writes[self.name] = value
 
     def new_buffer(self):
         """An array laid out like the current value, which no one else reads, to write into."""
@@ -127,3 +137,11 @@ class WriteError(Exception):
     def __init__(self, name, declared, got):
         super().__init__(name)
         self.name, self.declared, self.got = name, tuple(declared), tuple(got)
+
+
+def _dtype_name(array):
+    """TF's name for an array's dtype (``float``, ``double``, ``int32``...)."""
+    try:
+        return dtypes.as_dtype(array.dtype).tf_type_name
+    except (TypeError, ValueError, AttributeError):
+        return str(getattr(array, "dtype", type(array).__name__))

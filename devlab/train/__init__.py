@@ -6,3 +6,7 @@ from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
 from .moving_averages import ExponentialMovingAverage  # noqa: F401
 from .optimizers import AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer, Optimizer  # noqa: F401
 from .saver import Saver, latest_checkpoint  # noqa: F401
+from .monitored_session import MonitoredSession, MonitoredTrainingSession, Scaffold  # noqa: F401
+from .session_run_hook import (CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunHook,  # noqa: F401
+                               SessionRunValues, StopAtStepHook)
+from .supervisor import Supervisor  # noqa: F401

@@ -5,6 +5,7 @@ It returns a device *function* for ``tf.device``. For each op it merges the op's
 everything else, so ``with tf.device("/cpu:0")`` inside still picks the CPU of that task.
 """
 from ..framework.device_spec import DeviceSpec
+from ..framework.operation import NodeDef
 from ..runtime.cluster import ClusterSpec
 
 STANDARD_PS_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "MutableHashTable", "MutableHashTableV2",
@@ -39,7 +40,7 @@ class _ReplicaDeviceChooser:
         if not self._merge_devices and op.device:
             return op.device
         current = DeviceSpec.from_string(op.device or "")
-        node_def = op.node_def
+        node_def = op if isinstance(op, NodeDef) else op.node_def
         if self._ps_tasks and self._ps_device and node_def.op in self._ps_ops:
             ps = DeviceSpec.from_string(self._ps_device)
             if ps.job is not None and (current.job is None or current.job == ps.job):
@@ -53,12 +54,15 @@ class _ReplicaDeviceChooser:
 
 def replica_device_setter(ps_tasks=0, ps_device="/job:ps", worker_device="/job:worker", merge_devices=True,
                           cluster=None, ps_ops=None, ps_strategy=None):
-    """A device function placing variables on ps tasks; None when there is no ps job."""
+    """A device function placing variables on the tasks of ``ps_device``'s job (round robin)
+    and the other ops on ``worker_device``; None when the cluster lacks that job."""
     if cluster is not None:
+        # The ps job is the one ps_device names ("/job:moon" -> moon), not always "ps".
         cluster_spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
-        if "ps" not in cluster_spec.jobs:
+        ps_job_name = DeviceSpec.from_string(ps_device).job
+        if ps_job_name not in cluster_spec.jobs:
             return None
-        ps_tasks = cluster_spec.num_tasks("ps")
+        ps_tasks = cluster_spec.num_tasks(ps_job_name)
     if ps_tasks == 0:
         return None
     if ps_ops is None:

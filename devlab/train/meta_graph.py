@@ -2,26 +2,77 @@
 
 The format is plain JSON (``"format": "devlab.meta_graph"``): one record per op with its type,
 inputs, requested device, attrs and output types, plus the variables and collections. Loading
-only parses and checks data, never runs code from the file; a corrupt or hand-edited file is
-rejected with a ValueError that names what is wrong, before the current graph is touched.
-``clear_devices=True`` drops every requested device, so the graph is placed afresh.
+only parses and checks data, never runs code from the file. ``clear_devices=True`` drops every
+requested device, so the graph is placed afresh; ``import_scope="s"`` puts every name under ``s/``.
+
+``import_meta_graph`` is the one entry point, in three steps that each stand alone:
+
+1. ``read_meta_graph_file(path)``: the file's bytes, bounded (``MAX_FILE_BYTES``; a device such
+   as ``/dev/zero`` or a pipe is refused before a byte is read), parsed. TF's ``OSError``\\s
+   ("File does not exist", "Cannot parse file ..."), ``FailedPreconditionError`` for a folder.
+2. ``validate_meta_graph(meta, import_scope)``: checks *every* field (types, names, references,
+   attrs, each op's inputs and outputs against the op table's shape rule, Const values present
+   and of their dtype) and returns an ``ImportPlan`` in which nothing can fail any more; a bad
+   field is a ValueError (TypeError for a wrong argument) that names the node and the field.
+3. ``check_import_target(graph, plan)`` then ``build(graph, plan, clear_devices)``: only now is the
+   graph touched, so a bad file never leaves a half-built graph.
+
+A reader of TF's binary or text MetaGraphDef can produce the same ``ImportPlan`` (or the JSON dict)
+and reuse steps 2-3.
 """
+import inspect
 import json
+import math
+import os
+import re
+import stat
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, errors
+from ..framework.device_spec import DeviceSpec
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
-from ..framework.tensor import Tensor
 from ..framework.operation import Operation
+from ..framework.tensor import Tensor
+from ..framework.tensor_shape import TensorShape
 from ..ops.table import OPS
 from ..ops.variables import Variable
 
 FORMAT = "devlab.meta_graph"
 VERSION = 1
+MAX_FILE_BYTES = 256 << 20  # a saved graph (constants included) larger than this is refused unread
+MAX_NODES = 1_000_000
+MAX_RANK = 254  # TF's limit on the rank of a tensor
+MAX_DIM = 2 ** 62
+
+_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")  # TF's op names
+_TOP_KEYS = {"format", "version", "nodes", "variables", "collections"}
+_NODE_KEYS = {"name", "op", "device", "inputs", "control_inputs", "attrs", "outputs"}
+_VARIABLE_KEYS = {"variable", "initializer", "snapshot", "initial_value", "trainable"}
+
+# The kinds of the attrs devlab's ops read, by attr name: a file giving another kind is refused.
+_DTYPE_ATTRS = {"dtype", "T", "DstT", "SrcT", "out_type", "output_type", "Tidx"}
+_BOOL_ATTRS = {"transpose_a", "transpose_b", "keep_dims", "use_locking", "validate_shape", "use_nesterov"}
+_INT_ATTRS = {"N", "depth", "batch", "tower", "towers"}
+_OPTIONAL_INT_ATTRS = {"seed", "seed2"}
+_DIMS_ATTRS = {"shape", "perm"}  # None, or a list of ints (-1 allowed in a reshape) and Nones
+_STR_ATTRS = {"separator"}
+# The attrs each op's kernel (or the runtime) reads: a node without one would fail only at run time.
+REQUIRED_ATTRS = {
+    "Const": ("value", "dtype"), "VariableV2": ("shape", "dtype"), "Placeholder": ("dtype", "shape"),
+    "RandomUniform": ("shape", "dtype"), "RandomStandardNormal": ("shape", "dtype"),
+    "TruncatedNormal": ("shape", "dtype"), "Fill": ("shape",),
+    "Sum": ("axis", "keep_dims"), "Mean": ("axis", "keep_dims"), "Max": ("axis", "keep_dims"),
+    "Min": ("axis", "keep_dims"), "Prod": ("axis", "keep_dims"), "ArgMax": ("axis", "output_type"),
+    "Reshape": ("shape",), "Transpose": ("perm",), "ConcatV2": ("axis",), "Pack": ("axis",),
+    "ExpandDims": ("axis",), "Shape": ("out_type",), "Cast": ("SrcT", "DstT"), "OneHot": ("depth", "dtype"),
+    "StringJoin": ("separator",), "DatasetSlice": ("data", "batch", "tower", "towers"),
+}
 
 
+# -- saving -------------------------------------------------------------------------------------
 def _encode(value):
     if isinstance(value, dtypes.DType):
         return {"dtype": value.name}
@@ -38,24 +89,6 @@ def _encode(value):
     raise TypeError(f"cannot save attr value {value!r}")
 
 
-def _decode(obj, where):
-    if not isinstance(obj, dict) or len(obj) < 1:
-        raise ValueError(f"{where}: an attr must be an object, got {obj!r}")
-    if "dtype" in obj and "array" not in obj:
-        return dtypes.as_dtype(obj["dtype"])
-    if "array" in obj:
-        return np.asarray(obj["array"], dtype=dtypes.as_dtype(obj["dtype"]).as_numpy_dtype).reshape(obj["shape"])
-    if "strings" in obj:
-        return np.asarray(obj["strings"], dtype=object).reshape(obj["shape"])
-    if "bytes" in obj:
-        return obj["bytes"].encode()
-    if "list" in obj:
-        return [_decode(v, where) for v in obj["list"]]
-    if "value" in obj:
-        return obj["value"]
-    raise ValueError(f"{where}: unknown attr encoding {sorted(obj)}")
-
-
 def _tensor_ref(t):
     return f"{t.op.name}:{t.value_index}"
 
@@ -63,6 +96,11 @@ def _tensor_ref(t):
 def export_meta_graph(filename=None, graph=None, clear_devices=False, **unused):
     """Writes the graph (ops, devices, variables, collections) as JSON; returns the dict."""
     graph = graph or get_default_graph()
+    # Variables first: a mirrored variable's ``initializer`` is a group op made on first access,
+    # and it must be among the nodes written below.
+    variables = [{"variable": v.op.name, "initializer": v.initializer.name, "snapshot": _tensor_ref(v.value()),
+                  "initial_value": _tensor_ref(v.initial_value), "trainable": v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)}
+                 for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)]
     nodes = []
     for op in graph.get_operations():
         nodes.append({
@@ -71,9 +109,6 @@ def export_meta_graph(filename=None, graph=None, clear_devices=False, **unused):
             "attrs": {k: _encode(v) for k, v in op.attrs.items()},
             "outputs": [{"dtype": t.dtype.name, "shape": t.shape.dims and list(t.shape.dims)} for t in op.outputs],
         })
-    variables = [{"variable": v.op.name, "initializer": v.initializer.name, "snapshot": _tensor_ref(v.value()),
-                  "initial_value": _tensor_ref(v.initial_value), "trainable": v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)}
-                 for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)]
     collections = {}
     for key in graph.get_all_collection_keys():
         if key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES):
@@ -88,114 +123,445 @@ def export_meta_graph(filename=None, graph=None, clear_devices=False, **unused):
     return meta
 
 
+# -- loading ------------------------------------------------------------------------------------
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **unused):
-    """Rebuilds a saved graph in the default graph; returns a Saver for its variables."""
+    """Rebuilds a saved graph in the default graph; returns a Saver for its variables (None if it
+    has none). Everything is checked before the graph is touched."""
+    if not isinstance(clear_devices, bool):
+        raise TypeError(f"clear_devices must be True or False, got {clear_devices!r}")
     meta = meta_graph_or_file
-    if isinstance(meta, str):
-        try:
-            with open(meta) as f:
-                meta = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{meta_graph_or_file}: not a devlab meta graph (invalid JSON: {e})") from None
-    nodes, variables, collections = _validate(meta)
+    if isinstance(meta, (str, bytes, os.PathLike)):
+        meta = read_meta_graph_file(meta)
+    elif not isinstance(meta, dict):
+        raise TypeError(f"Expected binary or unicode string, got {meta_graph_or_file!r}")
+    plan = validate_meta_graph(meta, import_scope)
     graph = get_default_graph()
-    clash = [n["name"] for n in nodes if n["name"] in {op.name for op in graph.get_operations()}]
-    if clash:
-        raise ValueError(f"cannot import: the default graph already has ops named {clash[:3]}")
-    built = {}
-    for n in nodes:
-        inputs = [built[ref.rsplit(":", 1)[0]].outputs[int(ref.rsplit(":", 1)[1])] for ref in n["inputs"]]
-        specs = [(dtypes.as_dtype(o["dtype"]), o["shape"]) for o in n["outputs"]]
-        attrs = {k: _decode(v, n["name"]) for k, v in n["attrs"].items()}
-        graph.unique_name(n["name"])  # mark the name as used
-        with graph.control_dependencies(None):
-            op = graph.create_op(n["op"], inputs, specs, n["name"] + "/", attrs)
-        for c in n["control_inputs"]:
-            op._add_control_input(built[c])
-        op._set_device("" if clear_devices else n["device"])
-        built[n["name"]] = op
-    by_name = {}
-    for v in variables:
-        var = Variable._from_ops(built[v["variable"]], built[v["initializer"]],
-                                 _lookup(built, v["snapshot"]), _lookup(built, v["initial_value"]))
-        by_name[v["variable"]] = var
-        graph.add_to_collection(GraphKeys.GLOBAL_VARIABLES, var)
-        if v["trainable"]:
-            graph.add_to_collection(GraphKeys.TRAINABLE_VARIABLES, var)
-    for key, items in collections.items():
-        for item in items:
-            if item.startswith("var:"):
-                graph.add_to_collection(key, by_name[item[4:]])
-            elif item.startswith("op:"):
-                graph.add_to_collection(key, built[item[3:]])
-            else:
-                graph.add_to_collection(key, _lookup(built, item))
+    check_import_target(graph, plan)
+    by_name = build(graph, plan, clear_devices)
     from .saver import Saver
     return Saver(list(by_name.values())) if by_name else None
 
 
-def _lookup(built, ref):
-    name, index = ref.rsplit(":", 1)
-    return built[name].outputs[int(index)]
+def read_meta_graph_file(filename):
+    """The parsed JSON of a meta graph file, read with bounds; TF's errors for a file that is
+    missing, a folder, not a regular file, too large, or not parseable."""
+    try:
+        path = os.fsdecode(os.fspath(filename))
+    except (TypeError, UnicodeDecodeError) as e:
+        raise TypeError(f"Expected binary or unicode string, got {filename!r}") from e
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
+    except FileNotFoundError:
+        raise OSError(f"File does not exist. Received: {path}.") from None
+    except IsADirectoryError:
+        raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory") from None
+    except OSError as e:
+        raise OSError(f"Cannot read file {path}: {e.strerror or e}.") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise errors.FailedPreconditionError(
+                None, None, f"{path}; Not a regular file: a meta graph is read only from a file, never from a "
+                "device, pipe or socket")
+        if info.st_size > MAX_FILE_BYTES:
+            raise OSError(f"Cannot parse file {path}: it is {info.st_size} bytes, more than the {MAX_FILE_BYTES} "
+                          "a devlab meta graph may have (devlab.train.meta_graph.MAX_FILE_BYTES).")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows meanwhile
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(f"Cannot parse file {path}: it grew past {MAX_FILE_BYTES} bytes while being read.")
+    return parse_meta_graph_bytes(data, path)
 
 
-def _validate(meta):
-    """Checks the whole file before anything is built; raises ValueError naming the problem."""
+def parse_meta_graph_bytes(data, path="<bytes>"):
+    """The JSON object in ``data``, or TF's OSError "Cannot parse file"."""
+    try:
+        meta = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise OSError(f"Cannot parse file {path}: not a devlab meta graph (not UTF-8 text: {e.reason} at byte "
+                      f"{e.start}).") from None
+    except json.JSONDecodeError as e:
+        raise OSError(f"Cannot parse file {path}: not a devlab meta graph (invalid JSON: {e}).") from None
+    except (RecursionError, ValueError) as e:  # nested too deeply; an integer with too many digits
+        raise OSError(f"Cannot parse file {path}: not a devlab meta graph ({type(e).__name__}: {e}).") from None
+    return meta
+
+
+@dataclass
+class NodePlan:
+    """One op to create, every field checked: names already carry the import scope."""
+    name: str
+    op_type: str
+    device: str
+    inputs: list  # [(producer name, output index)]
+    control_inputs: list  # [producer name]
+    attrs: dict  # decoded values
+    outputs: list  # [(DType, shape dims or None)]
+
+
+@dataclass
+class ImportPlan:
+    nodes: list
+    variables: list  # [(variable, initializer, (snapshot op, index), (initial value op, index), trainable)]
+    collections: dict  # key -> [("var" | "op" | "tensor", name, index or None)]
+    names: set = field(default_factory=set)
+
+
+def validate_meta_graph(meta, import_scope=None):
+    """Checks the whole meta graph; returns the ImportPlan, or raises ValueError naming the problem."""
+    prefix = _scope_prefix(import_scope)
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError("not a devlab meta graph (missing \"format\": \"devlab.meta_graph\")")
     if meta.get("version") != VERSION:
-        raise ValueError(f"unsupported devlab meta graph version {meta.get('version')!r}")
+        raise ValueError(f"unsupported devlab meta graph version {meta.get('version')!r} (devlab reads {VERSION})")
+    unknown = set(meta) - _TOP_KEYS
+    if unknown:
+        raise ValueError(f"meta graph has unknown fields {sorted(unknown)}")
     nodes = meta.get("nodes")
     if not isinstance(nodes, list):
-        raise ValueError("meta graph has no node list")
-    seen = {}
+        raise ValueError("meta graph field 'nodes' is missing or not a list")
+    for key in ("variables", "collections"):  # export always writes both: a file without is damaged
+        if key not in meta:
+            raise ValueError(f"meta graph field '{key}' is missing")
+    if len(nodes) > MAX_NODES:
+        raise ValueError(f"meta graph has {len(nodes)} nodes, more than devlab imports ({MAX_NODES})")
+    outputs_of = {}  # node name in the file -> [(DType, dims)]
+    plans = []
     for i, n in enumerate(nodes):
-        where = f"node {i}"
-        if not isinstance(n, dict):
-            raise ValueError(f"{where}: must be an object")
-        for key, kind in (("name", str), ("op", str), ("device", str), ("inputs", list), ("control_inputs", list),
-                          ("attrs", dict), ("outputs", list)):
-            if not isinstance(n.get(key), kind):
-                raise ValueError(f"{where} ({n.get('name', '?')}): field {key!r} missing or not a {kind.__name__}")
-        where = f"node {n['name']!r}"
-        if n["op"] not in OPS:
-            raise ValueError(f"{where}: unknown op type {n['op']!r}")
-        if n["name"] in seen:
-            raise ValueError(f"{where}: duplicate name")
-        for ref in n["inputs"]:
-            name, _, index = ref.rpartition(":")
-            if name not in seen or not index.isdigit() or int(index) >= seen[name]:
-                raise ValueError(f"{where}: input {ref!r} does not name an earlier op's output")
-        for c in n["control_inputs"]:
-            if c not in seen:
-                raise ValueError(f"{where}: control input {c!r} does not name an earlier op")
-        for o in n["outputs"]:
-            if not isinstance(o, dict) or o.get("dtype") not in dtypes._BY_NAME:
-                raise ValueError(f"{where}: bad output type {o!r}")
-        if n["device"]:
-            from ..framework.device_spec import DeviceSpec
-            try:
-                DeviceSpec.from_string(n["device"])
-            except ValueError as e:
-                raise ValueError(f"{where}: bad device {n['device']!r}: {e}") from None
-        for k, v in n["attrs"].items():
-            _decode(v, where)
-        seen[n["name"]] = len(n["outputs"])
-    variables = meta.get("variables", [])
-    for v in variables:
-        for key in ("variable", "initializer"):
-            if v.get(key) not in seen:
-                raise ValueError(f"variable record {v!r}: {key} does not name an op")
-        for key in ("snapshot", "initial_value"):
-            name, _, index = str(v.get(key)).rpartition(":")
-            if name not in seen:
-                raise ValueError(f"variable record {v!r}: {key} does not name a tensor")
-    collections = meta.get("collections", {})
+        plan = _validate_node(i, n, outputs_of, prefix)
+        plans.append(plan)
+        outputs_of[n["name"]] = plan.outputs
+    for plan in plans:  # colocation groups may name any node of the file, before or after
+        groups = plan.attrs.get("_class", ())
+        for group in groups:
+            if group[5:].decode() not in outputs_of:
+                raise ValueError(f"node {plan.name!r}: attr '_class' names {group!r}, which is not a node of the file")
+        if prefix and groups:
+            plan.attrs["_class"] = [b"loc:@" + (prefix + g[5:].decode()).encode() for g in groups]
+    types = {n["name"]: n["op"] for n in nodes}
+    variables = _validate_variables(meta.get("variables", []), outputs_of, types, prefix)
+    collections = _validate_collections(meta.get("collections", {}), outputs_of, {v[0] for v in variables}, prefix)
+    return ImportPlan(plans, variables, collections, {p.name for p in plans})
+
+
+def _scope_prefix(import_scope):
+    if import_scope is None or import_scope == "":
+        return ""
+    if not isinstance(import_scope, str):
+        raise TypeError(f"import_scope must be a string, got {import_scope!r}")
+    scope = import_scope.rstrip("/")
+    if not _VALID_NAME.match(scope):
+        raise ValueError(f"'{import_scope}' is not a valid scope name")
+    return scope + "/"
+
+
+def _validate_node(i, n, outputs_of, prefix):
+    if not isinstance(n, dict):
+        raise ValueError(f"node {i}: must be an object, got {type(n).__name__}")
+    name = n.get("name")
+    where = f"node {i} ({name!r})" if isinstance(name, str) else f"node {i}"
+    for key, kind in (("name", str), ("op", str), ("device", str), ("inputs", list), ("control_inputs", list),
+                      ("attrs", dict), ("outputs", list)):
+        if not isinstance(n.get(key), kind):
+            raise ValueError(f"{where}: field {key!r} missing or not a {kind.__name__}")
+    unknown = set(n) - _NODE_KEYS
+    if unknown:
+        raise ValueError(f"{where}: unknown fields {sorted(unknown)}")
+    where = f"node {name!r}"
+    if not _VALID_NAME.match(name):
+        raise ValueError(f"{where}: Node name contains invalid characters")
+    if name in outputs_of:
+        raise ValueError(f"{where}: duplicate name")
+    opdef = OPS.get(n["op"])
+    if opdef is None:
+        raise ValueError(f"{where}: unknown op type {n['op']!r}")
+    inputs = [_tensor_reference(ref, outputs_of, f"{where}: input {ref!r}") for ref in n["inputs"]]
+    controls = []
+    for c in n["control_inputs"]:
+        if not isinstance(c, str) or c not in outputs_of:
+            raise ValueError(f"{where}: control input {c!r} does not name an earlier op")
+        controls.append(prefix + c)
+    outputs = []
+    for j, o in enumerate(n["outputs"]):
+        if not isinstance(o, dict) or set(o) != {"dtype", "shape"} or not isinstance(o["dtype"], str) \
+                or o["dtype"] not in dtypes._BY_NAME:
+            raise ValueError(f"{where}: output {j} must be {{\"dtype\": <a dtype name>, \"shape\": ...}}, got {o!r}")
+        outputs.append((dtypes._BY_NAME[o["dtype"]], _dims(o["shape"], f"{where}: output {j} shape")))
+    if n["device"]:
+        try:
+            DeviceSpec.from_string(n["device"])
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"{where}: bad device {n['device']!r}: {e}") from None
+    attrs = {}
+    for k, v in n["attrs"].items():
+        attrs[k] = _check_attr(k, _decode(v, f"{where}: attr {k!r}"), f"{where}: attr {k!r}")
+    in_specs = [(outputs_of[src][index], src) for src, index in inputs]
+    _check_against_op_table(name, n["op"], opdef, attrs, in_specs, outputs)
+    return NodePlan(prefix + name, n["op"], n["device"], [(prefix + src, index) for src, index in inputs],
+                    controls, attrs, outputs)
+
+
+def _tensor_reference(ref, outputs_of, where):
+    """(op name, index) of a tensor reference ``"op:index"`` to an earlier node's output."""
+    if not isinstance(ref, str):
+        raise ValueError(f"{where}: a tensor reference must be a string \"op:index\"")
+    name, _, index = ref.rpartition(":")
+    if name not in outputs_of or not index.isdigit() or int(index) >= len(outputs_of[name]):
+        raise ValueError(f"{where} does not name an earlier op's output")
+    return name, int(index)
+
+
+def _dims(shape, where, allow_minus_one=False):
+    """A shape field: None (unknown) or a list of dims, each an int >= 0 (or -1 where allowed) or None."""
+    if shape is None:
+        return None
+    if not isinstance(shape, (list, tuple)) or len(shape) > MAX_RANK:
+        raise ValueError(f"{where}: must be null or a list of at most {MAX_RANK} dims, got {shape!r}")
+    low = -1 if allow_minus_one else 0
+    for d in shape:
+        if d is not None and (isinstance(d, bool) or not isinstance(d, int) or not low <= d <= MAX_DIM):
+            raise ValueError(f"{where}: a dim must be null or an int in [{low}, 2**62], got {d!r}")
+    return tuple(shape)
+
+
+def _array_shape(shape, where):
+    """The shape of an encoded array: a list of known dims (no None)."""
+    dims = _dims(shape, where)
+    if dims is None or any(d is None for d in dims):
+        raise ValueError(f"{where}: an array's shape must be a list of ints, got {shape!r}")
+    return dims
+
+
+def _decode(obj, where, depth=0):
+    """An attr value from its JSON encoding; ValueError naming ``where`` if it is malformed."""
+    if depth > 32:
+        raise ValueError(f"{where}: nested too deeply")
+    if not isinstance(obj, dict) or len(obj) < 1:
+        raise ValueError(f"{where}: an attr must be an object such as {{\"value\": 1}}, got {obj!r}")
+    keys = set(obj)
+    if keys == {"dtype"}:
+        return _dtype(obj["dtype"], where)
+    if keys == {"array", "dtype", "shape"}:
+        dtype = _dtype(obj["dtype"], where)
+        shape = _array_shape(obj["shape"], f"{where} shape")
+        if dtype.base_dtype == dtypes.string:
+            raise ValueError(f"{where}: a string array is encoded as {{\"strings\": ..., \"shape\": ...}}")
+        try:
+            arr = np.asarray(obj["array"], dtype=dtype.as_numpy_dtype)
+        except (ValueError, TypeError, OverflowError) as e:
+            raise ValueError(f"{where}: array is not a well-formed {dtype.name} array ({e})") from None
+        if arr.size != math.prod(shape):
+            raise ValueError(f"{where}: array has {arr.size} elements but shape {list(shape)} needs {math.prod(shape)}")
+        return arr.reshape(shape)
+    if keys == {"strings", "shape"}:
+        shape = _array_shape(obj["shape"], f"{where} shape")
+        strings = obj["strings"]
+        if not isinstance(strings, list) or not all(isinstance(s, str) for s in strings):
+            raise ValueError(f"{where}: 'strings' must be a list of strings")
+        if len(strings) != math.prod(shape):
+            raise ValueError(f"{where}: {len(strings)} strings but shape {list(shape)} needs {math.prod(shape)}")
+        return np.array(strings + [None], dtype=object)[:-1].reshape(shape)
+    if keys == {"bytes"}:
+        if not isinstance(obj["bytes"], str):
+            raise ValueError(f"{where}: 'bytes' must be a string")
+        return obj["bytes"].encode()
+    if keys == {"list"}:
+        if not isinstance(obj["list"], list):
+            raise ValueError(f"{where}: 'list' must be a list")
+        return [_decode(v, where, depth + 1) for v in obj["list"]]
+    if keys == {"value"}:
+        value = obj["value"]
+        if value is not None and not isinstance(value, (bool, int, float, str)):
+            raise ValueError(f"{where}: 'value' must be null, a boolean, a number or a string, got {value!r}")
+        return value
+    raise ValueError(f"{where}: unknown attr encoding {sorted(keys)}")
+
+
+def _dtype(name, where):
+    if not isinstance(name, str) or name not in dtypes._BY_NAME:
+        raise ValueError(f"{where}: unknown dtype {name!r}")
+    return dtypes._BY_NAME[name]
+
+
+def _check_attr(key, value, where):
+    """The attr if it has the kind devlab's ops read under that name; else a ValueError."""
+    def fail(kind):
+        raise ValueError(f"{where}: must be {kind}, got {value!r}")
+    if key in _DTYPE_ATTRS and not isinstance(value, dtypes.DType):
+        fail("a dtype such as {\"dtype\": \"float32\"}")
+    if key in _BOOL_ATTRS and not isinstance(value, bool):
+        fail("true or false")
+    if key in _INT_ATTRS and (isinstance(value, bool) or not isinstance(value, int)):
+        fail("an integer")
+    if key in _OPTIONAL_INT_ATTRS and value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        fail("null or an integer")
+    if key in _STR_ATTRS and not isinstance(value, str):
+        fail("a string")
+    if key == "data" and not isinstance(value, np.ndarray):
+        fail("an array")
+    if key in _DIMS_ATTRS:
+        return None if value is None else list(_dims(value, where, allow_minus_one=True))
+    if key == "axis" and value is not None and not (
+            (isinstance(value, int) and not isinstance(value, bool)) or
+            (isinstance(value, list) and all(isinstance(a, int) and not isinstance(a, bool) for a in value))):
+        fail("null, an integer or a list of integers")
+    if key == "_class" and not (isinstance(value, list) and all(
+            isinstance(g, bytes) and g.startswith(b"loc:@") and _VALID_NAME.match(g[5:].decode("utf-8", "replace"))
+            for g in value)):
+        fail("a list of colocation groups such as [{\"bytes\": \"loc:@v\"}]")
+    return value
+
+
+def _arity(opdef):
+    """(fewest, most) inputs the op's kernel takes."""
+    kernel = opdef.kernel
+    params = list(inspect.signature(kernel).parameters.values())[1:]
+    fixed = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if not any(p.kind == p.VAR_POSITIONAL for p in params):
+        return fixed, fixed
+    ufunc = getattr(kernel, "ufunc", None)
+    if ufunc is not None:
+        n = getattr(np, ufunc).nin
+        return n, n
+    if len(opdef.args) > 1:
+        return len(opdef.args), len(opdef.args)
+    return max(fixed, 1), math.inf
+
+
+class _InputSpec:
+    """What an op-table shape rule reads of an input: its dtype and static shape."""
+
+    def __init__(self, dtype, dims, producer):
+        self.dtype, self.shape, self.name = dtype, TensorShape(dims), producer
+
+
+def _check_against_op_table(name, op_type, opdef, attrs, in_specs, outputs):
+    """The node's inputs, attrs and outputs must be what the op table makes of them."""
+    where = f"node {name!r}"
+    missing = [a for a in REQUIRED_ATTRS.get(op_type, ()) if a not in attrs]
+    if missing:
+        raise ValueError(f"{where}: a {op_type} op needs the attrs {missing}")
+    low, high = _arity(opdef)
+    if not low <= len(in_specs) <= high:
+        want = low if low == high else f"at least {low}"
+        raise ValueError(f"{where}: a {op_type} op takes {want} inputs, the file gives {len(in_specs)}")
+    for i in opdef.ref_inputs:
+        if i < len(in_specs) and not in_specs[i][0][0].is_ref:
+            dt = in_specs[i][0][0]
+            raise ValueError(f"{where}: Input {i} of node {name} was passed {dt.tf_type_name} from "
+                             f"{in_specs[i][1]} incompatible with expected {dt.tf_type_name}_ref.")
+    if opdef.args and len(in_specs) > 1:
+        first = in_specs[0][0][0].base_dtype
+        for i, ((dt, _), src) in enumerate(in_specs[1:], start=1):
+            if dt.base_dtype != first:
+                raise ValueError(f"{where}: Input {i} was passed {dt.base_dtype.tf_type_name} from {src} "
+                                 f"incompatible with expected {first.tf_type_name}.")
+    if op_type == "Const":
+        value, dtype = attrs.get("value"), attrs.get("dtype")
+        if not isinstance(value, np.ndarray) or not isinstance(dtype, dtypes.DType):
+            raise ValueError(f"{where}: a Const needs attrs 'value' (an array) and 'dtype'")
+        if np.dtype(dtype.as_numpy_dtype) != value.dtype:
+            raise ValueError(f"{where}: Const value is {value.dtype} but its dtype attr is {dtype.name}")
+    inputs = [_InputSpec(dt, dims, src) for (dt, dims), src in in_specs]
+    try:
+        expected = opdef.shape(inputs, dict(attrs))
+    except Exception as e:  # noqa: BLE001 - any failure of the rule means the node is malformed
+        raise ValueError(f"{where}: its inputs and attrs do not make a valid {op_type} op "
+                         f"({type(e).__name__}: {e})") from None
+    if len(expected) != len(outputs):
+        raise ValueError(f"{where}: a {op_type} op has {len(expected)} outputs, the file lists {len(outputs)}")
+    for j, ((dt, dims), (want_dt, want_dims)) in enumerate(zip(outputs, expected)):
+        if dt != dtypes.as_dtype(want_dt):
+            raise ValueError(f"{where}: output {j} is {dt.name} in the file, but the op makes "
+                             f"{dtypes.as_dtype(want_dt).name}")
+        if not TensorShape(dims).is_compatible_with(TensorShape(want_dims)):
+            raise ValueError(f"{where}: output {j} has shape {dims} in the file, but the op makes {want_dims}")
+
+
+def _validate_variables(variables, outputs_of, types, prefix):
+    if not isinstance(variables, list):
+        raise ValueError("meta graph field 'variables' must be a list")
+    out, seen = [], set()
+    for i, v in enumerate(variables):
+        if not isinstance(v, dict) or set(v) != _VARIABLE_KEYS:
+            raise ValueError(f"variable record {i} must have exactly the fields {sorted(_VARIABLE_KEYS)}, got {v!r}")
+        where = f"variable record {i} ({v['variable']!r})"
+        if not isinstance(v["variable"], str) or types.get(v["variable"]) != "VariableV2":
+            raise ValueError(f"{where}: 'variable' does not name a VariableV2 op of the file")
+        if v["variable"] in seen:
+            raise ValueError(f"{where}: listed twice")
+        seen.add(v["variable"])
+        if not isinstance(v["initializer"], str) or v["initializer"] not in types:
+            raise ValueError(f"{where}: 'initializer' does not name an op of the file")
+        snapshot = _tensor_reference(v["snapshot"], outputs_of, f"{where}: snapshot")
+        initial = _tensor_reference(v["initial_value"], outputs_of, f"{where}: initial_value")
+        if not isinstance(v["trainable"], bool):
+            raise ValueError(f"{where}: 'trainable' must be true or false")
+        out.append((prefix + v["variable"], prefix + v["initializer"], (prefix + snapshot[0], snapshot[1]),
+                    (prefix + initial[0], initial[1]), v["trainable"]))
+    return out
+
+
+def _validate_collections(collections, outputs_of, variable_names, prefix):
     if not isinstance(collections, dict):
-        raise ValueError("collections must be an object")
+        raise ValueError("meta graph field 'collections' must be an object")
+    out = {}
     for key, items in collections.items():
+        if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+            raise ValueError(f"collection {key!r} must be a list of strings")
+        entries = []
         for item in items:
-            name = item[4:] if item.startswith("var:") else item[3:] if item.startswith("op:") else item.rpartition(":")[0]
-            if name not in seen:
-                raise ValueError(f"collection {key!r}: {item!r} does not name an op")
-    return nodes, variables, collections
+            if item.startswith("var:"):
+                if prefix + item[4:] not in variable_names:
+                    raise ValueError(f"collection {key!r}: {item!r} does not name a variable record")
+                entries.append(("var", prefix + item[4:], None))
+            elif item.startswith("op:"):
+                if item[3:] not in outputs_of:
+                    raise ValueError(f"collection {key!r}: {item!r} does not name an op")
+                entries.append(("op", prefix + item[3:], None))
+            else:
+                name, index = _tensor_reference(item, outputs_of, f"collection {key!r}: {item!r}")
+                entries.append(("tensor", prefix + name, index))
+        out[key] = entries
+    return out
+
+
+def check_import_target(graph, plan):
+    """The graph can take the plan: not finalized, and none of its names taken."""
+    if graph.finalized:
+        raise RuntimeError("Graph is finalized and cannot be modified.")
+    existing = {op.name for op in graph.get_operations()}
+    clash = [name for name in (n.name for n in plan.nodes) if name in existing]
+    if clash:
+        raise ValueError(f"cannot import: the default graph already has ops named {clash[:3]} "
+                         "(import into a new tf.Graph(), or pass import_scope)")
+
+
+def build(graph, plan, clear_devices=False):
+    """Creates the plan's ops, variables and collections in ``graph``; returns {name: Variable}."""
+    built = {}
+    for n in plan.nodes:
+        inputs = [built[src].outputs[index] for src, index in n.inputs]
+        graph.unique_name(n.name)  # mark the name as used
+        with graph.control_dependencies(None):
+            op = graph.create_op(n.op_type, inputs, n.outputs, n.name + "/", n.attrs)
+        for c in n.control_inputs:
+            op._add_control_input(built[c])
+        op._set_device("" if clear_devices else n.device)
+        built[n.name] = op
+    by_name = {}
+    for name, initializer, (snap, si), (init, ii), trainable in plan.variables:
+        var = Variable._from_ops(built[name], built[initializer], built[snap].outputs[si], built[init].outputs[ii])
+        by_name[name] = var
+        graph.add_to_collection(GraphKeys.GLOBAL_VARIABLES, var)
+        if trainable:
+            graph.add_to_collection(GraphKeys.TRAINABLE_VARIABLES, var)
+    for key, entries in plan.collections.items():
+        for kind, name, index in entries:
+            graph.add_to_collection(key, by_name[name] if kind == "var" else
+                                    built[name] if kind == "op" else built[name].outputs[index])
+    return by_name

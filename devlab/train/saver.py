@@ -1,15 +1,40 @@
-"""``Saver``: variable values to an ``.npz`` file (and the graph beside it as ``.meta``).
+"""``Saver``: variable values to one ``.npz`` file (and the graph beside it as ``.meta``).
 
-Restoring reads arrays with ``allow_pickle=False``, so a checkpoint can never run code. A
-missing variable or a shape mismatch is a clear error and no variable is changed.
+Saving reads every variable in one run and writes a temporary file that is then renamed, so a
+crash never leaves half a checkpoint under the real name. Restoring treats the file as data
+only (no pickles) and checks the *whole* checkpoint before any variable changes
+(``read_checkpoint``): every variable has an entry, of exactly the variable's dtype (a float16,
+float64, int64, complex or string entry for a float32 variable is TF's InvalidArgumentError,
+never a silent cast) and of its shape; every read is bounded by the size the variable needs. A
+truncated or corrupt file is TF's DataLossError. Then ``Session.load_variables`` sets them all at
+once: all or nothing.
 """
+import inspect
+import math
 import os
+import tempfile
+import zipfile
+import zlib
 
 import numpy as np
 
-from ..framework import errors
+from ..framework import dtypes, errors
 from ..ops.variables import global_variables
 from .meta_graph import export_meta_graph
+
+CHECKPOINT_SUFFIX = ".npz"
+MAX_HEADER_BYTES = 64 * 1024  # an .npy header is ~128 bytes; numpy's own limit is 10,000
+MAX_UNKNOWN_SHAPE_BYTES = 1 << 30  # the most read for a variable whose shape is not fixed (validate_shape=False)
+# numpy >= 1.24 bounds the header it parses; older numpy has a fixed bound of its own
+_HEADER_LIMIT = ({"max_header_size": MAX_HEADER_BYTES}
+                 if "max_header_size" in inspect.signature(np.lib.format.read_array).parameters else {})
+
+_MISMATCH = ("Restoring from checkpoint failed. This is most likely due to a mismatch between the current "
+             "graph and the graph from the checkpoint. Please ensure that you have not altered the graph "
+             "expected based on the checkpoint. Original error:\n\n")
+_MISSING = ("Restoring from checkpoint failed. This is most likely due to a Variable name or other graph key "
+            "that is missing from the checkpoint. Please ensure that you have not altered the graph expected "
+            "based on the checkpoint. Original error:\n\n")
 
 
 class Saver:
@@ -17,43 +42,188 @@ class Saver:
         if var_list is None:
             var_list = global_variables()
         if isinstance(var_list, dict):
+            for name, v in var_list.items():
+                if not isinstance(name, str) or not _is_variable(v):
+                    raise TypeError("names_to_saveables must be a dict mapping string names to Tensors/Variables. "
+                                    f"Not a variable: {v}")
             self._vars = dict(var_list)
+        elif isinstance(var_list, (list, tuple)):
+            self._vars = {}
+            for v in var_list:
+                if not _is_variable(v):
+                    raise TypeError(f"Variable to save is not a Variable: {v}")
+                if v.op.name in self._vars:
+                    raise ValueError(f"At least two variables have the same name: {v.op.name}")
+                self._vars[v.op.name] = v
         else:
-            self._vars = {v.op.name: v for v in var_list}
+            raise TypeError(f"Variables to save should be passed in a dict or a list. Got {var_list}")
         if not self._vars:
             raise ValueError("No variables to save")
 
     def save(self, sess, save_path, global_step=None, write_meta_graph=True, **unused):
         """Writes ``<save_path>.npz`` (and ``<save_path>.meta``); returns the path prefix."""
+        _check_session(sess)
+        if not isinstance(save_path, str):
+            raise TypeError(f"Expected binary or unicode string, got {save_path!r}")
         if global_step is not None:
             step = global_step if isinstance(global_step, int) else int(sess.run(global_step))
             save_path = f"{save_path}-{step}"
-        values = {name: sess.run(var) for name, var in self._vars.items()}
         directory = os.path.dirname(save_path)
-        if directory:
-            os.makedirs(directory, exist_ok=True)
-        np.savez(save_path + ".npz", **{_key(n): v for n, v in values.items()})
+        if directory and not os.path.isdir(directory):
+            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+        names = list(self._vars)
+        values = sess.run([self._vars[n] for n in names])  # one run: a consistent snapshot
+        _write_atomically(save_path + CHECKPOINT_SUFFIX,
+                          lambda f: np.savez(f, **{_key(n): _storable(v) for n, v in zip(names, values)}))
         if write_meta_graph:
-            export_meta_graph(save_path + ".meta", graph=sess.graph)
+            meta = save_path + ".meta"
+            _write_atomically(meta, lambda f: f.write(_meta_bytes(sess.graph)))
         return save_path
 
     def restore(self, sess, save_path):
-        """Loads every variable's value; all or nothing."""
-        path = save_path + ".npz"
-        if not os.path.exists(path):
-            raise errors.NotFoundError(None, None, f"Failed to find any matching files for {save_path}")
-        with np.load(path, allow_pickle=False) as data:
-            loaded = {}
-            for name, var in self._vars.items():
-                if _key(name) not in data:
-                    raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint {save_path}")
-                value = data[_key(name)]
-                if list(value.shape) != var.shape.as_list():
-                    raise errors.InvalidArgumentError(
-                        None, var.op, f"Assign requires shapes of both tensors to match. lhs shape= "
-                        f"{var.shape.as_list()} rhs shape= {list(value.shape)} (variable {name})")
-                loaded[name] = value
-        sess.load_variables({self._vars[name]: value for name, value in loaded.items()})
+        """Loads every variable's value from ``save_path``: all or nothing."""
+        _check_session(sess)
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        if not isinstance(save_path, str):
+            raise TypeError(f"Expected binary or unicode string, got {save_path!r}")
+        values = read_checkpoint(save_path, self._vars)
+        sess.load_variables({self._vars[name]: value for name, value in values.items()})
+
+
+def read_checkpoint(save_path, variables):
+    """{name: array} for every variable in ``variables`` ({name: Variable}), read from
+    ``save_path + ".npz"`` and checked against them, or TF's error; nothing is changed here."""
+    path = save_path + CHECKPOINT_SUFFIX
+    if not os.path.isfile(path):
+        raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entries = {}
+            for name, var in variables.items():  # first every key and dtype (TF's RestoreV2) ...
+                entries[name] = _entry_header(archive, path, name, var)
+            for name, var in variables.items():  # ... then every shape (TF's Assign ops)
+                _check_shape(name, var, entries[name][1])
+            return {name: _read_entry(archive, path, name, var, *entries[name]) for name, var in variables.items()}
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as e:
+        raise _data_loss(path, e) from None
+
+
+def _entry_header(archive, path, name, var):
+    """(ZipInfo, shape, dtype) of ``name``'s entry, checked: it exists, has the variable's dtype and
+    is no bigger than the variable needs."""
+    key = _key(name) + ".npy"
+    try:
+        info = archive.getinfo(key)
+    except KeyError:
+        raise errors.NotFoundError(None, var.op, _MISSING + f"Key {name} not found in checkpoint") from None
+    with archive.open(info) as f:
+        try:
+            version = np.lib.format.read_magic(f)
+            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0)
+            shape, _, dtype = read_header(f, **_HEADER_LIMIT)
+        except ValueError as e:
+            raise _data_loss(path, f"entry for {name} is not an array ({e})") from None
+    want = var.dtype.base_dtype
+    if not _dtype_matches(dtype, want):
+        raise errors.InvalidArgumentError(
+            None, var.op, _MISMATCH + f"tensor_name = {name}; expected dtype {want.tf_type_name} does not equal "
+            f"original dtype {_tf_name(dtype)}")
+    # Bounded reads: an entry may hold no more bytes than its header's shape needs, and that shape
+    # must be the variable's (checked next), or at most MAX_UNKNOWN_SHAPE_BYTES where it has none.
+    size = math.prod(shape) * dtype.itemsize
+    if info.file_size > size + MAX_HEADER_BYTES:
+        raise _data_loss(path, f"entry for {name} declares {info.file_size} bytes, more than its "
+                               f"{list(shape)} {_tf_name(dtype)} array can hold")
+    if not var.shape.is_fully_defined() and size > MAX_UNKNOWN_SHAPE_BYTES:
+        raise _data_loss(path, f"entry for {name} is {size} bytes, more than the {MAX_UNKNOWN_SHAPE_BYTES} "
+                               "devlab reads for a variable without a fixed shape")
+    return info, shape, dtype
+
+
+def _check_shape(name, var, shape):
+    want = var.shape
+    if want.dims is not None and not want.is_compatible_with(shape):
+        lhs = ",".join("?" if d is None else str(d) for d in want.dims)
+        raise errors.InvalidArgumentError(
+            None, var.op, _MISMATCH + f"Assign requires shapes of both tensors to match. lhs shape= [{lhs}] "
+            f"rhs shape= [{','.join(map(str, shape))}]\n\t(restoring variable {name})")
+
+
+def _read_entry(archive, path, name, var, info, shape, dtype):
+    with archive.open(info) as f:
+        try:
+            value = np.lib.format.read_array(f, allow_pickle=False, **_HEADER_LIMIT)
+        except ValueError as e:  # too few bytes for the shape (a truncated entry), or a pickle
+            raise _data_loss(path, f"entry for {name} is truncated or corrupt ({e})") from None
+    if var.dtype.base_dtype == dtypes.string:
+        items = [x.encode() if isinstance(x, str) else x for x in value.reshape(-1).tolist()]
+        return np.array(items + [None], dtype=object)[:-1].reshape(value.shape)
+    return value.astype(dtype.newbyteorder("="), copy=False)
+
+
+def _dtype_matches(dtype, want):
+    """Exactly the variable's dtype (byte order aside); a string variable takes bytes or text."""
+    if want == dtypes.string:
+        return dtype.kind in "SU"
+    if dtype.hasobject or dtype.kind in "SUV":
+        return False
+    return dtype.newbyteorder("=") == np.dtype(want.as_numpy_dtype)
+
+
+def _tf_name(dtype):
+    if dtype.kind in "SUO":
+        return "string" if dtype.kind != "O" else "object (a pickled array, which devlab never loads)"
+    try:
+        return dtypes.as_dtype(dtype.newbyteorder("=")).tf_type_name
+    except (TypeError, ValueError, KeyError):
+        return str(dtype)
+
+
+def _data_loss(path, reason):
+    return errors.DataLossError(None, None, f"Unable to read checkpoint {path}: the file is truncated or corrupt "
+                                            f"({reason})")
+
+
+def _is_variable(v):
+    return hasattr(v, "op") and getattr(v.op, "type", None) == "VariableV2" and hasattr(v, "initializer")
+
+
+def _check_session(sess):
+    from ..runtime.session import Session
+    if not isinstance(sess, Session):
+        raise TypeError(f"'sess' must be a Session; {sess}")
+
+
+def _storable(value):
+    """An array np.savez writes without pickling: string values become fixed-width bytes."""
+    value = np.asarray(value)
+    if value.dtype.hasobject:
+        items = [x if isinstance(x, bytes) else str(x).encode() for x in value.reshape(-1)]
+        return np.array(items, dtype="S").reshape(value.shape) if items else np.zeros(value.shape, dtype="S1")
+    return value
+
+
+def _meta_bytes(graph):
+    import json
+    return json.dumps(export_meta_graph(graph=graph), indent=1).encode()
+
+
+def _write_atomically(path, write):
+    """Writes through ``write(file)`` into a temporary file beside ``path``, then renames it."""
+    directory = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _key(name):
@@ -61,6 +231,9 @@ def _key(name):
 
 
 def latest_checkpoint(checkpoint_dir):
-    files = sorted((f for f in os.listdir(checkpoint_dir) if f.endswith(".npz")),
+    """The newest checkpoint's path prefix in ``checkpoint_dir``, or None (also when there is no such folder)."""
+    if not isinstance(checkpoint_dir, str) or not os.path.isdir(checkpoint_dir):
+        return None
+    files = sorted((f for f in os.listdir(checkpoint_dir) if f.endswith(CHECKPOINT_SUFFIX)),
                    key=lambda f: os.path.getmtime(os.path.join(checkpoint_dir, f)))
-    return os.path.join(checkpoint_dir, files[-1][:-4]) if files else None
+    return os.path.join(checkpoint_dir, files[-1][:-len(CHECKPOINT_SUFFIX)]) if files else None

@@ -1,25 +1,47 @@
 """Slot variables: an optimizer's or a moving average's per-variable state (``w/Momentum``,
-``w/ExponentialMovingAverage``), created beside the variable they serve (``colocate_with``)."""
-from ..framework.scopes import colocate_with, init_scope, name_scope
-from ..ops.array_ops import zeros
-from ..ops.variables import Variable
+``w/ExponentialMovingAverage``), created beside the variable they serve (``colocate_with``).
+
+As TF's ``slot_creator``: a slot is ``get_variable("")`` inside ``variable_scope(None,
+default_name="<primary>/<name>")``, so its name follows the current variable scope
+(``scope2/scope1/v0/foo`` when built inside ``variable_scope("scope2")``) and is made unique
+(``v0/foo_1``) if that scope was opened before.
+"""
+import contextlib
+
+from ..framework.scopes import colocate_with
+from ..ops import init_ops
+from ..ops.array_ops import zeros_like
+from ..ops.variable_scope import get_variable, variable_scope
 
 
-def create_slot(primary, initial_value, name, colocate_with_primary=True):
-    """A non-trainable variable ``<primary>/<name>`` holding ``initial_value``."""
-    full = f"{primary.op.name}/{name}"
-    with init_scope(), name_scope(None):
-        if colocate_with_primary:
-            with colocate_with(primary):
-                return Variable(initial_value, name=full, trainable=False)
-        return Variable(initial_value, name=full, trainable=False)
+def create_slot(primary, val, name, colocate_with_primary=True):
+    """A non-trainable variable ``<primary>/<name>`` holding ``val``."""
+    validate_shape = val.get_shape().is_fully_defined()
+    with variable_scope(None, primary.op.name + "/" + name):
+        with colocate_with(primary) if colocate_with_primary else contextlib.nullcontext():
+            return _create_slot_var(val, validate_shape, None, None)
 
 
-def create_zeros_slot(primary, name, colocate_with_primary=True):
+def create_slot_with_initializer(primary, initializer, shape, dtype, name, colocate_with_primary=True):
+    """A non-trainable variable ``<primary>/<name>`` built by ``initializer(shape, dtype)``."""
+    validate_shape = shape.is_fully_defined()
+    with variable_scope(None, primary.op.name + "/" + name):
+        with colocate_with(primary) if colocate_with_primary else contextlib.nullcontext():
+            return _create_slot_var(initializer, validate_shape, shape, dtype)
+
+
+def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
     """A slot of zeros shaped like ``primary``."""
-    shape = primary.shape.as_list()
-    dtype = primary.dtype.base_dtype
-    with init_scope():
-        with colocate_with(primary) if colocate_with_primary else name_scope(None):
-            init = zeros(shape, dtype=dtype, name=f"{primary.op.name}/{name}/Initializer/zeros")
-    return create_slot(primary, init, name, colocate_with_primary)
+    dtype = (dtype or primary.dtype).base_dtype
+    shape = primary.get_shape()
+    if shape.is_fully_defined():
+        return create_slot_with_initializer(primary, init_ops.zeros_initializer(), shape, dtype, name,
+                                            colocate_with_primary)
+    # TF builds zeros(shape(primary)); devlab's zeros needs a static shape.
+    return create_slot(primary, zeros_like(primary), name, colocate_with_primary)
+
+
+def _create_slot_var(val, validate_shape, shape, dtype):
+    return get_variable("", initializer=val, trainable=False, shape=shape if callable(val) else None,
+                        dtype=dtype, validate_shape=validate_shape)
+

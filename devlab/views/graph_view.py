@@ -324,7 +324,7 @@ class GraphView:
             eid = f"copy-{n}"
             current = False
             for step in edge.steps:
-                self.copy_ids.setdefault((step.tensor, step.device.name), eid)
+                self.copy_ids.setdefault((step.tensor.name, step.device.name), eid)
             if hl is not None:
                 current = any(s.device.name == hl[1] and s.tensor.name == hl[0] for s in edge.steps)
             if edge.count == 0:
@@ -355,8 +355,9 @@ class GraphView:
         return self.node_ids.get(key) if key is not None else None
 
     def svg_id_of_copy(self, tensor, device_name):
-        """The svg id of the edge that draws the copy of ``tensor`` to ``device_name``, after ``to_dot``."""
-        return self.copy_ids.get((tensor, device_name))
+        """The svg id of the edge that draws the copy of ``tensor`` (a Tensor or its name) to
+        ``device_name``, after ``to_dot``."""
+        return self.copy_ids.get((getattr(tensor, "name", tensor), device_name))
 
     def _node_line(self, nid, node, colour):
         attrs, classes = [f'id="{nid}"'], []

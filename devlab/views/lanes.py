@@ -15,6 +15,12 @@ BOX_W, BOX_H, GAP, LABEL_W = 62, 22, 4, 92
 WINDOW = 28  # columns shown at once (around the current step) when a run is wider
 
 
+def _steps(plan):
+    """The plan's op and transfer steps, each once (loops opened)."""
+    flat = getattr(plan, "flat_steps", None)
+    return list(flat()) if flat is not None else list(plan.steps)
+
+
 def schedule(plan):
     """[(step, device name, column)] in step order: each step as early as its inputs and its lane allow."""
     end = {}  # step index -> the column after it
@@ -22,7 +28,7 @@ def schedule(plan):
     copy_to = {}  # (tensor, device name) -> the transfer step index
     lane_free = {}
     out = []
-    for step in plan.steps:
+    for step in _steps(plan):
         if isinstance(step, OpStep):
             lane = step.device.name
             deps = []
@@ -42,18 +48,20 @@ def schedule(plan):
     return out
 
 
-def lanes_svg(plan, position, devices=None):
-    """The lanes as SVG, ``position`` steps run (the current step is ``position - 1``)."""
+def lanes_svg(plan, done=(), current=None, devices=None):
+    """The lanes as SVG: the steps (by index) in ``done`` filled, step ``current`` in yellow."""
     placed = schedule(plan)
     if not placed:
         return "<p>(no steps)</p>"
     lanes = sorted({lane for _, lane, _ in placed}, key=lambda n: _lane_order(n, devices))
     row = {lane: i for i, lane in enumerate(lanes)}
     columns = max(col for _, _, col in placed) + 1
-    current = placed[position - 1][2] if position > 0 else 0
+    done = set(done)
+    column = {step.index: col for step, _, col in placed}
+    current_col = column.get(current, 0)
     first = 0
     if columns > WINDOW:
-        first = max(0, min(current - WINDOW // 3, columns - WINDOW))
+        first = max(0, min(current_col - WINDOW // 3, columns - WINDOW))
     last = min(columns, first + WINDOW)
     width = LABEL_W + (last - first) * (BOX_W + GAP)
     height = len(lanes) * (BOX_H + GAP) + 18
@@ -72,7 +80,7 @@ def lanes_svg(plan, position, devices=None):
         y = row[lane] * (BOX_H + GAP)
         is_copy = not isinstance(step, OpStep)
         colour = COPY_COLOUR if is_copy else device_colour(lane)
-        state = "current" if step.index == position - 1 else "done" if step.index < position - 1 else "todo"
+        state = "current" if step.index == current else "done" if step.index in done else "todo"
         fill = {"current": CURRENT_COLOUR, "done": colour + ("55" if not is_copy else "33"), "todo": "white"}[state]
         label = ("copy " + step.tensor.op.name.rsplit("/", 1)[-1]) if is_copy else step.op.name.rsplit("/", 1)[-1]
         if len(label) > 10:

@@ -1,0 +1,462 @@
+"""The devlab task runtime: a Dask actor, pinned to the worker that serves one task.
+
+It holds the task's variables (a ``VariableStore``, the same class a Session uses in-process)
+and runs the task's part of each plan with the runtime's own pieces: a ``Run`` owns the
+writes, ``executor.execute`` runs each op with its kernel, and nothing is committed until every
+task of the run is ready. A run on a task goes:
+
+1. execute the steps in the plan's order. A ``send`` hands a value straight to the consuming
+   task's worker (``deliver``: worker to worker through Dask's comms, never through the
+   client); what a task owes another goes in one message, just before the task waits for a
+   ``recv`` (or at its end). A task whose part writes variables holds the task's write lock
+   from its first read to the decision.
+2. prepare: every step succeeded and the fetched values are read. The run's writes are still
+   its own (``Run.writes``). The task *votes*: it tells each task that writes variables that it
+   is prepared, in the same message as its last values.
+3. commit: a task that writes commits once every other task of the run voted. If any task
+   fails (a kernel error, a worker that cannot be reached), the master aborts the run on every
+   task and no task changes a variable: a two-phase commit whose decision each writing task
+   takes from the votes, so it costs no extra round trip from the master.
+
+The methods are coroutines on the worker's event loop, so deliveries arrive while a run waits
+for them; kernels run on the loop, or in a thread once a part has shown itself slow. A writing
+task that waits ``DECISION_TIMEOUT`` seconds for a vote abandons the run, so a client that dies
+mid-run cannot hold a task's lock for ever.
+"""
+import asyncio
+import functools
+import os
+import socket
+import time
+import traceback
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+
+from ..framework import errors
+from ..runtime.events import StepFinished, Transfer
+from ..runtime.executor import execute, execute_traced, read
+from ..runtime.run import Run
+from ..runtime.variable_store import VariableStore, VarRef
+from .split import task_name
+from .task_steps import RecvStep, SendStep, TaskPlan, random_generators
+
+DECISION_TIMEOUT = 120.0  # seconds a prepared writer waits for the other tasks' votes
+SLOW_SECONDS = 0.05  # a run whose kernels took longer computes in a thread from then on
+MAX_PLANS = 512
+
+
+class Aborted(Exception):
+    """The master aborted the run (another task failed)."""
+
+
+class Unreachable(Exception):
+    """A peer task's worker could not be reached."""
+
+    def __init__(self, task, cause):
+        super().__init__(f"{task_name(task)}: {cause}")
+        self.task = task
+
+
+class Outbox:
+    """The values a run sends, grouped by destination: everything owed to one task goes in one
+    message, sent when the run is about to wait (or ends).
+
+    ``first_flush`` (a coordinator's) is called once, at the first flush, with what is owed to
+    each task: it starts the other tasks' parts and takes those values along with them. At the
+    end, what is owed to ``coordinator`` is returned (it goes back in the reply).
+    """
+
+    def __init__(self, runtime, run_id, peers, first_flush=None, coordinator=None):
+        self.runtime, self.run_id, self.peers = runtime, run_id, peers
+        self.first_flush, self.coordinator = first_flush, coordinator
+        self.pending = {}  # destination task -> [(key, value)]
+        self.sending = []
+
+    def put(self, dst, key, value):
+        self.pending.setdefault(dst, []).append((key, value))
+
+    def flush(self, final=False):
+        held = (0.0, [])
+        if self.first_flush is not None:
+            hook, self.first_flush = self.first_flush, None
+            hook(self.pending)
+        if final and self.coordinator is not None:
+            held = (time.time(), self.pending.pop(self.coordinator, []))
+        for dst, items in self.pending.items():
+            self.sending.append(asyncio.ensure_future(self.runtime._send(self.peers[dst], dst, self.run_id, items)))
+        self.pending = {}
+        return held
+
+    async def delivered(self):
+        if self.sending:
+            await asyncio.gather(*self.sending)
+
+    def cancel(self):
+        for s in self.sending:
+            s.cancel()
+
+
+class TaskRuntime:
+    def __init__(self, task):
+        self.task = tuple(task)
+        self.store = VariableStore()
+        self.plans = OrderedDict()  # plan key -> TaskPlan
+        self.rngs = {}  # session key -> RandomGenerators
+        self.mailbox = {}  # run id -> {key: Future of (value, sent at, arrived at)}
+        self.ended = OrderedDict()  # run ids that ended here: late messages for them are dropped
+        self._lock = None  # the write lock (an asyncio.Lock, made on the worker's loop)
+        self._owner = None  # the run id holding it
+        self._timers = {}
+        self._pool = None
+        self._worker_ = None
+
+    # -- about this task ------------------------------------------------------------------------
+    async def info(self, _=None):
+        worker = self._worker()
+        return {"task": self.task, "pid": os.getpid(), "address": worker.address, "name": worker.name,
+                "host": socket.gethostname()}
+
+    async def variables(self, _=None):
+        """{name: (shape, dtype, nbytes)} of the variables this task holds."""
+        return {name: (tuple(v.shape), str(v.dtype), int(v.nbytes)) for name, v in self.store.values.items()}
+
+    async def forget(self, session_key):
+        """Drops a closed session's plans and random generators."""
+        for key in [k for k in self.plans if k.startswith(session_key + "/")]:
+            del self.plans[key]
+        self.rngs.pop(session_key, None)
+
+    # -- a run ------------------------------------------------------------------------------------
+    async def coordinate(self, request):
+        """The master's one call for a run. This task runs its own part and starts the other
+        tasks' parts (as TF's master does with its workers); returns every task's reply, or the
+        error that made the run fail (then every task aborted it)."""
+        run_id = request["run"]
+        others, peers = request["others"], request["peers"]
+        calls, failures = {}, {}
+
+        def start(bundles):
+            for t, sub in others.items():
+                sub = dict(sub, early=(time.time(), bundles.pop(t, [])), coordinator=self.task)
+                call = asyncio.ensure_future(self._call_peer(peers[t], "run", sub))
+                call.add_done_callback(functools.partial(self._peer_done, run_id, t, failures, peers))
+                calls[t] = call
+
+        mine = await self._part(request["mine"], start)
+        if "error" in mine or failures:
+            self._abort_everywhere(run_id, peers, others)
+        if calls:
+            await asyncio.gather(*calls.values(), return_exceptions=True)
+        if "error" in mine or "need_plan" in mine or failures:
+            if "need_plan" in mine:
+                failures[self.task] = ("NeedPlan", None, "", self.task)
+            elif "error" in mine:
+                failures.setdefault(self.task, mine["error"])
+            return {"failures": failures}
+        replies = {t: c.result() for t, c in calls.items()}
+        replies[self.task] = mine
+        return {"replies": replies}
+
+    async def run(self, request):
+        """Runs this task's part of a run that another task coordinates."""
+        return await self._part(request)
+
+    async def _part(self, request, first_flush=None):
+        """Runs this task's part of one run; returns fetches (and, if asked, step records).
+
+        ``voters`` are the other tasks of the run: a task that writes variables commits only
+        once each of them said it prepared (its vote). ``vote_to`` are the writing tasks this
+        task tells, with its last values, that it prepared. What a task owes its coordinator at
+        its end goes back in its reply (``final``) rather than in a message of its own.
+        """
+        run_id = request["run"]
+        if run_id in self.ended:
+            return {"error": _describe(Aborted())}
+        plan = self._plan(request)
+        if plan is None:
+            return {"need_plan": True}
+        sent_at, items = request.get("early", (0.0, ()))
+        now = time.time()
+        for key, value in items:  # values that came with the request
+            self._put(run_id, key, value, sent_at, now)
+        held = False
+        run = None
+        outbox = Outbox(self, run_id, request["peers"], first_flush, request.get("coordinator"))
+        try:
+            if plan.writes:
+                if self._owner != run_id:
+                    await self._acquire(run_id)
+                held = True
+                if run_id in self.ended:
+                    raise Aborted()
+            feeds = request["feeds"]
+            if feeds is None:  # the master sent them straight to this worker
+                feeds = (await self._mail(run_id, ("feeds",)))[0]
+            run = Run(plan, self.store, feeds, None, ())
+            records, transfers = await self._execute(plan, run, run_id, request, outbox)
+            fetched = [(position, read(run.values[slot], op)) for position, slot, op in plan.fetches]
+            for writer in request["vote_to"]:  # prepared: the vote travels with the last values
+                outbox.put(writer, ("vote", self.task), None)
+            # a writer waits for votes before it replies: it cannot hold back what it owes
+            final = outbox.flush(final=not plan.writes)
+            await outbox.delivered()
+            if plan.writes:  # phase two: commit once every other task of the run prepared
+                votes = [self._mail(run_id, ("vote", t)) for t in request["voters"]]
+                if votes:
+                    await asyncio.wait_for(asyncio.gather(*votes), DECISION_TIMEOUT)
+        except BaseException as e:  # noqa: BLE001 - every failure is reported to the master
+            outbox.cancel()
+            if run is not None:
+                run.abandon()
+            self._end(run_id)
+            self._cancel_timer(run_id)
+            if held:
+                self._release(run_id)
+            if isinstance(e, asyncio.CancelledError):
+                raise
+            return {"error": _describe(e)}
+        run.commit()
+        self._end(run_id)
+        self._cancel_timer(run_id)
+        if held:
+            self._release(run_id)
+        return {"fetches": fetched, "records": records, "transfers": transfers, "final": final}
+
+    def _peer_done(self, run_id, task, failures, peers, call):
+        """A part this task coordinates ended: take what it owes us, or abort the run."""
+        try:
+            reply = call.result()
+        except asyncio.CancelledError:
+            return
+        except BaseException as e:  # noqa: BLE001 - the peer's worker could not be reached
+            reply = {"error": _describe(Unreachable(task, e))}
+        if "need_plan" in reply:
+            reply = {"error": ("NeedPlan", None, "", task)}
+        if "error" in reply:
+            first = not failures
+            failures[task] = reply["error"]
+            if first:
+                self._end(run_id)  # our own part stops waiting
+                self._abort_everywhere(run_id, peers, [t for t in peers if t != task])
+            return
+        now = time.time()
+        sent_at, items = reply.pop("final", (now, ()))
+        for key, value in items:  # what the peer owed this task at its end
+            self._put(run_id, key, value, sent_at, now)
+
+    def _abort_everywhere(self, run_id, peers, tasks):
+        for t in tasks:
+            if t != self.task:
+                asyncio.ensure_future(self._tell(peers[t], "abort", run_id))
+
+    async def abort(self, run_id):
+        """Drops a run wherever it is: not started, waiting for a value, or waiting for votes."""
+        self._end(run_id)
+        self._cancel_timer(run_id)
+        self._release(run_id)
+        return True
+
+    async def lock(self, run_id):
+        """Takes the write lock for a run ahead of it (the master takes the locks of a run that
+        writes on several tasks one task at a time, in task order, so runs cannot deadlock)."""
+        await self._acquire(run_id)
+        self._timers[run_id] = asyncio.get_running_loop().call_later(DECISION_TIMEOUT, self._expire, run_id)
+        return True
+
+    async def deliver(self, payload):
+        """Values (or control tokens, votes, a run's feeds) sent to one of this task's runs."""
+        run_id, items, sent_at = payload
+        arrived = time.time()
+        if run_id in self.ended:
+            return False
+        for key, value in items:
+            self._put(run_id, key, value, sent_at, arrived)
+        return True
+
+    def _put(self, run_id, key, value, sent_at, arrived):
+        future = self._mail(run_id, key)
+        if not future.done():
+            future.set_result((value, sent_at, arrived))
+
+    async def assign(self, values):
+        """Sets committed values ({name: array}): ``Saver.restore``, ``Variable.load``."""
+        token = ("assign", time.time())
+        await self._acquire(token)
+        try:
+            self.store.assign(values)
+        finally:
+            self._release(token)
+        return sorted(values)
+
+    # -- executing --------------------------------------------------------------------------------
+    async def _execute(self, plan, run, run_id, request, outbox):
+        values = run.values
+        records = [] if request.get("trace") else None
+        offset = time.time() - time.perf_counter()  # step times go back as wall-clock seconds
+        emit = None if records is None else _recorder(records, offset)
+        transfers = []
+        steps = plan.steps
+        i = 0
+        while i < len(steps):
+            step = steps[i]
+            if type(step) is RecvStep:
+                outbox.flush()  # what this task owes others goes before it waits
+                value, sent_at, arrived = await self._mail(run_id, step.key)
+                if step.output is not None:
+                    values[step.output] = value
+                    transfers.append((step.index, sent_at, arrived, int(getattr(value, "nbytes", 0) or 0)))
+                for slot in step.frees:
+                    values[slot] = None
+                i += 1
+            elif type(step) is SendStep:
+                outbox.put(step.dst, step.key, None if step.input is None else read(values[step.input], step.op))
+                for slot in step.frees:
+                    values[slot] = None
+                i += 1
+            else:
+                j = i + 1
+                while j < len(steps) and type(steps[j]) not in (RecvStep, SendStep):
+                    j += 1
+                batch = steps[i:j]
+                if plan.slow:
+                    if self._pool is None:
+                        self._pool = ThreadPoolExecutor(1, thread_name_prefix="devlab-task")
+                    await asyncio.get_running_loop().run_in_executor(self._pool, _compute, batch, values, emit)
+                else:
+                    start = time.perf_counter()
+                    _compute(batch, values, emit)
+                    plan.slow = time.perf_counter() - start > SLOW_SECONDS
+                i = j
+        return records, transfers
+
+    async def _send(self, peer, dst, run_id, items):
+        try:  # one way: no reply (a peer that died is found by the master, whose call to it fails)
+            await self._tell(peer, "deliver", (run_id, items, time.time()), quiet=False)
+        except (OSError, asyncio.TimeoutError) as e:
+            raise Unreachable(dst, e) from None
+
+    async def _tell(self, peer, function, payload, quiet=True):
+        """A one-way message to another task's runtime."""
+        from distributed.protocol import to_serialize
+        address, actor_key = peer
+        try:
+            await self._worker().rpc(address).actor_execute(
+                actor=actor_key, function=function, args=[to_serialize(payload)], kwargs={}, reply=False)
+        except (OSError, asyncio.TimeoutError):
+            if not quiet:
+                raise
+
+    async def _call_peer(self, peer, function, payload):
+        from distributed.protocol import to_serialize
+        address, actor_key = peer
+        reply = await self._worker().rpc(address).actor_execute(
+            actor=actor_key, function=function, args=[to_serialize(payload)], kwargs={})
+        if reply.get("status") != "OK":
+            raise RuntimeError(f"devlab task runtime failed: {reply.get('exception')!r}")
+        return reply["result"]
+
+    # -- bookkeeping ------------------------------------------------------------------------------
+    def _plan(self, request):
+        key = request["plan"]
+        plan = self.plans.get(key)
+        if plan is None:
+            part = request.get("part")
+            if part is None:
+                return None  # this worker never saw the plan (it replaced a lost one): ask for it
+            session = key.rsplit("/", 1)[0]
+            rngs = self.rngs.get(session)
+            if rngs is None:
+                rngs = self.rngs[session] = random_generators(part.graph_seed)
+            plan = self.plans[key] = TaskPlan(part, rngs)
+            while len(self.plans) > MAX_PLANS:
+                self.plans.popitem(last=False)
+        return plan
+
+    def _mail(self, run_id, key):
+        box = self.mailbox.setdefault(run_id, {})
+        future = box.get(key)
+        if future is None:
+            future = box[key] = asyncio.get_running_loop().create_future()
+        return future
+
+    def _end(self, run_id):
+        """No more values or runs are accepted for ``run_id``; waiting ones fail."""
+        self.ended[run_id] = True
+        while len(self.ended) > 10000:
+            self.ended.popitem(last=False)
+        for future in self.mailbox.pop(run_id, {}).values():
+            if not future.done():
+                future.set_exception(Aborted())
+
+    def _expire(self, run_id):
+        """A lock taken ahead of a run whose master never came back."""
+        self._end(run_id)
+        self._timers.pop(run_id, None)
+        self._release(run_id)
+
+    async def _acquire(self, owner):
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        await self._lock.acquire()
+        self._owner = owner
+
+    def _release(self, owner):
+        if self._owner == owner and self._lock is not None:
+            self._owner = None
+            self._lock.release()
+
+    def _cancel_timer(self, run_id):
+        timer = self._timers.pop(run_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _worker(self):
+        if self._worker_ is None:
+            from distributed import get_worker
+            self._worker_ = get_worker()
+        return self._worker_
+
+
+def _compute(steps, values, emit):
+    if emit is None:
+        for step in steps:
+            execute(step, values)
+    else:
+        for step in steps:
+            execute_traced(step, values, emit)
+
+
+def _recorder(records, offset):
+    def emit(event):
+        record = _record(event, offset)
+        if record is not None:
+            records.append(record)
+    return emit
+
+
+def _record(event, offset):
+    """A step event as plain data the master turns back into an event for its own steps."""
+    if isinstance(event, StepFinished):
+        return ("op", event.step.index, event.start + offset, event.end + offset,
+                tuple(_info(v) for v in event.inputs), tuple(_info(v) for v in event.outputs))
+    if isinstance(event, Transfer):
+        return ("copy", event.step.index, event.start + offset, event.end + offset, event.nbytes)
+    return None
+
+
+def _info(value):
+    if value is None or isinstance(value, VarRef):
+        return None
+    return (tuple(getattr(value, "shape", ())), int(getattr(value, "nbytes", 0) or 0))
+
+
+def _describe(e):
+    """(error class name, op name, message, unreachable task) for the master to raise."""
+    if isinstance(e, errors.OpError):
+        return (type(e).__name__, getattr(e.op, "name", None), e.message, None)
+    if isinstance(e, Unreachable):
+        return ("UnavailableError", None, str(e), e.task)
+    if isinstance(e, Aborted):
+        return ("CancelledError", None, "Run was cancelled: another task failed", None)
+    text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    return ("InternalError", None, f"{type(e).__name__}: {e}\n{text}", None)

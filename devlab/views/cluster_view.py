@@ -1,0 +1,62 @@
+"""A cluster as a small diagram: each task a box (its worker, its process, its variables), and an
+arrow per pair of tasks that exchanged tensors in the last run, labelled with the bytes moved.
+
+``cluster_text`` draws it in plain text (for a terminal or a log); ``cluster_graph`` returns a
+graphviz ``Digraph`` (it needs the ``graphviz`` package, in the notebook extra). Both read only
+``devlab.cluster.tasks(spec)`` and ``devlab.cluster.last_run(sess)``.
+"""
+from ..cluster.split import task_name
+
+
+def _size(n):
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:,} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n}"
+
+
+def _box(info):
+    lines = [info.name, f"{info.address}  pid {info.pid}"]
+    if info.variables:
+        lines += [f"  {name} {list(shape)} {dtype}" for name, (shape, dtype, _) in sorted(info.variables.items())]
+        lines.append(f"  ({_size(sum(v[2] for v in info.variables.values()))} of variables)")
+    else:
+        lines.append("  (no variables)")
+    return lines
+
+
+def cluster_text(infos, report=None):
+    """Each task as a text box, then the bytes moved between tasks in ``report``'s run."""
+    out = []
+    for info in infos:
+        lines = _box(info)
+        width = max(map(len, lines)) + 2
+        out.append("+" + "-" * width + "+")
+        out += [f"| {line:<{width - 2}} |" for line in lines]
+        out.append("+" + "-" * width + "+")
+    if report is not None:
+        out.append(f"last run: {report.bytes_moved:,} bytes moved between tasks in {len(report.transfers)} transfers")
+        for (src, dst), n in sorted(report.bytes_between().items()):
+            out.append(f"  {task_name(src)} -> {task_name(dst)}: {_size(n)}")
+    return "\n".join(out)
+
+
+def cluster_graph(infos, report=None):
+    """A graphviz Digraph: tasks as boxes with their variables, arrows with bytes per step."""
+    import graphviz
+    dot = graphviz.Digraph("cluster", graph_attr={"rankdir": "LR", "fontname": "Helvetica"},
+                           node_attr={"shape": "box", "fontname": "Helvetica", "fontsize": "10"})
+    for info in infos:
+        job = info.task[0]
+        colour = "#FFF3E0" if job == "ps" else "#E3F2FD"
+        dot.node(_id(info.task), "\n".join(_box(info)).replace("\n", "\\l") + "\\l", style="filled",
+                 fillcolor=colour)
+    if report is not None:
+        for (src, dst), n in sorted(report.bytes_between().items()):
+            dot.edge(_id(src), _id(dst), label=f"{_size(n)}/step", color="#C62828", fontsize="9")
+    return dot
+
+
+def _id(task):
+    return f"{task[0]}_{task[1]}"

@@ -1,0 +1,1 @@
+from tensorflow.python.framework.dtypes import *  # noqa
