@@ -13,6 +13,7 @@ says to run the cell.
 """
 import os
 import sys
+import time
 
 import nbformat
 
@@ -65,14 +66,18 @@ def execute(nb, timeout=300):
 
 
 def build(name):
+    t0 = time.perf_counter()
     nb = execute(read_source(name))
+    seconds = time.perf_counter() - t0
     for i, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error" and "raises-exception" not in cell.metadata.get("tags", []):
                 raise RuntimeError(f"{name}: cell {i} failed: {out['ename']}: {out['evalue']}")
     nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)  # timestamps: they would change every build
     nbformat.write(nb, os.path.join(HERE, name + ".ipynb"))
-    print("wrote", name + ".ipynb")
+    print(f"wrote {name}.ipynb (executed in {seconds:.1f} s)")
 
 
 if __name__ == "__main__":

@@ -3,10 +3,9 @@ executed notebook; run as shipped, no check says an exercise is solved; with the
 ``tutorial_solutions.py`` every check says ✔; every seed program is kept once in ``examples/``
 and runs there."""
 import glob
-import io
 import os
+import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 
 import nbformat
 import pytest
@@ -100,11 +99,9 @@ def test_every_seed_program_is_kept_once_in_examples():
 
 @pytest.mark.parametrize("example", sorted(f for files in SEED_EXAMPLES.values() for f in files))
 def test_seed_example_runs_with_devlab_place(example):
-    from devlab import cli
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(["place", os.path.join(ROOT, "examples", example), "--gpus", "4"])
+    proc = subprocess.run([sys.executable, "-m", "devlab", "place", os.path.join("examples", example), "--gpus", "4"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     if example == "seed004_invalid_device.py":
-        assert code == 1 and "was explicitly assigned to /device:CPU:1" in err.getvalue()
+        assert proc.returncode == 1 and "was explicitly assigned to /device:CPU:1" in proc.stderr + proc.stdout
     else:
-        assert code == 0, err.getvalue()
+        assert proc.returncode == 0, proc.stderr
