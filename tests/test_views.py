@@ -300,3 +300,17 @@ def test_a_colocation_conflict_names_every_member_and_its_devices():
     assert "\nSin: GPU CPU \n" in msg and "\nAsString: CPU \n" in msg
     assert "  y (Sin) /device:GPU:0\n  z (AsString) /device:GPU:0\n" in msg
     assert "supported_device_types_=[CPU]" in msg
+
+
+def test_the_magic_draws_the_runs_named(ip, capsys, monkeypatch):
+    cell = ("with tf.device('/gpu:0'):\n    v = tf.Variable(1.0, name='v')\nd = v * 2.0\n"
+            "sess = tf.Session(config=tf.ConfigProto(device_count={'GPU': 1}))\n"
+            "sess.run(tf.global_variables_initializer())\nsess.run(d)")
+    _, shown = cell_output(ip, capsys, "--runs 1", cell, monkeypatch)
+    names = {op.name for op in shown[-1].view.ops}
+    assert "mul" in names and "v/Assign" not in names
+    _, shown = cell_output(ip, capsys, "", cell, monkeypatch)
+    assert {"mul", "v/Assign"} <= {op.name for op in shown[-1].view.ops}
+    from IPython.core.error import UsageError
+    with pytest.raises(UsageError, match="--runs names runs 0 to 1"):
+        cell_output(ip, capsys, "--runs 5", cell, monkeypatch)

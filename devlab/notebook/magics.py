@@ -117,6 +117,8 @@ class PlacementMagics(Magics):
     @argument("--no-fold", dest="fold", action="store_false", help="never fold the drawing")
     @argument("--collapse", dest="fold", action="store_true", help="the old name of --fold")
     @argument("--unfold", metavar="SCOPE", action="append", default=[], help="open this folded name scope")
+    @argument("--runs", metavar="I,J", default=None,
+              help="draw only these of the cell's different runs (0 is the first); default: all of them")
     @argument("--full-log", action="store_true", help="print every placement line, however long the log")
     @argument("--compare-tf", action="store_true", help="also run the cell under TensorFlow, if installed")
     @cell_magic
@@ -206,7 +208,13 @@ class PlacementMagics(Magics):
         last = cap.last
         if args.draw and last is not None:
             from .graph_widget import GraphWidget
-            graph = GraphWidget(last.session, runs=last.plans, fold=args.fold)
+            plans = list({id(p): p for p in last.plans}.values())  # each different run once
+            if args.runs is not None:
+                try:
+                    plans = [plans[int(i)] for i in args.runs.split(",")]
+                except (ValueError, IndexError):
+                    raise UsageError(f"--runs names runs 0 to {len(plans) - 1} of this cell, got {args.runs!r}") from None
+            graph = GraphWidget(last.session, runs=plans, fold=args.fold)
             for scope in args.unfold:
                 graph.unfold(scope)
             display(graph)
