@@ -35,7 +35,6 @@ from ..aliases import tensorflow_is_devlab
 from ..framework import errors
 from ..framework.graph import Graph, reset_default_graph
 from ..runtime.events import Recorder
-from ..runtime.steps import OpStep
 from ..views.placement_report import PlacementReport, truncate_log
 from . import source_names
 from ..views.tracebacks import short_traceback
@@ -213,7 +212,8 @@ class PlacementMagics(Magics):
                 try:
                     plans = [plans[int(i)] for i in args.runs.split(",")]
                 except (ValueError, IndexError):
-                    raise UsageError(f"--runs names runs 0 to {len(plans) - 1} of this cell, got {args.runs!r}") from None
+                    raise UsageError(f"--runs names runs 0 to {len(plans) - 1} of this cell, "
+                                     f"got {args.runs!r}") from None
             graph = GraphWidget(last.session, runs=plans, fold=args.fold)
             for scope in args.unfold:
                 graph.unfold(scope)

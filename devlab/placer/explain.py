@@ -51,7 +51,8 @@ def reasons(op, placement):
     if decision.rule == "group":
         others = [m.name for m in group.members if m is not op]
         if others:
-            shown = ", ".join(f"'{n}'" for n in others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
+            shown = ", ".join(f"'{n}'" for n in others[:4])
+            shown += f" and {len(others) - 4} more" if len(others) > 4 else ""
             out.append(Reason(f"it shares a device with {shown}: that group was already placed on {device.short_name}"))
         return out
     for loc in op.device_code_locations:

@@ -304,7 +304,8 @@ class GraphView:
         for i, device in enumerate(self.devices):
             colour = device_colour(device.name)
             lines.append(f'  subgraph {dot_quote("cluster_" + short_device(device.name))} {{')
-            lines.append(f'    id={dot_quote("cluster-" + short_device(device.name))}; label={dot_quote(_device_title(device))}; '
+            lines.append(f'    id={dot_quote("cluster-" + short_device(device.name))}; '
+                         f'label={dot_quote(_device_title(device))}; '
                          f'color="{colour}"; fontcolor="{colour}"; style="rounded"; penwidth=1.5;')
             for node in by_device.get(device.name, ()):
                 nid = ids[node.key] = f"n{len(ids)}"
@@ -389,7 +390,8 @@ class GraphView:
             attrs.append("shape=box3d")
             classes.append("devlab-fold")
             self.folds[nid] = node.scope
-            tip = f"name scope {node.label}/ folded: {len(node.ops)} ops on {short_device(node.device.name)} (click to open)"
+            tip = (f"name scope {node.label}/ folded: {len(node.ops)} ops on {short_device(node.device.name)} "
+                   "(click to open)")
         attrs += [f"label={dot_quote(label)}", f'fillcolor="{fill}"', f'color="{line_colour}"',
                   f"tooltip={dot_quote(tip)}"]
         if current:
@@ -405,7 +407,8 @@ class GraphView:
         cells = []
         for device in self.devices:
             cells.append(f'<td bgcolor="{device_colour(device.name)}" width="10" height="10" fixedsize="true"> </td>'
-                         f'<td align="left">{html.escape(short_device(device.name))}: {html.escape(_backing(device))}  </td>')
+                         f'<td align="left">{html.escape(short_device(device.name))}: '
+                         f'{html.escape(_backing(device))}  </td>')
         kinds = self._kinds
         keys = [f'<font color="{COPY_COLOUR}">- - &gt;</font> copy between devices (bytes moved)']
         if "colocated" in kinds:

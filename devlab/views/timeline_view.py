@@ -21,7 +21,8 @@ def gantt(step_stats, ax=None, title=None):
         y = row_of[(dev, lane)]
         copy = op == "_Recv"
         ax.barh(y, max(dur, 1e-3), left=start, color=device_colour(dev), alpha=0.45 if copy else 0.85,
-                edgecolor=COPY_COLOUR if copy else "black", linewidth=1.2 if copy else 0.5, hatch="//" if copy else None)
+                edgecolor=COPY_COLOUR if copy else "black", linewidth=1.2 if copy else 0.5,
+                hatch="//" if copy else None)
         ends[(dev, name)] = (start + dur, y)
         if dur > 0:
             ax.text(start + dur / 2, y, op if op != "_Recv" else "copy", ha="center", va="center", fontsize=7)
@@ -37,6 +38,7 @@ def gantt(step_stats, ax=None, title=None):
         label.set_color(device_colour(d))
     ax.invert_yaxis()
     ax.set_xlabel(f"time (µs, {tl.clock})")
-    ax.set_title(title or f"Timeline ({tl.clock} time{': simulated devices use the cost model' if tl.modelled else ''})")
+    why = ": simulated devices use the cost model" if tl.modelled else ""
+    ax.set_title(title or f"Timeline ({tl.clock} time{why})")
     fig.tight_layout()
     return fig
