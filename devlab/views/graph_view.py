@@ -404,11 +404,8 @@ class GraphView:
         return f'{nid} [{", ".join(attrs)}];'
 
     def _legend(self, folding):
-        cells = []
-        for device in self.devices:
-            cells.append(f'<td bgcolor="{device_colour(device.name)}" width="10" height="10" fixedsize="true"> </td>'
-                         f'<td align="left">{html.escape(short_device(device.name))}: '
-                         f'{html.escape(_backing(device))}  </td>')
+        swatches = [f'<font color="{device_colour(d.name)}">\u25a0</font> {html.escape(short_device(d.name))}: '
+                    f'{html.escape(_backing(d))}' for d in self.devices]
         kinds = self._kinds
         keys = [f'<font color="{COPY_COLOUR}">- - &gt;</font> copy between devices (bytes moved)']
         if "colocated" in kinds:
@@ -423,12 +420,10 @@ class GraphView:
             keys.append("3-D box: folded name scope (click to open)")
         if self.done is not None:
             keys.append('<font color="#B8860B">yellow</font>: current step; faded: not run yet')
-        rows = [cells[i:i + 6] for i in range(0, len(cells), 6)]  # six devices a row
-        span = 2 * max((len(r) for r in rows), default=1)
-        body = "".join(f"<tr>{''.join(r)}</tr>" for r in rows)
-        dot_sep = " \u00b7 "
-        body += "".join(f'<tr><td colspan="{span}" align="left">{dot_sep.join(keys[i:i + 3])}</td></tr>'
-                        for i in range(0, len(keys), 3))
+        gap = "    "
+        lines = [gap.join(swatches[i:i + 4]) for i in range(0, len(swatches), 4)]  # four devices a line
+        lines += [" \u00b7 ".join(keys[i:i + 3]) for i in range(0, len(keys), 3)]
+        body = "".join(f'<tr><td align="left">{line}</td></tr>' for line in lines)
         return f'  label=<<table border="0" cellspacing="1" cellpadding="1">{body}</table>>; labelloc=b; labeljust=l;'
 
     # -- output ---------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ class PlacementReport:
         runs = len(self.plans)
         return (f"devlab: {len(self.records)} ops placed on {len(counts)} device{'s' if len(counts) != 1 else ''} "
                 f"({where}); {len(copies)} cop{'ies' if len(copies) != 1 else 'y'} between devices "
-                f"({human_bytes(nbytes)}) in its {runs} different run{'s' if runs != 1 else ''}")
+                f"({human_bytes(nbytes)}) " + ("in 1 run" if runs == 1 else f"across {runs} different runs"))
 
     def text(self):
         return self.summary()
