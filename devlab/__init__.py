@@ -17,19 +17,24 @@ from .framework.scopes import colocate_with, control_dependencies, device, init_
 from .framework.tensor import Tensor
 from .framework.tensor_shape import TensorShape
 from .ops import operators as _operators
-from .ops.array_ops import (cast, concat, constant, expand_dims, fill, identity, one_hot, ones, ones_like,
-                            placeholder, placeholder_with_default, rank, reshape, shape, size, stack,
-                            stop_gradient, transpose, zeros, zeros_like)
+from .ops.array_ops import (cast, concat, constant, expand_dims, fill, gather, identity,  # noqa: A004
+                            invert_permutation, newaxis, one_hot, ones, ones_like, pad, placeholder,
+                            placeholder_with_default, range, rank, reshape, shape, shape_n, size, slice, split,
+                            squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
+                            transpose, unstack, where, where_v2, zeros, zeros_like)
+from .ops import compat as _compat
 from .ops.build import convert_to_tensor
 from .ops.control_flow_ops import group, no_op
 from .ops.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .ops.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, zeros_initializer)
-from .ops.math_ops import (abs, add, add_n, argmax, cos, divide, equal, exp, greater, less, log,  # noqa: A004
-                           logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply, negative, pow,
-                           reciprocal, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt,
-                           sigmoid, sign, sin, sqrt, square, subtract, tanh, truediv)
+from .ops.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_nan, divide, equal,  # noqa: A004
+                           exp, floor, floor_div, floordiv, floormod, greater, greater_equal, less, less_equal,
+                           log, logical_and, logical_not, logical_or, matmul, maximum, minimum, mod, multiply,
+                           negative, not_equal, pow, realdiv, reciprocal, reduce_all, reduce_any, reduce_max,
+                           reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid, sign, sin, sqrt,
+                           square, squared_difference, subtract, tanh, truediv, unsorted_segment_sum)
 from .ops.control_flow import cond, while_loop
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .ops.script_ops import py_func
@@ -44,15 +49,37 @@ from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
 from .ops.gradients import gradients
-from . import config, distribute, layers, nn, strings, summary, train  # noqa: E402 - namespaces built from the names above
+# The namespaces, built from the names above:
+from . import app, config, distribute, flags, layers, losses, nn, strings, summary, train  # noqa: E402
+from . import tf_logging as logging  # noqa: E402
+from .unimplemented import Namespace as _Namespace, module_getattr as _module_getattr  # noqa: E402
+from .strings import as_string, join as string_join  # noqa: E402 - TF1's top-level names
 from .distribute import get_tower_context  # noqa: E402
 from .distribute.values import MirroredVariable as _MirroredVariable  # noqa: E402
 from .ops.variables import variable_creator_scope  # noqa: E402
 
 _operators.install(_MirroredVariable)
-contrib = __import__("types").SimpleNamespace(distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
+contrib = _Namespace("tf.contrib", distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
 
 _operators.install(Tensor, Variable)
+
+# The TF version whose API devlab offers: TF1's last (1.15), so scripts that test the version take
+# their TF1 path. What the ops build, how they are named and placed follows TF 2.21's
+# ``tf.compat.v1`` graph mode, where devlab's facts were recorded. ``tf.__version__`` carries
+# devlab's own version as a local label: ``1.15.0+devlab.0.1.0`` (see ``__getattr__`` below).
+TF_API_VERSION = "1.15.0"
+GIT_VERSION = "devlab"
+compat = _Namespace("tf.compat", v1=__import__("sys").modules[__name__], as_bytes=_compat.as_bytes,
+                    as_text=_compat.as_text, as_str=_compat.as_text, as_str_any=_compat.as_str_any)
+_missing = _module_getattr("tf", __name__)
+
+
+class _VersionNamespace(_Namespace):
+    """``tf.version``: VERSION and GIT_VERSION."""
+    VERSION = property(lambda self: __getattr__("__version__"))
+
+
+version = _VersionNamespace("tf.version", GIT_VERSION=GIT_VERSION)
 
 
 def add_to_collection(name, value):
@@ -97,13 +124,17 @@ def executing_eagerly():
 
 
 def __getattr__(name):
-    """``devlab.__version__``, read from the installed package's metadata on first use."""
-    if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+    """``tf.__version__`` (and ``tf.VERSION``): the TF API version with devlab's package version
+    as its local label, read from the installed package's metadata on first use. Any other name
+    devlab lacks is an API it does not implement yet (one line naming it and the user's line)."""
+    if name in ("__version__", "VERSION"):
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as package_version
         try:
-            value = version("devlab")
+            value = f"{TF_API_VERSION}+devlab.{package_version('devlab')}"
         except PackageNotFoundError:  # run from a source tree that was never installed
-            value = "0+unknown"
-        globals()["__version__"] = value
+            value = f"{TF_API_VERSION}+devlab"
+        globals()["__version__"] = globals()["VERSION"] = value
         return value
-    raise AttributeError(f"module 'devlab' has no attribute {name!r}")
+    __tracebackhide__ = True  # noqa: F841
+    return _missing(name)

@@ -1,4 +1,10 @@
-"""``tf.nn``: activations and losses."""
+"""``tf.nn``: activations, convolution and pooling, dropout and losses."""
+from .unimplemented import module_getattr
 from .ops.math_ops import sigmoid, tanh  # noqa: F401
-from .ops.nn_ops import (bias_add, relu, softmax, softmax_cross_entropy_with_logits,  # noqa: F401
+from .ops.nn_impl import (batch_normalization, dropout, fused_batch_norm, moments, xw_plus_b,  # noqa: F401
+                          zero_fraction)
+from .ops.nn_ops import (avg_pool, bias_add, conv2d, convolution, l2_loss, local_response_normalization,  # noqa: F401
+                         log_softmax, lrn, max_pool, relu, softmax, softmax_cross_entropy_with_logits,
                          softmax_cross_entropy_with_logits_v2, sparse_softmax_cross_entropy_with_logits)
+
+__getattr__ = module_getattr("tf.nn", __name__)

@@ -12,3 +12,8 @@ def join(inputs, separator="", name=None):
     with name_scope(name, "StringJoin", inputs) as scope:
         xs = [convert_to_tensor(x) for x in inputs]
         return apply_op_output("StringJoin", xs, {"separator": separator, "N": len(xs)}, scope)
+
+
+from .unimplemented import module_getattr  # noqa: E402
+
+__getattr__ = module_getattr("tf.strings", __name__)

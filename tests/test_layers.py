@@ -14,7 +14,9 @@ ROOT = pathlib.Path(devlab.__file__).parent
 # Lower numbers are lower layers. A module may import its own layer and any layer below it.
 LAYERS = {
     "config": 0, "framework": 1, "ops": 2, "devices": 3, "placer": 4, "runtime": 5,
-    "train": 6, "layers": 6, "distribute": 6, "nn": 6, "strings": 6, "summary": 6, "cluster": 6,
+    "unimplemented": 2,
+    "train": 6, "layers": 6, "distribute": 6, "nn": 6, "strings": 6, "summary": 6, "losses": 6, "app": 6,
+    "flags": 6, "tf_logging": 6, "cluster": 6,
     "views": 7, "notebook": 8, "aliases": 8, "cli": 9, "__init__": 9, "__main__": 9,
 }
 # ``import devlab`` (the facade that ``tf`` names) is allowed where code hands the whole API to a

@@ -27,13 +27,34 @@ UNARY = {"Neg": tf.negative, "Abs": tf.abs, "Sin": tf.sin, "Cos": tf.cos, "Exp":
          "Sum": lambda x: tf.reduce_sum(x, 1), "Mean": lambda x: tf.reduce_mean(x, 0),
          "Max": lambda x: tf.reduce_max(x, 1), "Min": lambda x: tf.reduce_min(x),
          "Reshape": lambda x: tf.reshape(x, [6]), "Transpose": tf.transpose,
-         "ExpandDims": lambda x: tf.expand_dims(x, 0), "Cast": lambda x: tf.cast(x, tf.float64)}
+         "ExpandDims": lambda x: tf.expand_dims(x, 0), "Cast": lambda x: tf.cast(x, tf.float64),
+         "LogSoftmax": tf.nn.log_softmax, "L2Loss": tf.nn.l2_loss, "Squeeze": lambda x: tf.squeeze(x[None]),
+         "StridedSlice": lambda x: x[::-1, 1:, None], "Slice": lambda x: tf.slice(x, [1, 0], [1, 2]),
+         "Split": lambda x: tf.split(x, 3, axis=1)[2] * tf.split(x, 3, axis=1)[0],
+         "SplitV": lambda x: tf.split(x, [2, 1], axis=1)[0], "Unpack": lambda x: tf.unstack(x)[1],
+         "Pack": lambda x: tf.stack([x, x * x], axis=1), "ConcatV2": lambda x: tf.concat([x, x * x, x[:, :1]], 1),
+         "GatherV2": lambda x: tf.gather(x, [2, 0, 2], axis=1) + tf.gather(x, [1, 1]),
+         "Tile": lambda x: tf.tile(x, [2, 3]), "Pad": lambda x: tf.pad(x, [[1, 0], [0, 2]]),
+         "PadV2": lambda x: tf.pad(x, [[1, 0], [0, 2]], constant_values=2.0),
+         "MirrorPad": lambda x: tf.pad(x, [[1, 1], [2, 0]], mode="REFLECT"),
+         "Fill": lambda x: tf.fill([2, 2], x[0, 0]), "Floor": lambda x: tf.floor(x * 3) + x,
+         "BiasAdd": lambda x: tf.nn.bias_add(x, x[0]), "Sign": lambda x: tf.sign(x - 1.0) * x,
+         "SplitV_unused": lambda x: x}
 BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf.divide, "Pow": tf.pow,
           "Maximum": tf.maximum, "Minimum": tf.minimum, "MatMul": lambda a, b: tf.matmul(a, tf.transpose(b)),
-          "AddN": lambda a, b: tf.add_n([a, b, a])}
+          "AddN": lambda a, b: tf.add_n([a, b, a]), "SquaredDifference": tf.squared_difference,
+          "BatchMatMulV2": lambda a, b: tf.matmul(tf.stack([a, b]), b[None], transpose_b=True),
+          "DivNoNan": tf.div_no_nan, "FloorMod": lambda a, b: tf.floormod(a, b * 0.3) * a,
+          "FloorDiv": lambda a, b: tf.floordiv(a, b) + a * b,
+          "Select": lambda a, b: tf.where(a > b, a * b, a + b),
+          "SelectV2": lambda a, b: tf.where_v2(a[:1] > 1.0, a, b[0] * 2.0)}
+del UNARY["SplitV_unused"]
+# Ops whose gradients need inputs of their own shape (images, labels): checked below.
+CHECKED_ELSEWHERE = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "PlaceholderWithDefault",
+                     "Conv2D", "MaxPool", "AvgPool", "LRN", "FusedBatchNormV3"}
 
 
-def check_grads(build, *arrays, device_kind):
+def check_grads(build, *arrays, device_kind, eps=1e-3, rtol=1e-4, atol=1e-6):
     device, config = device_kind
     placeholders = [tf.placeholder(tf.float64, a.shape) for a in arrays]
     with tf.device(device):
@@ -46,7 +67,7 @@ def check_grads(build, *arrays, device_kind):
                 vals = list(arrays)
                 vals[i] = v
                 return s.run(y, {p: x for p, x in zip(placeholders, vals)})
-            np.testing.assert_allclose(got[i], numeric_grad(f, a), rtol=1e-4, atol=1e-6)
+            np.testing.assert_allclose(got[i], numeric_grad(f, a, eps), rtol=rtol, atol=atol)
 
 
 def build_shape(build, arrays):
@@ -79,8 +100,43 @@ def test_softmax_cross_entropy_gradient():
 
 
 def test_every_differentiable_op_is_checked():
-    checked = set(UNARY) | set(BINARY) | {"SoftmaxCrossEntropyWithLogits", "PlaceholderWithDefault"}
-    assert set(GRADIENTS) <= checked
+    assert set(GRADIENTS) <= set(UNARY) | set(BINARY) | CHECKED_ELSEWHERE
+
+
+IMAGES = {
+    "Conv2D SAME": lambda x, w: tf.nn.conv2d(x, w, [1, 2, 2, 1], "SAME"),
+    "Conv2D VALID": lambda x, w: tf.nn.conv2d(x, w, [1, 1, 1, 1], "VALID"),
+    "MaxPool": lambda x, w: tf.nn.max_pool(x, [1, 2, 3, 1], [1, 2, 1, 1], "SAME") * tf.reduce_sum(w),
+    "AvgPool": lambda x, w: tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME") * tf.reduce_sum(w),
+}
+# TF has float32 kernels only for these: computed in float32, checked with a coarser difference.
+IMAGES_FLOAT32 = {
+    "LRN": lambda x, w: tf.nn.lrn(x, 1, 1.0, 0.3, 0.75) * tf.reduce_sum(w),
+    "FusedBatchNormV3 training": lambda x, w: tf.nn.fused_batch_norm(
+        x, tf.reduce_sum(w, [0, 1, 3]), tf.reduce_mean(w, [0, 1, 3]))[0] * tf.range(1.0, 3.0),
+    "FusedBatchNormV3 inference": lambda x, w: tf.nn.fused_batch_norm(
+        x, tf.reduce_sum(w, [0, 1, 3]), tf.reduce_mean(w, [0, 1, 3]), mean=tf.constant([0.1, -0.2]),
+        variance=tf.constant([0.5, 2.0]), is_training=False)[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(IMAGES) + sorted(IMAGES_FLOAT32))
+def test_image_gradients_match_finite_differences(name, device_kind):
+    x = RNG.permutation(80).reshape(2, 4, 5, 2) / 40.0 - 1.0  # distinct values: no ties for MaxPool
+    w = RNG.uniform(-1.0, 1.0, size=(3, 2, 2, 3))
+    if name in IMAGES:
+        check_grads(IMAGES[name], x, w, device_kind=device_kind)
+    else:
+        build = IMAGES_FLOAT32[name]
+        check_grads(lambda x, w: build(tf.cast(x, tf.float32), tf.cast(w, tf.float32)), x, w, device_kind=device_kind,
+                    eps=1e-2, rtol=3e-3, atol=3e-4)
+
+
+def test_sparse_softmax_cross_entropy_gradient(device_kind):
+    """In float32: TF's GPU kernel has no float64 (its CPU one has)."""
+    logits = RNG.normal(size=(3, 4))
+    check_grads(lambda l: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[0, 3, 1], logits=tf.cast(l, tf.float32)),
+                logits, device_kind=device_kind, eps=1e-2, rtol=3e-3, atol=3e-4)
 
 
 def test_gradient_names_and_colocation():
@@ -117,8 +173,8 @@ def test_colocated_gradients_cause_fewer_transfers():
         with tf.device("/gpu:0"):
             w = tf.Variable(np.ones((4, 4), np.float32), name="w")
             h = tf.nn.relu(tf.matmul(tf.ones([2, 4]), w))
-        with tf.device("/gpu:1"):
-            out = tf.reduce_sum(tf.square(tf.tanh(h)))
+        with tf.device("/gpu:1"):  # the gradients of Mul read Square and Sigmoid, which live here
+            out = tf.reduce_sum(tf.square(tf.tanh(h)) * tf.sigmoid(h))
         return w, out
     config = tf.ConfigProto(device_count={"GPU": 2})
     with tf.Graph().as_default():

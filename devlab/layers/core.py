@@ -1,16 +1,61 @@
-"""``dense``: ``activation(inputs @ kernel + bias)`` with variables ``<name>/kernel``, ``<name>/bias``."""
-from ..ops import init_ops, math_ops
+"""``dense``, ``dropout`` and ``flatten``, built as TF's ``tf.layers`` (tf_keras's legacy layers)
+build them: ``dense/MatMul`` then ``dense/BiasAdd`` and the activation, in the layer's scope."""
+import functools
+import operator
+
+from ..framework.tensor import Tensor
+from ..ops import array_ops, init_ops, math_ops, nn_impl, nn_ops
 from ..ops.build import convert_to_tensor
 from ..ops.variable_scope import get_variable, variable_scope
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
-          bias_initializer=init_ops.Zeros(), name=None, reuse=None, trainable=True):
+          bias_initializer=init_ops.Zeros(), kernel_regularizer=None, bias_regularizer=None,
+          activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+          name=None, reuse=None):
+    """activation(inputs @ kernel + bias) with variables ``<name>/kernel`` and ``<name>/bias``."""
     x = convert_to_tensor(inputs)
     with variable_scope(name, default_name="dense", reuse=reuse):
-        kernel = get_variable("kernel", [x.shape[-1], units], initializer=kernel_initializer, trainable=trainable)
+        kernel = get_variable("kernel", [x.shape[-1], units], initializer=kernel_initializer,
+                              regularizer=kernel_regularizer, trainable=trainable)
         y = math_ops.matmul(x, kernel)
         if use_bias:
-            bias = get_variable("bias", [units], initializer=bias_initializer, trainable=trainable)
-            y = math_ops.add(y, bias, name="BiasAdd")
+            bias = get_variable("bias", [units], initializer=bias_initializer, regularizer=bias_regularizer,
+                                trainable=trainable)
+            y = nn_ops.bias_add(y, bias)
         return activation(y) if activation is not None else y
+
+
+def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
+    """``tf.nn.dropout`` with ``rate`` while ``training``, the inputs (an Identity) otherwise; a
+    tensor ``training`` chooses between the two at run time with a ``tf.cond``, as TF builds it."""
+    from ..ops.control_flow import cond
+    with variable_scope(name, default_name="dropout"):
+        x = convert_to_tensor(inputs)
+        if not isinstance(rate, Tensor) and rate == 0:
+            return array_ops.identity(x)
+
+        def dropped():
+            return nn_impl.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
+
+        def kept():
+            return array_ops.identity(x)
+        if isinstance(training, Tensor):
+            return cond(training, dropped, kept)
+        return dropped() if training else kept()
+
+
+def flatten(inputs, name=None, data_format="channels_last"):
+    """[batch, ...] as [batch, everything else] (one Reshape, with a Const target when it can)."""
+    with variable_scope(name, default_name="flatten"):
+        x = convert_to_tensor(inputs)
+        dims = x.shape.dims
+        if dims is not None and len(dims) == 1:
+            return array_ops.expand_dims(x, axis=1)
+        if dims is not None and None not in dims[1:]:
+            target = array_ops.constant([-1, functools.reduce(operator.mul, dims[1:], 1)])
+        elif dims is not None and dims[0] is not None:
+            target = array_ops.constant([dims[0], -1])
+        else:
+            target = [array_ops.shape(x)[0], -1]
+        return array_ops.reshape(x, target)

@@ -1,9 +1,20 @@
-"""Building ops that make, reshape and convert tensors: ``constant``, ``placeholder``, ``reshape``..."""
+"""Building ops that make, reshape and convert tensors: ``constant``, ``placeholder``, ``reshape``...
+
+Each function builds what TensorFlow's builds, down to the names of the constants it feeds its
+op: ``tf.reshape(x, [2, 3])`` is a ``Reshape`` whose second input is the Const ``Reshape/shape``,
+and ``tf.shape(x)`` of a fully known ``x`` is already a Const (TF folds it while building).
+"""
+import builtins
+import numbers
+
 import numpy as np
 
 from ..framework import dtypes
 from ..framework.scopes import name_scope
-from .build import apply_op_output, convert_to_tensor, to_numpy
+from ..framework.tensor import Tensor
+from .build import apply_op, apply_op_output, convert_to_tensor, to_numpy
+
+newaxis = None
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
@@ -21,8 +32,18 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
             raise TypeError(f"Too many elements provided. Needed at most {size}, but received {arr.size}")
         else:
             raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
-    dt = dtypes.as_dtype(arr.dtype) if arr.dtype.kind not in "OUS" else dtypes.string
+    if arr.dtype.kind in "OUS":  # string tensors hold bytes, as TensorFlow's do
+        arr, dt = _as_bytes(arr), dtypes.string
+    else:
+        dt = dtypes.as_dtype(arr.dtype)
     return apply_op_output("Const", [], {"value": arr, "dtype": dt}, name)
+
+
+def _as_bytes(arr):
+    flat = [v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1)]
+    out = np.empty(len(flat), dtype=object)
+    out[:] = flat
+    return out.reshape(arr.shape)
 
 
 def placeholder(dtype, shape=None, name=None):
@@ -33,8 +54,9 @@ def placeholder(dtype, shape=None, name=None):
 
 
 def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argument name
-    x = convert_to_tensor(input)
-    return apply_op_output("PlaceholderWithDefault", [x], {"shape": shape}, name or "PlaceholderWithDefault")
+    """``input`` unless a value is fed (its static shape is ``shape``, which may be less specific)."""
+    shape = None if shape is None else tuple(None if d is None or d == -1 else int(d) for d in shape)
+    return op_output("PlaceholderWithDefault", name, [("input", input, None)], {"shape": shape})
 
 
 def identity(input, name=None):  # noqa: A002
@@ -45,90 +67,186 @@ def stop_gradient(input, name=None):  # noqa: A002
     return apply_op_output("StopGradient", [convert_to_tensor(input)], None, name or "StopGradient")
 
 
-def _static_ints(value, what):
-    if hasattr(value, "_as_graph_element") or hasattr(value, "op"):
-        raise TypeError(f"devlab needs a static {what} (a Python list), got a tensor")
-    return [int(v) for v in np.asarray(value).reshape(-1)]
+def op(op_type, name, inputs, attrs=None, default_name=None):
+    """One op of the table as TF's generated wrappers build it: inside the scope ``name`` (default:
+    the op type), each input that is not yet a tensor becomes a Const named after its argument.
+    ``inputs`` is a list of (argument name, value, dtype or None). Returns the Operation."""
+    with name_scope(name, default_name or op_type, [v for _, v, _ in inputs]) as scope:
+        tensors = [convert_to_tensor(v, dtype=dt, name=arg) for arg, v, dt in inputs]
+        return apply_op(op_type, tensors, attrs, scope)
 
 
+def op_output(op_type, name, inputs, attrs=None, default_name=None):
+    return op(op_type, name, inputs, attrs, default_name).outputs[0]
+
+
+def _index_dtype(value):
+    """int32, or int64 where a tensor given as an index list is int64 (TF's ``Tshape``/``Tidx``)."""
+    return None if isinstance(value, Tensor) else dtypes.int32
+
+
+# -- shapes ----------------------------------------------------------------------------------------
 def reshape(tensor, shape, name=None):
-    with name_scope(name, "Reshape", [tensor]) as scope:
+    """``tensor`` with the same elements in ``shape`` (one -1 is inferred)."""
+    with name_scope(name, "Reshape", [tensor, shape]) as scope:
         x = convert_to_tensor(tensor, name="tensor")
-        return apply_op_output("Reshape", [x], {"shape": _static_ints(shape, "shape")}, scope)
+        if isinstance(shape, (list, tuple)) and not shape:  # TF converts [] to float32 first, then again
+            constant(shape, name="shape")
+        s = convert_to_tensor(shape, dtype=_index_dtype(shape), name="shape")
+        return apply_op_output("Reshape", [x, s], None, scope)
 
 
 def transpose(a, perm=None, name="transpose"):
+    """Permutes the dims (reverses them when ``perm`` is None: a matrix transpose)."""
     with name_scope(name, "transpose", [a]) as scope:
         x = convert_to_tensor(a, name="a")
-        perm = None if perm is None else _static_ints(perm, "perm")
-        if perm is None and x.shape.ndims is not None:
-            perm = list(reversed(range(x.shape.ndims)))
-        return apply_op_output("Transpose", [x], {"perm": perm}, scope)
+        if perm is None:
+            if x.shape.ndims is None:
+                from . import math_ops
+                r = rank(x)
+                perm = math_ops.subtract(math_ops.subtract(r, 1, name="sub"), range(0, r, 1), name="sub_1")
+            else:
+                perm = np.arange(x.shape.ndims - 1, -1, -1, dtype=np.int32)
+        return op_output("Transpose", scope, [("x", x, None), ("perm", perm, _index_dtype(perm))])
 
 
 def concat(values, axis, name="concat"):
-    with name_scope(name, "concat", values) as scope:
-        xs = [convert_to_tensor(v) for v in values]
-        if len(xs) == 1:
-            return identity(xs[0], name=scope)
-        return apply_op_output("ConcatV2", xs, {"axis": int(axis), "N": len(xs)}, scope)
+    """Joins ``values`` along ``axis``: one ``ConcatV2`` with the Const ``concat/axis``."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:  # TF checks the axis, then passes the one value through
+        with name_scope(name) as scope:
+            convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
+            return identity(values[0], name=name or "concat")
+    with name_scope(name, "ConcatV2", values) as scope:
+        xs = [convert_to_tensor(v, name=f"values_{i}") for i, v in enumerate(values)]
+        ax = convert_to_tensor(axis, dtype=_index_dtype(axis), name="axis")
+        return apply_op_output("ConcatV2", xs + [ax], {"N": len(xs)}, scope)
 
 
 def stack(values, axis=0, name="stack"):
-    with name_scope(name, "stack", values) as scope:
-        xs = [convert_to_tensor(v) for v in values]
+    """Stacks same-shaped tensors along a new axis (a Const when every value is one already)."""
+    if axis == 0 and not any(isinstance(v, Tensor) or hasattr(v, "_to_tensor") for v in values):
+        try:
+            return convert_to_tensor(values, name=name)
+        except (TypeError, ValueError):
+            pass
+    if axis == 0:
+        return convert_to_tensor(list(values), name=name)  # autopacking: one Pack named ``name``
+    with name_scope(name, "Pack", values) as scope:
+        xs = [convert_to_tensor(v, name=f"values_{i}") for i, v in enumerate(values)]
         return apply_op_output("Pack", xs, {"axis": int(axis), "N": len(xs)}, scope)
 
 
-def expand_dims(input, axis, name=None):  # noqa: A002
-    with name_scope(name, "ExpandDims", [input]) as scope:
-        return apply_op_output("ExpandDims", [convert_to_tensor(input)], {"axis": int(axis)}, scope)
+def unstack(value, num=None, axis=0, name="unstack"):
+    x = convert_to_tensor(value)
+    if num is None:
+        num = x.shape.dims[axis] if x.shape.dims else None
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
+    return op("Unpack", name, [("value", x, None)], {"num": num, "axis": axis}, default_name="unstack").outputs
+
+
+def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
+    axis = dim if axis is None else axis
+    return op_output("ExpandDims", name, [("input", input, None), ("dim", axis, _index_dtype(axis))])
+
+
+def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
+    """Removes dims of size 1 (only those in ``axis`` when given)."""
+    axis = squeeze_dims if axis is None else axis
+    if np.isscalar(axis):
+        axis = [axis]
+    return op_output("Squeeze", name, [("input", input, None)], {"squeeze_dims": [int(a) for a in axis or []]})
 
 
 def fill(dims, value, name=None):
-    """A tensor of shape ``dims`` filled with ``value`` (devlab needs ``dims`` static)."""
-    shape = tuple(_static_ints(dims, "dims"))
-    with name_scope(name, "Fill", [value]) as scope:
-        d = constant(list(shape), dtype=dtypes.int32, name="dims")
-        v = convert_to_tensor(value, name="value")
-        return apply_op_output("Fill", [d, v], {"shape": shape, "index_type": dtypes.int32}, scope)
+    """A tensor of shape ``dims`` filled with ``value``."""
+    return op_output("Fill", name, [("dims", dims, _index_dtype(dims)), ("value", value, None)])
+
+
+def _constant_or_fill(value, shape, dtype, name):
+    """TF's zeros/ones: a Const when it has fewer than 1000 elements, else a Fill."""
+    dtype = dtypes.as_dtype(dtype)
+    if not isinstance(shape, Tensor):
+        dims_ = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else
+                                  getattr(shape, "dims", None) or [shape])]
+        if int(np.prod(dims_, dtype=np.int64)) < 1000:
+            return constant(value, dtype=dtype, shape=dims_, name=name)
+        shape = constant(dims_, dtype=dtypes.int32, name="shape_as_tensor")
+    return apply_op_output("Fill", [shape, constant(value, dtype=dtype)], None, name)
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
-    with name_scope(name, "zeros") as scope:
-        return constant(0, dtype=dtype, shape=shape, name=scope)
+    with name_scope(name, "zeros", [shape]) as scope:
+        return _constant_or_fill(False if dtypes.as_dtype(dtype).is_bool else 0, shape, dtype, scope)
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
-    with name_scope(name, "ones") as scope:
-        return constant(1, dtype=dtype, shape=shape, name=scope)
+    with name_scope(name, "ones", [shape]) as scope:
+        return _constant_or_fill(True if dtypes.as_dtype(dtype).is_bool else 1, shape, dtype, scope)
 
 
-def zeros_like(tensor, dtype=None, name=None):
+def zeros_like(tensor, dtype=None, name=None, optimize=True):
+    """Zeros shaped like ``tensor``: a Const (or Fill) when its shape is static, else ZerosLike."""
     with name_scope(name, "zeros_like", [tensor]) as scope:
-        return apply_op_output("ZerosLike", [convert_to_tensor(tensor)], None, scope)
+        x = convert_to_tensor(tensor, name="tensor")
+        if optimize and x.shape.is_fully_defined():
+            return zeros(list(x.shape.dims), dtype=dtype or x.dtype.base_dtype, name=scope)
+        if dtype is not None and dtypes.as_dtype(dtype) != x.dtype.base_dtype:
+            return zeros(shape(x), dtype=dtype, name=scope)
+        return apply_op_output("ZerosLike", [x], None, scope)
 
 
-def ones_like(tensor, dtype=None, name=None):
+def ones_like(tensor, dtype=None, name=None, optimize=True):
+    """Ones shaped like ``tensor``: a Fill of its shape (a Const when the shape is static)."""
     with name_scope(name, "ones_like", [tensor]) as scope:
-        return apply_op_output("OnesLike", [convert_to_tensor(tensor)], None, scope)
+        x = convert_to_tensor(tensor, name="tensor")
+        if optimize and x.shape.is_fully_defined():
+            with name_scope(None, "Shape"):
+                dims_ = constant(list(x.shape.dims), dtype=dtypes.int32, name="shape_as_tensor")
+        else:
+            dims_ = shape(x)
+        one = constant(1, dtype=dtype or x.dtype.base_dtype)
+        return apply_op_output("Fill", [dims_, one], None, scope)
 
 
 def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
-    return apply_op_output("Shape", [convert_to_tensor(input)], {"out_type": dtypes.as_dtype(out_type)},
-                           name or "Shape")
+    """The shape as a tensor: a Const when fully known while building (as TF folds it), else Shape."""
+    with name_scope(name, "Shape", [input]) as scope:
+        x = convert_to_tensor(input)
+        if x.shape.is_fully_defined():
+            return constant(list(x.shape.dims), dtype=out_type, name=scope)
+        return apply_op_output("Shape", [x], {"out_type": dtypes.as_dtype(out_type)}, scope)
 
 
-def size(input, name=None):  # noqa: A002
-    return apply_op_output("Size", [convert_to_tensor(input)], None, name or "Size")
+def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """The shapes of several tensors, from one ``ShapeN`` op (never folded, as in TF)."""
+    xs = [convert_to_tensor(x) for x in input]
+    return apply_op("ShapeN", xs, {"out_type": dtypes.as_dtype(out_type), "N": len(xs)}, name or "ShapeN").outputs
+
+
+def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
+    with name_scope(name, "Size", [input]) as scope:
+        x = convert_to_tensor(input)
+        if x.shape.is_fully_defined():
+            return constant(x.shape.num_elements(), dtype=out_type, name=scope)
+        return apply_op_output("Size", [x], {"out_type": dtypes.as_dtype(out_type)}, scope)
 
 
 def rank(input, name=None):  # noqa: A002
-    return apply_op_output("Rank", [convert_to_tensor(input)], None, name or "Rank")
+    with name_scope(name, "Rank", [input]) as scope:
+        x = convert_to_tensor(input)
+        if x.shape.ndims is not None:
+            return constant(x.shape.ndims, dtype=dtypes.int32, name=scope)
+        return apply_op_output("Rank", [x], None, scope)
 
 
 def cast(x, dtype, name=None):
+    """``x`` converted to ``dtype`` (a tensor already of that dtype is returned as it is)."""
     dtype = dtypes.as_dtype(dtype)
+    if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
+        return x
     with name_scope(name, "Cast", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         if x.dtype.base_dtype == dtype:
@@ -136,9 +254,185 @@ def cast(x, dtype, name=None):
         return apply_op_output("Cast", [x], {"SrcT": x.dtype.base_dtype, "DstT": dtype}, scope)
 
 
+def to_float(x, name="ToFloat"):
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_int32(x, name="ToInt32"):
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64"):
+    return cast(x, dtypes.int64, name=name)
+
+
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    with name_scope(name, "one_hot", [indices]) as scope:
-        idx = convert_to_tensor(indices, name="indices")
-        out = dtypes.as_dtype(dtype or dtypes.float32)
-        return apply_op_output("OneHot", [idx], {"depth": int(depth), "dtype": out, "T": out, "TI": idx.dtype.base_dtype},
-                               scope)
+    with name_scope(name, "one_hot", [indices, depth, on_value, off_value]) as scope:
+        on_t = None if on_value is None else convert_to_tensor(on_value)
+        off_t = None if off_value is None else convert_to_tensor(off_value)
+        dtype = dtypes.as_dtype(dtype or (on_t.dtype.base_dtype if on_t is not None else None) or
+                                (off_t.dtype.base_dtype if off_t is not None else None) or dtypes.float32)
+        on = on_t if on_t is not None else convert_to_tensor(1, dtype=dtype, name="on_value")
+        off = off_t if off_t is not None else convert_to_tensor(0, dtype=dtype, name="off_value")
+        return op_output("OneHot", scope, [("indices", indices, None), ("depth", depth, dtypes.int32),
+                                           ("on_value", on, None), ("off_value", off, None)],
+                         {"axis": -1 if axis is None else int(axis)})
+
+
+# -- indexing ------------------------------------------------------------------------------------
+def tile(input, multiples, name=None):  # noqa: A002
+    return op_output("Tile", name, [("input", input, None), ("multiples", multiples, _index_dtype(multiples))])
+
+
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
+    """Pads with ``constant_values`` (``Pad``, or ``PadV2`` when not 0) or mirrors (``MirrorPad``)."""
+    mode = mode.upper()
+    args = [("input", tensor, None), ("paddings", paddings, _index_dtype(paddings))]
+    if mode == "CONSTANT":
+        if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and constant_values == 0:
+            return op_output("Pad", name, args)
+        x = convert_to_tensor(tensor) if not isinstance(tensor, Tensor) else tensor
+        return op_output("PadV2", name, args + [("constant_values", constant_values, x.dtype.base_dtype)])
+    if mode not in ("REFLECT", "SYMMETRIC"):
+        raise ValueError(f"Value of argument `mode` expected to be one of \"CONSTANT\", \"REFLECT\", or "
+                         f"\"SYMMETRIC\". Received `mode` = {mode}")
+    return op_output("MirrorPad", name, args, {"mode": mode})
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+    """params[indices] along ``axis`` (a ``GatherV2``, with the Const ``GatherV2/axis``)."""
+    if batch_dims:
+        raise NotImplementedError("devlab's gather supports batch_dims=0 only")
+    axis = batch_dims if axis is None else axis
+    return op_output("GatherV2", name, [("params", params, None), ("indices", indices, None),
+                                        ("axis", axis, _index_dtype(axis))], {"batch_dims": 0})
+
+
+def where(condition, x=None, y=None, name=None):
+    """TF1's where: the coordinates of true elements (``Where``), or a ``Select`` of x and y."""
+    if x is None and y is None:
+        with name_scope(name, "Where", [condition]) as scope:
+            c = convert_to_tensor(condition, preferred_dtype=dtypes.bool, name="condition")
+            return apply_op_output("Where", [c], None, scope)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return op_output("Select", name, [("condition", condition, None), ("t", x, None),
+                                      ("e", y, _dtype_of(x))])
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """TF2's where: like ``where``, broadcasting condition, x and y (``SelectV2``)."""
+    if x is None and y is None:
+        return where(condition, name=name)
+    return op_output("SelectV2", name, [("condition", condition, None), ("t", x, None),
+                                        ("e", y, _dtype_of(x))])
+
+
+def _dtype_of(x):
+    return x.dtype.base_dtype if isinstance(x, Tensor) or hasattr(x, "_to_tensor") else None
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
+    """The block of ``size`` starting at ``begin`` (-1 in size: to the end of that dim)."""
+    return op_output("Slice", name, [("input", input_, None), ("begin", begin, _index_dtype(begin)),
+                                     ("size", size, _index_dtype(size))])
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """``Split`` into equal pieces (an int), or ``SplitV`` into pieces of the given sizes."""
+    if isinstance(num_or_size_splits, numbers.Integral):
+        return op("Split", name, [("split_dim", axis, dtypes.int32), ("value", value, None)],
+                  {"num_split": int(num_or_size_splits)}, default_name="split").outputs
+    sizes = convert_to_tensor(num_or_size_splits)
+    if sizes.shape.ndims == 0:
+        raise ValueError(f"Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
+                         f"Argument provided: {num_or_size_splits}")
+    if num is None:
+        num = sizes.shape.dims[0] if sizes.shape.dims else None
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
+    return op("SplitV", name, [("value", value, None), ("size_splits", sizes, None),
+                               ("split_dim", axis, dtypes.int32)], {"num_split": int(num)},
+              default_name="split").outputs
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+                  shrink_axis_mask=0, var=None, name=None):
+    if strides is None:
+        strides = ones_like(begin)
+    attrs = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
+             "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
+    inputs = [("input", input_, None), ("begin", begin, _index_dtype(begin)), ("end", end, _index_dtype(end)),
+              ("strides", strides, _index_dtype(strides))]
+    return op_output("StridedSlice", name, inputs, attrs)
+
+
+def getitem(tensor, slice_spec):
+    """``tensor[spec]``, built as TF's ``_slice_helper`` builds it: one StridedSlice whose
+    begin/end/strides are Consts named ``strided_slice/stack``, ``stack_1``, ``stack_2``
+    (``Pack`` ops when a bound is a tensor) and whose masks say which bounds were left out,
+    which dims are new (``None``) and which are indexed away (an int)."""
+    if not isinstance(slice_spec, (list, tuple)):
+        slice_spec = [slice_spec]
+    begin, end, strides = [], [], []
+    masks = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0}
+    for index, s in enumerate(slice_spec):
+        bit = 1 << index
+        if isinstance(s, builtins.slice):
+            dtype = next((t.dtype.base_dtype for t in (s.start, s.stop, s.step) if isinstance(t, Tensor)), None)
+
+            def bound(value, default, mask):
+                if value is not None:
+                    _check_index(value)
+                    return value
+                if mask:
+                    masks[mask] |= bit
+                return default if dtype is None else constant(default, dtype=dtype)
+            begin.append(bound(s.start, 0, "begin_mask"))
+            end.append(bound(s.stop, 0, "end_mask"))
+            strides.append(bound(s.step, 1, None))
+        elif s is Ellipsis:
+            begin.append(0), end.append(0), strides.append(1)
+            masks["ellipsis_mask"] |= bit
+        elif s is None:
+            begin.append(0), end.append(0), strides.append(1)
+            masks["new_axis_mask"] |= bit
+        else:
+            _check_index(s)
+            begin.append(s)
+            end.append(s + 1)
+            strides.append(1)
+            masks["shrink_axis_mask"] |= bit
+    with name_scope(None, "strided_slice", [tensor]) as scope:
+        packed = [stack(begin), stack(end), stack(strides)] if begin else [constant([], dtype=dtypes.int32)] * 3
+        return op_output("StridedSlice", scope, [("input", tensor, None)] + [(n, p, None) for n, p in
+                                                                            zip(("begin", "end", "strides"), packed)],
+                         masks)
+
+
+def _check_index(idx):
+    if isinstance(idx, numbers.Integral):
+        return
+    if isinstance(idx, Tensor) and idx.dtype.base_dtype in (dtypes.int16, dtypes.int32, dtypes.int64) \
+            and idx.shape.ndims == 0:
+        return
+    raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                    f"tf.int32/tf.int64 tensors are valid indices, got {idx!r}")
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TF's name
+    """[start, start + delta, ...) up to ``limit`` (``range(n)`` counts from 0)."""
+    if limit is None:
+        start, limit = 0, start
+    with name_scope(name, "Range", [start, limit, delta]) as scope:
+        args = [a if isinstance(a, Tensor) else convert_to_tensor(a, dtype=dtype, name=n)
+                for a, n in zip((start, limit, delta), ("start", "limit", "delta"))]
+        if dtype is None:
+            order = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.float32, dtypes.float64]
+            dtype = max((a.dtype.base_dtype for a in args), key=order.index)
+        args = [cast(a, dtype) for a in args]
+        return apply_op_output("Range", args, {"Tidx": dtypes.as_dtype(dtype)}, scope)
+
+
+def invert_permutation(x, name=None):
+    return op_output("InvertPermutation", name, [("x", x, dtypes.int32)])

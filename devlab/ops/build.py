@@ -10,6 +10,7 @@ from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
+from . import op_defs
 from .shapes import ShapeError
 from .table import lookup
 
@@ -20,6 +21,8 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if hasattr(value, "_to_tensor"):
         value = value._to_tensor(as_ref=as_ref)
+    if isinstance(value, (list, tuple)) and _holds_tensors(value):
+        return _autopack(value, dtype, name or "packed")
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype.base_dtype != dtype.base_dtype:
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
@@ -32,6 +35,26 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
         except (TypeError, ValueError):
             pass
     return constant(value, dtype=dtype, name=name or "Const")
+
+
+def _holds_tensors(values):
+    return any(isinstance(v, Tensor) or hasattr(v, "_to_tensor") or
+               (isinstance(v, (list, tuple)) and _holds_tensors(v)) for v in values)
+
+
+def _autopack(values, dtype, name):
+    """A list holding tensors becomes one ``Pack`` op (TF's autopacking): ``tf.reshape(x, [-1, n])``
+    with a tensor ``n`` makes ``Reshape/shape`` a Pack of ``Reshape/shape/0`` (a Const) and n."""
+    from ..framework.scopes import name_scope
+    from .array_ops import constant
+    with name_scope(name) as scope:
+        parts = [convert_to_tensor(v, dtype=dtype) if isinstance(v, Tensor) or hasattr(v, "_to_tensor") else
+                 _autopack(v, dtype, str(i)) if isinstance(v, (list, tuple)) and _holds_tensors(v) else v
+                 for i, v in enumerate(values)]
+        if dtype is None:
+            dtype = next(p.dtype.base_dtype for p in parts if isinstance(p, Tensor))
+        tensors = [p if isinstance(p, Tensor) else constant(p, dtype=dtype, name=str(i)) for i, p in enumerate(parts)]
+        return apply_op_output("Pack", tensors, {"axis": 0, "N": len(tensors)}, scope)
 
 
 def to_numpy(value, dtype):
@@ -67,8 +90,13 @@ def apply_op(op_type, inputs, attrs=None, name=None):
     except ShapeError as e:
         node = name[:-1] if name.endswith("/") else graph.unique_name(name, mark_as_used=False)
         raise ValueError(_describe(e, node, op_type, inputs)) from None
-    if inputs and "T" not in attrs and opdef.type_input is not None and op_type != "Cast":
-        attrs["T"] = inputs[opdef.type_input].dtype.base_dtype  # TF's kernels are chosen by it
+    if inputs:  # TF's type attrs (T, Tidx, Tshape...): its kernels, so placements, are chosen by them
+        derived = op_defs.type_attrs(op_type, inputs, attrs)
+        if derived is not None:
+            for key, dtype in derived.items():
+                attrs.setdefault(key, dtype)
+        elif "T" not in attrs and opdef.type_input is not None:  # devlab's own ops
+            attrs["T"] = inputs[opdef.type_input].dtype.base_dtype
     refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref] \
         if opdef.ref_inputs else ()
     if not refs:

@@ -1,63 +1,218 @@
 """Gradient rules, one per op type, each written with the graph-building ops themselves
-(autograd's ``defvjp``): a rule takes the forward op and the gradient of its output and
+(autograd's ``defvjp``): a rule takes the forward op and the gradient of each of its outputs and
 returns one gradient per input (None where an input gets none).
 
-Ops without a rule are either not differentiable (``NOT_DIFFERENTIABLE``) or unknown, which
-``gradients`` reports as TensorFlow does.
+The rules build what TensorFlow 2.21's ``math_grad.py``, ``array_grad.py`` and ``nn_grad.py``
+build, op for op and name for name (``Sum_grad/Reshape``, ``Sum_grad/Tile``, ``Cos_grad/Neg``
+before ``Cos_grad/Sin``...), so the gradient graph and its placement log read as TF's do. Where
+TF computes a shape while building, so does a rule (``constant_value``); the ``Shape`` Consts TF
+makes on the way are made too. Ops without a rule are either not differentiable
+(``NOT_DIFFERENTIABLE``) or unknown, which ``gradients`` reports as TensorFlow does.
 """
+import weakref
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.scopes import colocate_with, control_dependencies
+from ..framework.tensor import Tensor
 from . import array_ops as A
 from . import math_ops as M
-from .build import apply_op_output
+from . import nn_ops as N
+from .array_ops import op_output
+from .build import apply_op, apply_op_output
+from .tensor_util import constant_value
 
 
-def mul(a, b):
-    """``a * b`` named as TF's operator names it (``mul``)."""
-    return M.multiply(a, b, name="mul")
+def _static(t):
+    """The static dims of ``t`` as a tuple, or None when its rank is unknown."""
+    return t.shape.dims
 
 
-def unbroadcast(grad, x):
-    """Sums ``grad`` over the axes along which ``x`` was broadcast, back to ``x``'s shape."""
-    gs, xs = grad.shape.dims, x.shape.dims
-    if gs is None or xs is None or gs == xs:
-        return grad
-    lead = len(gs) - len(xs)
-    axes = list(range(lead)) + [i + lead for i, d in enumerate(xs) if d == 1 and gs[i + lead] != 1]
-    if not axes:
-        return grad
-    summed = M.reduce_sum(grad, axes)
-    return A.reshape(summed, [-1 if d is None else d for d in xs])
+def _fully_equal(x, y, grad):
+    """TF's ``_ShapesFullySpecifiedAndEqual``: no broadcasting happened, nothing to reduce."""
+    xs = _static(x)
+    return xs == _static(y) and xs == _static(grad) and xs is not None and None not in xs
 
 
-def _reduced_shape(x, axis):
-    dims = x.shape.dims
-    axes = range(len(dims)) if axis is None else [a % len(dims) for a in axis]
-    return [1 if i in axes else (-1 if d is None else d) for i, d in enumerate(dims)]
+# -- broadcasting binary ops -------------------------------------------------------------------
+def _reduction_axes(x_dims, y_dims):
+    """The axes along which x and y were broadcast, when the static shapes decide it (else None)."""
+    if x_dims is None or y_dims is None:
+        return None, None
+    rank = max(len(x_dims), len(y_dims))
+    x_axes, y_axes = [], []
+    for axis in range(rank):
+        x_dim = 1 if axis < rank - len(x_dims) else x_dims[axis - (rank - len(x_dims))]
+        y_dim = 1 if axis < rank - len(y_dims) else y_dims[axis - (rank - len(y_dims))]
+        if x_dim == 1 and y_dim != 1:
+            x_axes.append(axis)
+        elif y_dim == 1 and x_dim != 1:
+            y_axes.append(axis)
+        elif x_dim is None or y_dim is None:
+            return None, None
+    return x_axes, y_axes
 
 
-def _mean_grad(op, grad):
-    """The sum's gradient divided by how many elements each output averaged."""
-    x, y = op.inputs[0], op.outputs[0]
-    if x.shape.is_fully_defined():
-        count = float(x.shape.num_elements() // max(y.shape.num_elements(), 1))
-    else:  # a dimension is only known at run time: count with Size ops
-        count = M.truediv(A.cast(A.size(x), x.dtype), A.cast(A.size(y), x.dtype))
-    return [M.truediv(_broadcast_back(op, grad), count)]
+def _broadcast_args(x, y):
+    """TF's ``SmartBroadcastGradientArgs``: per argument, its shape, the axes to sum over and
+    whether a reduction is needed (a ``BroadcastGradientArgs`` op decides at run time when the
+    static shapes cannot)."""
+    x_shape, y_shape = A.shape(x), A.shape(y)
+    x_axes, y_axes = _reduction_axes(_static(x), _static(y))
+    if x_axes is None or y_axes is None:
+        x_axes, y_axes = apply_op("BroadcastGradientArgs", [x_shape, y_shape], None, "BroadcastGradientArgs").outputs
+        return (x_shape, x_axes, True), (y_shape, y_axes, True)
+    x_rank, y_rank = len(_static(x)), len(_static(y))
+    return (x_shape, x_axes, bool(x_axes) or x_rank < y_rank), (y_shape, y_axes, bool(y_axes) or y_rank < x_rank)
 
 
-def _broadcast_back(op, grad):
-    """The gradient of a reduction, spread back over the reduced axes."""
+def _reduce_arg(grad, shape_axes_must):
+    shape, axes, must_reduce = shape_axes_must
+    if grad is not None and must_reduce:
+        grad = A.reshape(M.reduce_sum(grad, axes, keepdims=True), shape)
+    return grad
+
+
+def _reduce_args(x, y, gx, gy):
+    """The gradients of a broadcasting binary op, summed back to each argument's shape."""
+    if gx is None and gy is None:
+        return gx, gy
+    bx, by = _broadcast_args(x, y)
+    return [_reduce_arg(gx, bx), _reduce_arg(gy, by)]
+
+
+def _add_grad(op, grad):
+    x, y = op.inputs
+    if _fully_equal(x, y, grad):
+        return [grad, grad]
+    return _reduce_args(x, y, grad, grad)
+
+
+def _sub_grad(op, grad):
+    x, y = op.inputs
+    if _fully_equal(x, y, grad):
+        return [grad, -grad]
+    return _reduce_args(x, y, grad, -grad)
+
+
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    if _fully_equal(x, y, grad) and grad.dtype.base_dtype in (dtypes.int32, dtypes.float32):
+        return [M.multiply(grad, y, name="Mul"), M.multiply(grad, x, name="Mul")]
+    gx = M.multiply(grad, y, name="Mul")
+    gy = M.multiply(x, grad, name="Mul")
+    return _reduce_args(x, y, gx, gy)
+
+
+def _real_div_grad(op, grad):
+    x, y = op.inputs
+    gx = M.realdiv(grad, y)
+    gy = grad * M.realdiv(M.realdiv(-x, y), y)
+    return _reduce_args(x, y, gx, gy)
+
+
+def _div_no_nan_grad(op, grad):
+    x, y = op.inputs
+    gx = M.div_no_nan(grad, y)
+    gy = grad * M.div_no_nan(M.div_no_nan(-x, y), y)
+    return _reduce_args(x, y, gx, gy)
+
+
+def _pow_grad(op, grad):
+    x, y = op.inputs
+    gx = grad * y * M.pow(x, y - 1)
+    mask = x > 0
+    safe_x = A.where(mask, x, A.ones_like(x))
+    log_x = A.where(mask, M.log(safe_x), A.zeros_like(x))
+    gy = grad * op.outputs[0] * log_x
+    return _reduce_args(x, y, gx, gy)
+
+
+def _min_max_grad(selector):
+    """Maximum and Minimum: the gradient goes to x where x >= y (x <= y), else to y. On a tie
+    it goes to x only, as in TF."""
+    def rule(op, grad):
+        x, y = op.inputs
+        zeros = A.zeros_like(grad)
+        xmask = selector(x, y)
+        gx = A.where_v2(xmask, grad, zeros)
+        gy = A.where_v2(xmask, zeros, grad)
+        return _reduce_args(x, y, gx, gy)
+    return rule
+
+
+def _squared_difference_grad(op, grad):
+    x, y = op.inputs
+    with control_dependencies([grad]):
+        x_grad = _scalar_mul(2.0, grad) * (x - y)
+    if _fully_equal(x, y, grad):
+        return [x_grad, -x_grad]
+    return _reduce_args(x, y, x_grad, -x_grad)
+
+
+def _scalar_mul(scalar, x):
+    """TF's ``scalar_mul``: a Const named ``scalar`` times x (one ``Mul``)."""
+    s = A.constant(scalar, dtype=x.dtype.base_dtype, name="scalar")
+    return apply_op_output("Mul", [s, x], None, "Mul")
+
+
+def _floor_mod_grad(op, grad):
+    x, y = op.inputs
+    floor_xy = M.floor_div(x, y)
+    return _reduce_args(x, y, grad, grad * M.negative(floor_xy))
+
+
+# -- elementwise unary ops -------------------------------------------------------------------------
+def _after(grad, build):
+    """Builds ``build()`` inside ``control_dependencies([grad])``, as TF's unary rules do so that
+    the forward-side ops (Sin of x, 2 * x...) are not computed before the gradient arrives."""
+    with control_dependencies([grad]):
+        return build()
+
+
+def _square_grad(op, grad):
     x = op.inputs[0]
-    return M.multiply(A.ones_like(x), A.reshape(grad, _reduced_shape(x, op.get_attr("axis"))))
+    return [_after(grad, lambda: M.multiply(grad, M.multiply(x, A.constant(2.0, dtype=x.dtype.base_dtype))))]
 
 
-def _max_grad(op, grad):
-    x, y = op.inputs[0], op.outputs[0]
-    shape = _reduced_shape(x, op.get_attr("axis"))
-    mask = A.cast(M.equal(x, A.reshape(y, shape)), x.dtype)
-    count = M.reduce_sum(mask, op.get_attr("axis"), keepdims=True)
-    return [M.truediv(mul(mask, A.reshape(grad, shape)), count)]
+GRADIENTS = {
+    "Identity": lambda op, g: [g],
+    "PlaceholderWithDefault": lambda op, g: [g],
+    "AddV2": _add_grad,
+    "Sub": _sub_grad,
+    "Mul": _mul_grad,
+    "RealDiv": _real_div_grad,
+    "DivNoNan": _div_no_nan_grad,
+    "Pow": _pow_grad,
+    "Maximum": _min_max_grad(M.greater_equal),
+    "Minimum": _min_max_grad(M.less_equal),
+    "SquaredDifference": _squared_difference_grad,
+    "FloorMod": _floor_mod_grad,
+    "FloorDiv": lambda op, g: [None, None],
+    "Floor": lambda op, g: [None],
+    "AddN": lambda op, g: [g] * len(op.inputs),
+    "Neg": lambda op, g: [-g],
+    "Abs": lambda op, g: [g * M.sign(op.inputs[0])],
+    "Sign": lambda op, g: [A.zeros_like(op.inputs[0])],
+    "Square": _square_grad,
+    "Sqrt": lambda op, g: [apply_op_output("SqrtGrad", [op.outputs[0], g], None, "SqrtGrad")],
+    "Rsqrt": lambda op, g: [apply_op_output("RsqrtGrad", [op.outputs[0], g], None, "RsqrtGrad")],
+    "Reciprocal": lambda op, g: [apply_op_output("ReciprocalGrad", [op.outputs[0], g], None, "ReciprocalGrad")],
+    "Exp": lambda op, g: [_after(g, lambda: g * op.outputs[0])],
+    "Log": lambda op, g: [_after(g, lambda: g * M.reciprocal(op.inputs[0]))],
+    "Sin": lambda op, g: [_after(g, lambda: g * M.cos(op.inputs[0]))],
+    "Cos": lambda op, g: [_after(g, lambda: -g * M.sin(op.inputs[0]))],
+    "Tanh": lambda op, g: [_after(g, lambda: apply_op_output("TanhGrad", [op.outputs[0], g], None, "TanhGrad"))],
+    "Sigmoid": lambda op, g: [_after(g, lambda: apply_op_output("SigmoidGrad", [op.outputs[0], g], None,
+                                                                "SigmoidGrad"))],
+    "Relu": lambda op, g: [apply_op_output("ReluGrad", [g, op.outputs[0]], None, "ReluGrad")],
+    "Cast": lambda op, g: [A.cast(g, op.inputs[0].dtype.base_dtype)
+                           if op.inputs[0].dtype.is_floating and g.dtype.is_floating else None],
+}
 
 
+# -- matrix products and reductions ------------------------------------------------------------
 def _matmul_grad(op, grad):
     a, b = op.inputs
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
@@ -67,82 +222,391 @@ def _matmul_grad(op, grad):
         return [M.matmul(grad, b), M.matmul(grad, a, transpose_a=True)]
     if ta and not tb:
         return [M.matmul(b, grad, transpose_b=True), M.matmul(a, grad)]
-    return [M.matmul(b, grad, transpose_a=True, transpose_b=True), M.matmul(grad, a, transpose_a=True, transpose_b=True)]
+    return [M.matmul(b, grad, transpose_a=True, transpose_b=True),
+            M.matmul(grad, a, transpose_a=True, transpose_b=True)]
 
 
-def _softmax_grad(op, grad):
+def _batch_matmul_grad(op, grad):
+    """As MatMul's, with adjoints; the batch dims a broadcast input lacked are summed away."""
+    x, y = op.inputs
+    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    if not adj_x and not adj_y:
+        gx, gy = M.matmul(grad, y, adjoint_b=True), M.matmul(x, grad, adjoint_a=True)
+    elif not adj_x:
+        gx, gy = M.matmul(grad, y), M.matmul(grad, x, adjoint_a=True)
+    elif not adj_y:
+        gx, gy = M.matmul(y, grad, adjoint_b=True), M.matmul(x, grad)
+    else:
+        gx, gy = M.matmul(y, grad, adjoint_a=True, adjoint_b=True), M.matmul(grad, x, adjoint_a=True, adjoint_b=True)
+    xs, ys = _static(x), _static(y)
+    batched = xs is None or len(xs) > 2 or ys is None or len(ys) > 2
+    same_batch = xs is not None and ys is not None and None not in xs[:-2] and None not in ys[:-2] \
+        and tuple(xs[:-2]) == tuple(ys[:-2])
+    if not batched or same_batch:
+        return [gx, gy]
+    sx, sy = A.shape(x), A.shape(y)
+    rx, ry = apply_op("BroadcastGradientArgs", [sx[:-2], sy[:-2]], None, "BroadcastGradientArgs").outputs
+    return [A.reshape(M.reduce_sum(gx, rx), sx), A.reshape(M.reduce_sum(gy, ry), sy)]
+
+
+_REDUCED_SHAPES = weakref.WeakKeyDictionary()  # graph -> {(input shape, axes): (kept dims, tile scaling)}
+
+
+def _value(v):
+    return constant_value(v) if isinstance(v, Tensor) else np.asarray(v)
+
+
+def _reduced_shape(input_shape, axes):
+    """The input shape with the reduced axes set to 1: numpy when both are known while building,
+    else ops that compute it (TF's ``reduced_shape``: Size, FloorMod, Range, DynamicStitch...)."""
+    shape_value, axes_value = _value(input_shape), _value(axes)
+    if shape_value is not None and axes_value is not None:
+        out = np.array(shape_value, dtype=np.int32)
+        out[np.array(axes_value, dtype=np.int32)] = 1
+        return out
+    rank = A.size(input_shape, out_type=axes.dtype.base_dtype)
+    axes = (axes + rank) % rank
+    axes_shape = A.shape(axes)
+    return apply_op_output("DynamicStitch", [A.range(rank), axes, input_shape,
+                                             A.ones(axes_shape, dtype=input_shape.dtype.base_dtype)],
+                           {"N": 2}, "DynamicStitch")
+
+
+def _sum_grad(op, grad):
+    """Spread the gradient back over the reduced axes: Reshape to keep the reduced dims as 1, then
+    Tile. TF's fast paths: when reducing every dim of a known rank, and when all shapes are known."""
+    x, axes_t = op.inputs
+    dims = _static(x)
+    if dims is not None:
+        axes = constant_value(axes_t)
+        if axes is not None:
+            rank = len(dims)
+            if np.array_equal(axes, np.arange(rank)):
+                grad = A.reshape(grad, [1] * rank)
+                input_shape = A.constant(list(dims), dtype=dtypes.int32) if None not in dims else A.shape(x)
+                return [A.tile(grad, input_shape), None]
+            if None not in dims:
+                axes = tuple(int(a) for a in np.asarray(axes).reshape(-1))
+                cache = _REDUCED_SHAPES.setdefault(op.graph, {})
+                key = (tuple(dims), axes)
+                if key not in cache:  # TF caches these per graph: the next such gradient makes no extra ops
+                    kept = _reduced_shape(dims, axes)
+                    cache[key] = (tuple(int(d) for d in kept), _tile_scaling(dims, kept))
+                kept, scaling = cache[key]
+                grad = A.reshape(grad, list(kept))
+                return [A.tile(grad, list(scaling)), None]
+    input_shape = A.shape(x)
+    if not op.get_attr("keep_dims"):
+        with colocate_with(input_shape.op):
+            kept = _reduced_shape(input_shape, axes_t)
+        grad = A.reshape(grad, kept)
+    return [apply_op_output("BroadcastTo", [grad, input_shape], None, "BroadcastTo"), None]
+
+
+def _tile_scaling(dims, kept):
+    """TF's ``_SafeShapeDiv(input_shape, kept)``: built as ops (a Maximum and a floordiv), then
+    read as constants. The ops stay in the graph, unused, as they do in TF's."""
+    scaling = tuple(dims) // M.maximum(np.asarray(kept, dtype=np.int32), 1)
+    return tuple(int(v) for v in constant_value_folded(scaling))
+
+
+def constant_value_folded(t):
+    """The value of a small graph of constant arithmetic (Maximum, FloorDiv of Consts)."""
+    op = t.op
+    if op.type == "Const":
+        return np.asarray(op.get_attr("value"))
+    a, b = (constant_value_folded(i) for i in op.inputs)
+    return {"Maximum": np.maximum, "FloorDiv": np.floor_divide}[op.type](a, b)
+
+
+def _mean_grad(op, grad):
+    sum_grad = _sum_grad(op, grad)[0]
+    x, y = op.inputs[0], op.outputs[0]
+    in_dims, out_dims = _static(x), _static(y)
+    if in_dims is not None and out_dims is not None and None not in in_dims and None not in out_dims:
+        factor = int(np.prod(in_dims, dtype=np.int64)) // max(int(np.prod(out_dims, dtype=np.int64)), 1)
+        factor = A.constant(factor, dtype=sum_grad.dtype.base_dtype)
+    else:
+        input_shape = A.shape(x)
+        input_rank = A.size(input_shape)
+        axes = A.cast(op.inputs[1], input_rank.dtype.base_dtype)
+        axes = (axes + input_rank) % input_rank
+        factor = M.reduce_prod(A.gather(input_shape, axes))
+    return [M.truediv(sum_grad, A.cast(factor, sum_grad.dtype.base_dtype)), None]
+
+
+def _min_or_max_grad(op, grad):
+    """The gradient goes to the elements equal to the result, shared between ties."""
+    x, axes = op.inputs
+    input_shape = A.shape(x)
     y = op.outputs[0]
-    return [mul(M.subtract(grad, M.reduce_sum(mul(grad, y), -1, keepdims=True)), y)]
+    if not op.get_attr("keep_dims"):
+        kept = _reduced_shape(input_shape, axes)
+        y = A.reshape(y, kept)
+        grad = A.reshape(grad, kept)
+    else:
+        kept = A.shape(y)
+    indicators = A.cast(M.equal(y, x), grad.dtype.base_dtype)
+    num_selected = A.reshape(M.reduce_sum(indicators, axes), kept)
+    return [M.divide(indicators, num_selected) * grad, None]
 
 
-def _xent_grad(op, grad_loss, grad_backprop=None):
-    return [mul(A.expand_dims(grad_loss, -1), op.outputs[1]), None]
+GRADIENTS.update({
+    "MatMul": _matmul_grad,
+    "BatchMatMulV2": _batch_matmul_grad,
+    "Sum": _sum_grad,
+    "Mean": _mean_grad,
+    "Max": _min_or_max_grad,
+    "Min": _min_or_max_grad,
+})
+
+
+# -- shapes, slices, gathers -----------------------------------------------------------------
+def _reshape_grad(op, grad):
+    x = op.inputs[0]
+    dims = _static(x)
+    if dims is not None and None in dims:
+        unknown = [i for i, d in enumerate(dims) if d is None]
+        if len(unknown) == 1 and 0 not in dims:
+            return [A.reshape(grad, [-1 if d is None else d for d in dims]), None]
+    return [A.reshape(grad, A.shape(x)), None]
+
+
+def _to_input_shape(op, grad):
+    return A.reshape(grad, A.shape(op.inputs[0]))
 
 
 def _transpose_grad(op, grad):
-    perm = op.get_attr("perm")
-    inverse = [perm.index(i) for i in range(len(perm))]
-    return [A.transpose(grad, inverse)]
+    return [A.transpose(grad, A.invert_permutation(op.inputs[1])), None]
 
 
-def _cast_grad(op, grad):
-    src = op.get_attr("SrcT")
-    return [A.cast(grad, src) if src.is_floating else None]
+def _tile_grad(op, grad):
+    """Sum the tiled copies back: reshape to [multiple, dim, multiple, dim...], sum every other axis."""
+    x, multiples = op.inputs
+    input_shape = A.shape(x, out_type=multiples.dtype.base_dtype)
+    split_shape = A.reshape(A.transpose(A.stack([multiples, input_shape])), [-1])
+    axes = A.range(0, A.size(split_shape), 2)
+    input_grad = M.reduce_sum(A.reshape(grad, split_shape), axes)
+    input_grad.set_shape(x.shape)
+    return [input_grad, None]
 
 
-def _minmax_grad(compare):
-    def rule(op, grad):
-        x, y = op.inputs
-        mask = A.cast(compare(x, y), grad.dtype)
-        return [unbroadcast(mul(grad, mask), x), unbroadcast(M.subtract(grad, mul(grad, mask)), y)]
-    return rule
+def _pad_grad(op, grad):
+    """The slice of the gradient where the input sits (between the paddings)."""
+    x, paddings = op.inputs[0], op.inputs[1]
+    pad_before = A.slice(paddings, [0, 0], A.stack([A.rank(x), 1]))
+    begin = A.reshape(pad_before, [-1])
+    sizes = A.shape(x, out_type=begin.dtype.base_dtype)
+    return [A.slice(grad, begin, sizes)] + [None] * (len(op.inputs) - 1)
 
 
-GRADIENTS = {
-    "Identity": lambda op, g: [g],
-    "AddV2": lambda op, g: [unbroadcast(g, op.inputs[0]), unbroadcast(g, op.inputs[1])],
-    "Sub": lambda op, g: [unbroadcast(g, op.inputs[0]), unbroadcast(M.negative(g), op.inputs[1])],
-    "Mul": lambda op, g: [unbroadcast(mul(g, op.inputs[1]), op.inputs[0]),
-                          unbroadcast(mul(op.inputs[0], g), op.inputs[1])],
-    "RealDiv": lambda op, g: [unbroadcast(M.truediv(g, op.inputs[1]), op.inputs[0]),
-                              unbroadcast(mul(g, M.truediv(M.negative(op.outputs[0]), op.inputs[1])),
-                                          op.inputs[1])],
-    "Pow": lambda op, g: [unbroadcast(mul(g, mul(op.inputs[1], M.pow(op.inputs[0], M.subtract(op.inputs[1], 1.0)))), op.inputs[0]),
-                          unbroadcast(mul(g, mul(op.outputs[0], M.log(op.inputs[0]))), op.inputs[1])],
-    "Maximum": _minmax_grad(lambda x, y: M.greater(x, y)),
-    "Minimum": _minmax_grad(lambda x, y: M.less(x, y)),
-    "Neg": lambda op, g: [M.negative(g)],
-    "Abs": lambda op, g: [mul(g, M.sign(op.inputs[0]))],
-    "Sin": lambda op, g: [mul(g, M.cos(op.inputs[0]))],
-    "Cos": lambda op, g: [mul(g, M.negative(M.sin(op.inputs[0])))],
-    "Exp": lambda op, g: [mul(g, op.outputs[0])],
-    "Log": lambda op, g: [mul(g, M.reciprocal(op.inputs[0]))],
-    "Square": lambda op, g: [mul(g, mul(op.inputs[0], 2.0))],
-    "Sqrt": lambda op, g: [M.truediv(mul(g, 0.5), op.outputs[0])],
-    "Rsqrt": lambda op, g: [mul(g, mul(M.pow(op.outputs[0], 3.0), -0.5))],
-    "Reciprocal": lambda op, g: [mul(g, M.negative(M.square(op.outputs[0])))],
-    "Tanh": lambda op, g: [apply_op_output("TanhGrad", [op.outputs[0], g])],
-    "Sigmoid": lambda op, g: [apply_op_output("SigmoidGrad", [op.outputs[0], g])],
-    "Relu": lambda op, g: [apply_op_output("ReluGrad", [g, op.outputs[0]])],
-    "Softmax": _softmax_grad,
-    "SoftmaxCrossEntropyWithLogits": _xent_grad,
-    "MatMul": _matmul_grad,
-    "AddN": lambda op, g: [g] * len(op.inputs),
-    "Sum": lambda op, g: [_broadcast_back(op, g)],
-    "Mean": _mean_grad,
-    "Max": _max_grad,
-    "Min": _max_grad,
-    "Reshape": lambda op, g: [A.reshape(g, [-1 if d is None else d for d in op.inputs[0].shape.dims])],
-    "ExpandDims": lambda op, g: [A.reshape(g, [-1 if d is None else d for d in op.inputs[0].shape.dims])],
+def _slice_grad(op, grad):
+    """Pad the gradient with zeros back to the input's shape."""
+    x, begin = op.inputs[0], op.inputs[1]
+    input_rank = A.rank(x)
+    slice_size = A.shape(op.outputs[0], out_type=begin.dtype.base_dtype)
+    shape = A.stack([input_rank, 1])
+    before_pad = A.reshape(begin, shape)
+    after_pad = A.reshape(A.shape(x, out_type=begin.dtype.base_dtype) - slice_size - begin, shape)
+    paddings = A.concat([before_pad, after_pad], 1)
+    return [A.pad(grad, paddings), None, None]
+
+
+def _strided_slice_grad(op, grad):
+    x, begin, end, strides = op.inputs
+    shape = A.shape(x, out_type=begin.dtype.base_dtype)
+
+    def static(t):
+        value = constant_value(t)
+        return t if value is None else value
+    masks = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                         "shrink_axis_mask")}
+    out = op_output("StridedSliceGrad", None, [("shape", static(shape), None), ("begin", static(begin), None),
+                                               ("end", static(end), None), ("strides", static(strides), None),
+                                               ("dy", grad, None)], masks)
+    return [out, None, None, None]
+
+
+def _filled(op, grads):
+    """The output gradients of a multi-output op, with zeros where an output got none (TF's
+    ``gradients`` fills those in before calling the rule)."""
+    return [A.zeros_like(t, optimize=False) if g is None else g for t, g in zip(op.outputs, grads)]
+
+
+def _concat_grad(op, grad):
+    """Slice the gradient at each input's offset (ConcatOffset), as TF does for up to 16 inputs."""
+    values, axis = op.inputs[:-1], op.inputs[-1]
+    if len(values) == 1:
+        return [grad, None]
+    non_neg_axis = axis % A.rank(values[0])
+    sizes = []
+    for v in values:  # TF stops at the first shape it cannot fold, and takes them all from ShapeN
+        sizes.append(A.shape(v))
+        if sizes[-1].op.type != "Const":
+            sizes = A.shape_n(values)
+            break
+    if len(sizes) > 16:
+        sizes_t = A.squeeze(A.slice(A.stack(sizes, axis=1), [non_neg_axis, 0], [1, -1]))
+        return A.split(grad, sizes_t, non_neg_axis, num=len(values)) + [None]
+    offsets = apply_op("ConcatOffset", [non_neg_axis] + list(sizes), {"N": len(sizes)}, "ConcatOffset").outputs
+    return [A.slice(grad, begin, size) for begin, size in zip(offsets, sizes)] + [None]
+
+
+def _gather_grad(op, grad):
+    """The gradient rows added back where they were gathered from. TF returns IndexedSlices
+    (values and indices) for axis 0; devlab has no sparse gradients, so it also builds the
+    UnsortedSegmentSum that makes them dense (which TF builds where they are converted, such as
+    in an AddN). Other axes follow TF's transpose-around-a-segment-sum path."""
+    params, indices, axis = op.inputs
+    with colocate_with(params.op):
+        params_shape = A.shape(params)
+    indices_size = A.expand_dims(A.size(indices), 0)
+    if constant_value(axis) == 0:
+        values_shape = A.concat([indices_size, params_shape[1:]], 0)
+        values = A.reshape(grad, values_shape)
+        flat_indices = A.reshape(indices, indices_size)
+        return [M.unsorted_segment_sum(values, flat_indices, params_shape[0]), None, None]
+    outer_shape = params_shape[:axis]
+    inner_shape = params_shape[axis:][1:]
+    values_shape = A.concat([outer_shape, [-1], inner_shape], 0)
+    values_dims = A.size(values_shape)
+    axis_dims = A.size(outer_shape)
+    outer_batches = A.range(0)
+    batch_axis = A.range(0, axis_dims)
+    inner_axes = A.range(axis_dims + 1, values_dims)
+    values = A.reshape(grad, values_shape)
+    transpose_dims = A.concat([outer_batches, [axis_dims], batch_axis, inner_axes], 0)
+    values = A.transpose(values, transpose_dims)
+    A.gather(params_shape, transpose_dims)  # TF's batch-gather helper takes it (unused when batch_dims is 0)
+    flat_indices = A.reshape(indices, A.expand_dims(A.size(indices), 0))
+    params_grad = M.unsorted_segment_sum(values, flat_indices, params_shape[axis])
+    params_grad = A.transpose(params_grad, A.concat([outer_batches, batch_axis + 1, [0], inner_axes], 0))
+    return [A.reshape(params_grad, A.shape(params)), None, None]
+
+
+def _select_grad(op, grad):
+    c, x = op.inputs[0], op.inputs[1]
+    zeros = A.zeros_like(x)
+    return [None, A.where(c, grad, zeros), A.where(c, zeros, grad)]
+
+
+def _select_v2_grad(op, grad):
+    c, x, y = op.inputs
+    z = op.outputs[0]
+    zeros = A.zeros([], dtype=grad.dtype.base_dtype)
+    gx = A.where_v2(c, grad, zeros)
+    gy = A.where_v2(c, zeros, grad)
+    gx = _reduce_args(x, z, gx, None)[0]
+    gy = _reduce_args(y, z, gy, None)[0]
+    return [None, gx, gy]
+
+
+GRADIENTS.update({
+    "Reshape": _reshape_grad,
+    "ExpandDims": lambda op, g: [_to_input_shape(op, g), None],
+    "Squeeze": lambda op, g: [_to_input_shape(op, g)],
     "Transpose": _transpose_grad,
-    "Cast": _cast_grad,
-    "PlaceholderWithDefault": lambda op, g: [g],
-}
+    "Tile": _tile_grad,
+    "Pad": _pad_grad,
+    "PadV2": _pad_grad,
+    "MirrorPad": lambda op, g: [op_output("MirrorPadGrad", None, [("input", g, None), ("paddings", op.inputs[1], None)],
+                                          {"mode": op.get_attr("mode")}), None],
+    "Slice": _slice_grad,
+    "StridedSlice": _strided_slice_grad,
+    "Split": lambda op, *gs: [None, A.concat(_filled(op, gs), op.inputs[0])],
+    "SplitV": lambda op, *gs: [A.concat(_filled(op, gs), op.inputs[2]), None, None],
+    "ConcatV2": _concat_grad,
+    "Pack": lambda op, g: A.unstack(g, num=op.get_attr("N"), axis=op.get_attr("axis")),
+    "Unpack": lambda op, *gs: [A.stack(_filled(op, gs), axis=op.get_attr("axis"))],
+    "GatherV2": _gather_grad,
+    "Fill": lambda op, g: [None, M.reduce_sum(g)],
+    "Select": _select_grad,
+    "SelectV2": _select_v2_grad,
+})
+
+
+# -- neural networks -------------------------------------------------------------------------------
+def _softmax_grad(op, grad):
+    softmax = op.outputs[0]
+    sum_channels = M.reduce_sum(grad * softmax, -1, keepdims=True)
+    return [(grad - sum_channels) * softmax]
+
+
+def _log_softmax_grad(op, grad):
+    softmax = M.exp(op.outputs[0])
+    return [grad - M.reduce_sum(grad, -1, keepdims=True) * softmax]
+
+
+def _broadcast_mul(vec, mat):
+    """vec[:, None] * mat"""
+    return A.expand_dims(vec, -1) * mat
+
+
+def _xent_grad(op, grad_loss, grad_grad=None):
+    logits = op.inputs[0]
+    return [_broadcast_mul(grad_loss, op.outputs[1]), _broadcast_mul(grad_loss, -N.log_softmax(logits))]
+
+
+def _conv_attrs(op, *names):
+    return {n: op.get_attr(n) for n in names}
+
+
+def _conv2d_grad(op, grad):
+    x, f = op.inputs
+    shape_0, shape_1 = A.shape_n([x, f])
+    attrs = _conv_attrs(op, "strides", "padding", "use_cudnn_on_gpu", "data_format", "dilations", "explicit_paddings")
+    return [apply_op_output("Conv2DBackpropInput", [shape_0, f, grad], attrs, "Conv2DBackpropInput"),
+            apply_op_output("Conv2DBackpropFilter", [x, shape_1, grad], attrs, "Conv2DBackpropFilter")]
+
+
+def _max_pool_grad(op, grad):
+    attrs = _conv_attrs(op, "ksize", "strides", "padding", "explicit_paddings", "data_format")
+    return [apply_op_output("MaxPoolGrad", [op.inputs[0], op.outputs[0], grad], attrs, "MaxPoolGrad")]
+
+
+def _avg_pool_grad(op, grad):
+    attrs = _conv_attrs(op, "ksize", "strides", "padding", "data_format")
+    return [apply_op_output("AvgPoolGrad", [A.shape(op.inputs[0], out_type=dtypes.int32), grad], attrs, "AvgPoolGrad")]
+
+
+def _fused_batch_norm_grad(op, grad, *unused):
+    """FusedBatchNormGradV3 from the batch statistics kept in the reserve spaces (training) or the
+    population statistics given (inference)."""
+    x, scale = op.inputs[0], op.inputs[1]
+    attrs = _conv_attrs(op, "epsilon", "data_format", "is_training")
+    stats = op.outputs[3:5] if attrs["is_training"] else op.inputs[3:5]
+    dx, dscale, doffset, _, _ = apply_op("FusedBatchNormGradV3", [grad, x, scale, *stats, op.outputs[5]], attrs,
+                                         "FusedBatchNormGradV3").outputs
+    return [dx, dscale, doffset, None, None]
+
+
+def _lrn_grad(op, grad):
+    attrs = _conv_attrs(op, "depth_radius", "bias", "alpha", "beta")
+    return [apply_op_output("LRNGrad", [grad, op.inputs[0], op.outputs[0]], attrs, "LRNGrad")]
+
+
+GRADIENTS.update({
+    "Softmax": _softmax_grad,
+    "LogSoftmax": _log_softmax_grad,
+    "SoftmaxCrossEntropyWithLogits": _xent_grad,
+    "SparseSoftmaxCrossEntropyWithLogits": lambda op, g, gg=None: [_broadcast_mul(g, op.outputs[1]), None],
+    "BiasAdd": lambda op, g: [g, apply_op_output("BiasAddGrad", [g], {"data_format": op.get_attr("data_format")},
+                                                 "BiasAddGrad")],
+    "L2Loss": lambda op, g: [op.inputs[0] * g],
+    "Conv2D": _conv2d_grad,
+    "MaxPool": _max_pool_grad,
+    "AvgPool": _avg_pool_grad,
+    "LRN": _lrn_grad,
+    "FusedBatchNormV3": _fused_batch_norm_grad,
+})
 
 # Ops whose outputs carry no gradient (integer, boolean, shape or source ops).
 NOT_DIFFERENTIABLE = {
-    "Const", "Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "Fill", "RandomUniform",
-    "RandomStandardNormal", "TruncatedNormal", "StopGradient", "Shape", "Size", "Rank", "ZerosLike", "OnesLike",
-    "Equal", "Greater", "Less", "ArgMax", "OneHot", "NoOp", "Sign", "AsString", "StringJoin", "ScalarSummary",
-    "PyFunc", "PyFuncStateless", "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam",
+    "Const", "Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "RandomUniform", "RandomUniformInt",
+    "RandomStandardNormal", "TruncatedNormal", "StopGradient", "Shape", "ShapeN", "Size", "Rank", "ZerosLike",
+    "OnesLike", "Equal", "NotEqual", "Greater", "Less", "GreaterEqual", "LessEqual", "LogicalAnd", "LogicalOr",
+    "LogicalNot", "ArgMax", "OneHot", "NoOp", "AsString", "StringJoin", "ScalarSummary", "HistogramSummary",
+    "MergeSummary", "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "Range",
+    "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "DynamicStitch", "PyFunc",
+    "PyFuncStateless",
 }

@@ -2,7 +2,7 @@
 import math
 
 from ..framework import dtypes
-from . import random_ops
+from . import array_ops, random_ops
 from .array_ops import constant
 
 
@@ -16,7 +16,7 @@ class Zeros(Initializer):
         self.dtype = dtype
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return constant(0, dtype=dtype or self.dtype, shape=shape, name="zeros")
+        return array_ops.zeros(shape, dtype=dtype or self.dtype)
 
 
 class Ones(Initializer):
@@ -24,7 +24,7 @@ class Ones(Initializer):
         self.dtype = dtype
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return constant(1, dtype=dtype or self.dtype, shape=shape, name="ones")
+        return array_ops.ones(shape, dtype=dtype or self.dtype)
 
 
 class Constant(Initializer):
@@ -57,17 +57,28 @@ class TruncatedNormal(RandomNormal):
 
 
 class GlorotUniform(Initializer):
-    """Uniform in ±sqrt(6 / (fan_in + fan_out)): get_variable's default for floats."""
+    """Uniform in ±sqrt(6 / (fan_in + fan_out)): get_variable's default for floats. A conv kernel's
+    fans count the receptive field (kh * kw) too, as TF's VarianceScaling does."""
 
     def __init__(self, seed=None, dtype=dtypes.float32):
         self.seed, self.dtype = seed, dtype
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        shape = list(shape)
-        fan_in = shape[-2] if len(shape) > 1 else (shape[0] if shape else 1)
-        fan_out = shape[-1] if shape else 1
-        limit = math.sqrt(6.0 / max(1.0, fan_in + fan_out))
+        fan_in, fan_out = _fans(list(shape))
+        limit = math.sqrt(3.0 / max(1.0, (fan_in + fan_out) / 2.0))
         return random_ops.random_uniform(shape, -limit, limit, dtype or self.dtype, self.seed)
+
+
+def _fans(shape):
+    """(fan_in, fan_out) of a weight shape: a conv kernel [h, w, in, out] counts h*w per channel."""
+    if len(shape) < 1:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    receptive = 1
+    for d in shape[:-2]:
+        receptive *= d
+    return shape[-2] * receptive, shape[-1] * receptive
 
 
 zeros_initializer = Zeros

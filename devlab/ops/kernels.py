@@ -15,6 +15,7 @@ numexpr; ``float_ufunc`` is the ufunc that computes it on floating-point inputs,
 pairwise for n-ary ops such as AddN); ``returns_view`` kernels may hand back (a view of) their
 input, so a fetch of their output is copied.
 """
+from .strided import Masks, numpy_index
 from ..framework import errors
 
 
@@ -51,6 +52,7 @@ exp = elementwise("exp", lambda a: f"exp({a})")
 log = elementwise("log", lambda a: f"log({a})")
 sqrt = elementwise("sqrt", lambda a: f"sqrt({a})")
 tanh = elementwise("tanh", lambda a: f"tanh({a})")
+floor = elementwise("floor", None)
 sign = elementwise("sign", None)
 square = elementwise("square", None)
 maximum = elementwise("maximum", None)  # NaN rules differ from numexpr's where(): not fused
@@ -59,6 +61,43 @@ pow_ = elementwise("power", None)
 equal = elementwise("equal", None)
 greater = elementwise("greater", None)
 less = elementwise("less", None)
+greater_equal = elementwise("greater_equal", None)
+less_equal = elementwise("less_equal", None)
+not_equal = elementwise("not_equal", None)
+logical_and = elementwise("logical_and", None)
+logical_or = elementwise("logical_or", None)
+logical_not = elementwise("logical_not", None)
+floor_div = elementwise("floor_divide", None)
+floor_mod = elementwise("remainder", None)  # the sign of the divisor, as Python's % and TF's FloorMod
+
+
+@writes_out
+def squared_difference(k, x, y):
+    """(x - y)²"""
+    diff = k.xp.subtract(x, y, out=k.out)
+    return k.xp.multiply(diff, diff, out=k.out)
+
+
+def div_no_nan(k, x, y):
+    """x / y, and 0 wherever y is 0."""
+    xp = k.xp
+    zero = y == 0
+    return xp.where(zero, xp.zeros((), x.dtype), x / xp.where(zero, xp.ones((), y.dtype), y)).astype(x.dtype)
+
+
+def reciprocal_grad(k, y, dy):
+    """-dy * y² (y = 1/x)"""
+    return (-dy * y * y).astype(dy.dtype, copy=False)
+
+
+def sqrt_grad(k, y, dy):
+    """dy * 0.5 / y (y = sqrt(x))"""
+    return (dy * 0.5 / y).astype(dy.dtype, copy=False)
+
+
+def rsqrt_grad(k, y, dy):
+    """dy * -0.5 * y³ (y = 1/sqrt(x))"""
+    return (dy * -0.5 * y * y * y).astype(dy.dtype, copy=False)
 
 
 @returns_view
@@ -136,9 +175,20 @@ def matmul(k, a, b):
     return k.xp.matmul(a, b, out=k.out)
 
 
+def batch_matmul(k, a, b):
+    """Matrix products over the last two dims, the leading (batch) dims broadcast."""
+    if k.attrs.get("adj_x"):
+        a = k.xp.swapaxes(a, -1, -2)
+    if k.attrs.get("adj_y"):
+        b = k.xp.swapaxes(b, -1, -2)
+    return k.xp.matmul(a, b)
+
+
 @writes_out
 def add_n(k, *xs):
     out = k.xp.add(xs[0], xs[1], out=k.out)
+    if len(xs) > 2 and k.out is None:
+        out = k.xp.asarray(out)  # a ufunc gives a scalar for 0-d inputs: make it an array to add into
     for x in xs[2:]:
         k.xp.add(out, x, out=out)
     return out
@@ -148,32 +198,25 @@ add_n.expression = lambda *xs: "(" + " + ".join(xs) + ")"
 add_n.float_ufunc = "add"  # applied pairwise, left to right
 
 
-def reducer(name):
-    """A kernel applying ``xp.<name>`` over the ``axis`` attr (None: every axis)."""
-    def kernel(k, x, *axes_input):  # the axes are also an attr: the input only names them, as in TF
-        axis = k.attrs["axis"]
-        axis = None if axis is None else tuple(axis)
-        if k.out is not None:
-            return getattr(k.xp, name)(x, axis=axis, keepdims=k.attrs["keep_dims"], out=k.out)
-        out = getattr(k.xp, name)(x, axis=axis, keepdims=k.attrs["keep_dims"])
-        return k.xp.asarray(out, dtype=x.dtype)
-    kernel.__name__ = name
-    kernel.writes_out = True
-    return kernel
+def ints(a):
+    """A small integer tensor (a shape, axes, paddings) as a host list of Python ints. TF keeps
+    such tensors in host memory; on a real GPU this is where their values cross to the host."""
+    return [int(v) for v in a.reshape(-1).tolist()]
 
 
 @returns_view
-def reshape(k, x):
-    return x.reshape(k.attrs["shape"])
+def reshape(k, x, shape):
+    return x.reshape(ints(shape))
 
 
 @returns_view
-def transpose(k, x):
-    return k.xp.transpose(x, k.attrs["perm"])
+def transpose(k, x, perm):
+    return k.xp.transpose(x, ints(perm))
 
 
-def concat(k, *xs):
-    return k.xp.concatenate(xs, axis=k.attrs["axis"])
+def concat(k, *xs_and_axis):
+    *xs, axis = xs_and_axis
+    return k.xp.concatenate(xs, axis=int(axis))
 
 
 def stack(k, *xs):
@@ -181,12 +224,24 @@ def stack(k, *xs):
 
 
 @returns_view
-def expand_dims(k, x):
-    return k.xp.expand_dims(x, k.attrs["axis"])
+def unstack(k, x):
+    axis = k.attrs["axis"]
+    return [k.xp.squeeze(part, axis) for part in k.xp.split(x, x.shape[axis], axis=axis)]
+
+
+@returns_view
+def expand_dims(k, x, dim):
+    return k.xp.expand_dims(x, int(dim))
+
+
+@returns_view
+def squeeze(k, x):
+    dims = k.attrs["squeeze_dims"]
+    return k.xp.squeeze(x, axis=tuple(dims) if dims else None)
 
 
 def fill(k, dims, value):
-    return k.xp.full(tuple(int(d) for d in dims), value, dtype=value.dtype)
+    return k.xp.full(ints(dims), value, dtype=value.dtype)
 
 
 def zeros_like(k, x):
@@ -201,8 +256,12 @@ def shape(k, x):
     return k.xp.asarray(x.shape, dtype=k.attrs["out_type"].as_numpy_dtype)
 
 
+def shape_n(k, *xs):
+    return [k.xp.asarray(x.shape, dtype=k.attrs["out_type"].as_numpy_dtype) for x in xs]
+
+
 def size(k, x):
-    return k.xp.asarray(x.size, dtype="int32")
+    return k.xp.asarray(x.size, dtype=k.attrs["out_type"].as_numpy_dtype)
 
 
 def rank(k, x):
@@ -213,41 +272,203 @@ def cast(k, x):
     return x.astype(k.attrs["DstT"].as_numpy_dtype)
 
 
+def argmax(k, x, dimension):
+    return k.xp.argmax(x, axis=int(dimension)).astype(k.attrs["output_type"].as_numpy_dtype)
 
 
-
-def argmax(k, x):
-    return k.xp.argmax(x, axis=k.attrs["axis"]).astype(k.attrs["output_type"].as_numpy_dtype)
-
-
-def one_hot(k, indices):
-    depth = k.attrs["depth"]
-    eye = k.xp.eye(depth, dtype=k.attrs["dtype"].as_numpy_dtype)
-    return eye[indices]
-
-
-def softmax_xent(k, logits, labels):
-    """Per-example loss and its gradient with respect to the logits."""
+def one_hot(k, indices, depth, on_value, off_value):
+    """on_value where the last axis equals the index, off_value elsewhere (-1 matches nothing)."""
     xp = k.xp
-    shifted = logits - logits.max(axis=-1, keepdims=True)
-    log_sum = xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
-    log_probs = shifted - log_sum
-    loss = -(labels * log_probs).sum(axis=-1)
-    backprop = xp.exp(log_probs) - labels
-    return loss.astype(logits.dtype), backprop.astype(logits.dtype)
+    hot = xp.expand_dims(indices, -1) == xp.arange(int(depth))
+    out = xp.where(hot, on_value, off_value).astype(on_value.dtype)
+    axis = k.attrs.get("axis", -1)
+    return out if axis in (-1, out.ndim - 1) else xp.moveaxis(out, -1, axis)
 
 
-def random_uniform(k, shape=None):
-    return k.xp.asarray(k.rng.random(k.attrs["shape"]), dtype=k.attrs["dtype"].as_numpy_dtype)
+def reducer(name):
+    """A kernel applying ``xp.<name>`` over the axes its second input names."""
+    def kernel(k, x, axes):
+        axis = tuple(a % x.ndim if x.ndim else a for a in ints(axes))
+        if k.out is not None:
+            return getattr(k.xp, name)(x, axis=axis, keepdims=k.attrs["keep_dims"], out=k.out)
+        out = getattr(k.xp, name)(x, axis=axis, keepdims=k.attrs["keep_dims"])
+        return k.xp.asarray(out, dtype=x.dtype)
+    kernel.__name__ = name
+    kernel.writes_out = True
+    return kernel
 
 
-def random_normal(k, shape=None):
-    return k.xp.asarray(k.rng.standard_normal(k.attrs["shape"]), dtype=k.attrs["dtype"].as_numpy_dtype)
+# -- indexing: slices, splits, gathers ---------------------------------------------------------
+@returns_view
+def strided_slice(k, x, begin, end, strides):
+    index = numpy_index(ints(begin), ints(end), ints(strides), Masks.of(k.attrs))
+    return x[index]
 
 
-def truncated_normal(k, shape=None):
+def strided_slice_grad(k, shape, begin, end, strides, dy):
+    """Zeros shaped like the sliced input, with ``dy`` written where the slice read."""
+    out = k.xp.zeros(ints(shape), dtype=dy.dtype)
+    out[numpy_index(ints(begin), ints(end), ints(strides), Masks.of(k.attrs))] = dy
+    return out
+
+
+@returns_view
+def slice_(k, x, begin, size):
+    index = tuple(slice(b, None if s == -1 else b + s) for b, s in zip(ints(begin), ints(size)))
+    return x[index]
+
+
+def split(k, axis, value):
+    """``num_split`` equal pieces. They are copies: the value is the op's second input, and a
+    view's base must be its first (the runtime keeps a view's base alive through it)."""
+    return [part.copy() for part in k.xp.split(value, k.attrs["num_split"], axis=int(axis))]
+
+
+@returns_view
+def split_v(k, value, size_splits, axis):
+    sizes, axis = ints(size_splits), int(axis)
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = value.shape[axis] - (sum(sizes) + 1)
+    bounds = [sum(sizes[:i + 1]) for i in range(len(sizes) - 1)]
+    return k.xp.split(value, bounds, axis=axis)
+
+
+def concat_offset(k, axis, *shapes):
+    """Where each input of a ConcatV2 starts in its output (ConcatV2's gradient slices there)."""
+    axis, offsets, at = int(axis), [], 0
+    for s in shapes:
+        offset = [0] * s.shape[0]
+        offset[axis % len(offset)] = at
+        at += int(s[axis % len(offset)])
+        offsets.append(k.xp.asarray(offset, dtype=s.dtype))
+    return offsets
+
+
+def gather_v2(k, params, indices, axis):
+    return k.xp.take(params, indices, axis=int(axis))
+
+
+def unsorted_segment_sum(k, data, segment_ids, num_segments):
+    """out[i] = sum of data[j] over the j with segment_ids[j] == i (a scatter-add)."""
+    xp = k.xp
+    out = xp.zeros((int(num_segments),) + data.shape[segment_ids.ndim:], dtype=data.dtype)
+    scatter_add(xp, out, segment_ids, data)
+    return out
+
+
+def scatter_add(xp, out, index, values):
+    """``out[index] += values``, adding repeated indices up (numpy's and cupy's ``add.at``)."""
+    if hasattr(xp.add, "at"):
+        xp.add.at(out, index, values)
+    else:  # older cupy
+        import cupyx
+        cupyx.scatter_add(out, index, values)
+
+
+def where(k, condition):
+    """The coordinates of the true elements, one row each."""
+    return k.xp.argwhere(condition).astype("int64")
+
+
+def select(k, condition, x, y):
+    """TF1's Select: a rank-1 condition picks whole rows of higher-rank x and y."""
+    if condition.ndim == 1 and x.ndim > 1:
+        condition = condition.reshape((-1,) + (1,) * (x.ndim - 1))
+    return k.xp.where(condition, x, y)
+
+
+def select_v2(k, condition, x, y):
+    return k.xp.where(condition, x, y)
+
+
+def range_(k, start, limit, delta):
+    return k.xp.arange(start.item(), limit.item(), delta.item(), dtype=k.attrs["Tidx"].as_numpy_dtype)
+
+
+def tile(k, x, multiples):
+    return k.xp.tile(x, ints(multiples))
+
+
+def pad(k, x, paddings):
+    return pad_v2(k, x, paddings, 0)
+
+
+def pad_v2(k, x, paddings, constant_values):
+    pairs = ints(paddings)
+    widths = [(pairs[2 * i], pairs[2 * i + 1]) for i in range(x.ndim)]
+    value = constant_values.item() if hasattr(constant_values, "item") else constant_values
+    return k.xp.pad(x, widths, mode="constant", constant_values=value)
+
+
+def mirror_pad(k, x, paddings):
+    pairs = ints(paddings)
+    widths = [(pairs[2 * i], pairs[2 * i + 1]) for i in range(x.ndim)]
+    return k.xp.pad(x, widths, mode=k.attrs["mode"].lower())
+
+
+def mirror_pad_grad(k, dy, paddings):
+    """Folds the mirrored borders back onto the elements they copied, axis by axis."""
+    import numpy as np  # the fold matrices are built on the host
+    xp, pairs = k.xp, ints(paddings)
+    out = dy
+    for axis in range(dy.ndim):
+        before, after = pairs[2 * axis], pairs[2 * axis + 1]
+        if not before and not after:
+            continue
+        n = out.shape[axis] - before - after
+        source = np.pad(np.arange(n), (before, after), mode=k.attrs["mode"].lower())
+        fold = xp.asarray(np.eye(n, dtype=dy.dtype)[source])  # padded position -> source one-hot
+        out = xp.moveaxis(xp.tensordot(out, fold, axes=([axis], [0])), -1, axis)
+    return out
+
+
+def broadcast_gradient_args(k, s0, s1):
+    """The axes to sum a broadcast result's gradient over, for each of the two input shapes: the
+    leading axes an input lacks, and those where it has 1 and the other input more."""
+    a, b = ints(s0), ints(s1)
+    rank = max(len(a), len(b))
+    pa, pb = [1] * (rank - len(a)) + a, [1] * (rank - len(b)) + b
+    r0 = [i for i in range(rank) if i < rank - len(a) or (pa[i] == 1 and pb[i] != 1)]
+    r1 = [i for i in range(rank) if i < rank - len(b) or (pb[i] == 1 and pa[i] != 1)]
+    return k.xp.asarray(r0, dtype=s0.dtype), k.xp.asarray(r1, dtype=s1.dtype)
+
+
+def dynamic_stitch(k, *indices_and_data):
+    """merged[indices[i]] = data[i], the later lists winning where indices repeat."""
+    n = len(indices_and_data) // 2
+    indices, data = indices_and_data[:n], indices_and_data[n:]
+    size = max((int(i.max()) + 1 for i in indices if i.size), default=0)
+    inner = data[0].shape[indices[0].ndim:]
+    out = k.xp.zeros((size,) + inner, dtype=data[0].dtype)
+    for idx, d in zip(indices, data):
+        out[idx.reshape(-1)] = d.reshape((-1,) + inner)
+    return out
+
+
+@returns_view
+def broadcast_to(k, x, shape):
+    return k.xp.broadcast_to(x, ints(shape))
+
+
+def invert_permutation(k, x):
+    return k.xp.argsort(x).astype(x.dtype)
+
+
+def random_uniform(k, shape):
+    return k.xp.asarray(k.rng.random(ints(shape)), dtype=k.attrs["dtype"].as_numpy_dtype)
+
+
+def random_uniform_int(k, shape, minval, maxval):
+    return k.xp.asarray(k.rng.integers(int(minval), int(maxval), ints(shape)), dtype=k.attrs["dtype"].as_numpy_dtype)
+
+
+def random_normal(k, shape):
+    return k.xp.asarray(k.rng.standard_normal(ints(shape)), dtype=k.attrs["dtype"].as_numpy_dtype)
+
+
+def truncated_normal(k, shape):
     """Standard normal samples, redrawn until each lies within two standard deviations."""
-    out = k.rng.standard_normal(k.attrs["shape"])
+    out = k.rng.standard_normal(ints(shape))
     bad = abs(out) > 2
     while bad.any():
         out[bad] = k.rng.standard_normal(int(bad.sum()))
@@ -259,15 +480,36 @@ def no_op(k):
     return None
 
 
+def text(value):
+    """A string tensor's element as Python text (string tensors hold bytes, as TF's do)."""
+    value = value.item() if hasattr(value, "item") else value
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def host_bytes(values):
+    """An object array of bytes shaped like ``values`` (strings live on the host only)."""
+    import numpy as np
+    flat = [v if isinstance(v, bytes) else str(v).encode() for v in np.asarray(values, dtype=object).reshape(-1)]
+    out = np.empty(len(flat), dtype=object)
+    out[:] = flat
+    return out.reshape(np.shape(values))
+
+
 def as_string(k, x):
-    import numpy as np  # strings live on the host only, whatever xp is
-    return np.asarray(np.vectorize(lambda v: f"{v:g}" if isinstance(v, float) else str(v), otypes=[object])(x))
+    """Each element as text, floats with six decimals (TF's default ``%f``)."""
+    import numpy as np
+    x = np.asarray(x.get() if hasattr(x, "get") else x)
+    fmt = (lambda v: f"{v:f}") if x.dtype.kind == "f" else str
+    return host_bytes(np.vectorize(fmt, otypes=[object])(x) if x.size else x.astype(object))
 
 
 def string_join(k, *xs):
+    """Joins the inputs element by element (scalars broadcast), with ``separator`` between."""
     import numpy as np
+    parts = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in xs])
     sep = k.attrs["separator"]
-    return np.asarray(sep.join(str(x.item() if hasattr(x, "item") else x) for x in xs), dtype=object)
+    joined = [sep.join(text(p[i]) for p in parts) for i in np.ndindex(parts[0].shape)]
+    return host_bytes(np.asarray(joined, dtype=object).reshape(parts[0].shape) if parts[0].shape else joined[0])
 
 
 @returns_view
@@ -394,8 +636,19 @@ def apply_adam(k, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon
 
 
 def scalar_summary(k, tag, value):
+    return host_bytes(f"{text(tag)}: {float(value):g}")
+
+
+def histogram_summary(k, tag, values):
     import numpy as np  # a summary is a host-side string
-    return np.asarray(f"{tag.item() if hasattr(tag, 'item') else tag}: {float(value):g}", dtype=object)
+    v = np.asarray(values.get() if hasattr(values, "get") else values, dtype=float).reshape(-1)
+    stats = f"{v.size} values, min {v.min():g}, max {v.max():g}, mean {v.mean():g}" if v.size else "0 values"
+    return host_bytes(f"{text(tag)}: histogram of {stats}")
+
+
+def merge_summary(k, *summaries):
+    """The summaries' texts, one per line (TF concatenates Summary protocol buffers)."""
+    return host_bytes("\n".join(text(s) for s in summaries))
 
 
 def dataset_slice(k, position):
@@ -447,10 +700,6 @@ def forward(k, x):
     between the frames of a while loop."""
     return x
 
-
-logical_and = elementwise("logical_and", None)
-logical_or = elementwise("logical_or", None)
-logical_not = elementwise("logical_not", None)
 
 # -- tf.py_func ------------------------------------------------------------------------------------
 PY_FUNCS = {}  # token -> the Python function of a tf.py_func (TF's FuncRegistry); see script_ops.py

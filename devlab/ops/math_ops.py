@@ -3,7 +3,12 @@
 Each function opens TF's name scope (``Add``, ``MatMul``...) so constants made from Python
 values are named inside it (``b/y`` for ``tf.add(a, 2.0, name="b")``), as TensorFlow names them.
 """
+import builtins
+
+from ..framework import dtypes
 from ..framework.scopes import name_scope
+from ..framework.tensor import Tensor
+from .array_ops import cast, op_output  # noqa: F401 - TF's math_ops.cast
 from .build import apply_op_output, convert_to_tensor
 
 
@@ -31,13 +36,41 @@ def _unary(op_type):
 add = _binary("AddV2", "Add")
 subtract = _binary("Sub", "Sub")
 multiply = _binary("Mul", "Mul")
-truediv = _binary("RealDiv", "truediv")
+_TRUEDIV = {"int8": "float32", "int16": "float32", "uint8": "float32", "int32": "float64", "int64": "float64"}
+
+
+def truediv(x, y, name=None):
+    """x / y as Python 3 divides: integer tensors are cast to floats first (int32 to float64)."""
+    with name_scope(name, "truediv", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
+        if x.dtype.base_dtype != y.dtype.base_dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype.base_dtype!r} != "
+                            f"{y.dtype.base_dtype!r}.")
+        target = _TRUEDIV.get(x.dtype.base_dtype.name)
+        if target is not None:
+            x, y = cast(x, target), cast(y, target)
+        return apply_op_output("RealDiv", [x, y], None, scope)
+
+
+truediv.op_type = None  # operators must call it: it may add casts
 maximum = _binary("Maximum", "Maximum")
 minimum = _binary("Minimum", "Minimum")
 pow = _binary("Pow", "Pow")  # noqa: A001 - TF's name
 equal = _binary("Equal", "Equal")
+not_equal = _binary("NotEqual", "NotEqual")
 greater = _binary("Greater", "Greater")
 less = _binary("Less", "Less")
+greater_equal = _binary("GreaterEqual", "GreaterEqual")
+less_equal = _binary("LessEqual", "LessEqual")
+logical_and = _binary("LogicalAnd", "LogicalAnd")
+logical_or = _binary("LogicalOr", "LogicalOr")
+floordiv = _binary("FloorDiv", "floordiv")
+floor_div = _binary("FloorDiv", "FloorDiv")
+floormod = mod = _binary("FloorMod", "mod")
+squared_difference = _binary("SquaredDifference", "SquaredDifference")
+div_no_nan = _binary("DivNoNan", "div_no_nan")
+realdiv = _binary("RealDiv", "RealDiv")
 
 logical_and = _binary("LogicalAnd", "LogicalAnd")
 logical_or = _binary("LogicalOr", "LogicalOr")
@@ -53,6 +86,8 @@ square = _unary("Square")
 sqrt = _unary("Sqrt")
 rsqrt = _unary("Rsqrt")
 reciprocal = _unary("Reciprocal")
+logical_not = _unary("LogicalNot")
+floor = _unary("Floor")
 tanh = _unary("Tanh")
 sigmoid = _unary("Sigmoid")
 logical_not = _unary("LogicalNot")
@@ -63,19 +98,26 @@ def divide(x, y, name=None):
     return truediv(x, y, name=name)
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
-    """Matrix product of two rank-2 tensors."""
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
+           b_is_sparse=False, name=None):
+    """Matrix product: ``MatMul`` for two matrices, ``BatchMatMulV2`` when either input may have
+    batch dims (rank above 2, or unknown), as TF chooses."""
     with name_scope(name, "MatMul", [a, b]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, preferred_dtype=a.dtype.base_dtype, name="b")
-        attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
+        ranks = a.shape.ndims, b.shape.ndims
+        if any(r is None or r > 2 for r in ranks):
+            attrs = {"adj_x": bool(transpose_a or adjoint_a), "adj_y": bool(transpose_b or adjoint_b)}
+            return apply_op_output("BatchMatMulV2", [a, b], attrs, scope)
+        attrs = {"transpose_a": bool(transpose_a or adjoint_a), "transpose_b": bool(transpose_b or adjoint_b)}
         return apply_op_output("MatMul", [a, b], attrs, scope)
 
 
 def add_n(inputs, name=None):
     """The elementwise sum of a list of same-shaped tensors (one op, however many inputs)."""
     if not inputs or not isinstance(inputs, (list, tuple)):
-        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype and shape")
+        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
+                         "and shape")
     xs = [convert_to_tensor(x) for x in inputs]
     if len(xs) == 1:
         from .array_ops import identity
@@ -85,21 +127,31 @@ def add_n(inputs, name=None):
 
 def _reduction(op_type, default_name):
     def build(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
-        from .array_ops import constant
         axis = reduction_indices if axis is None else axis
         keep = bool(keepdims if keepdims is not None else keep_dims)
-        x = convert_to_tensor(input_tensor)
-        axes = None if axis is None else [int(a) for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
-        inputs = [x]
-        if axes is None and x.shape.ndims is not None:  # TF makes the "every axis" list a Const first
-            inputs.append(constant(list(range(x.shape.ndims)), dtype="int32"))
-        with name_scope(name, default_name, [x]) as scope:
-            if axes is not None:
-                inputs.append(constant(axes if len(axes) > 1 else axes[0], dtype="int32", name="reduction_indices"))
-            return apply_op_output(op_type, inputs, {"axis": axes, "keep_dims": keep}, scope)
+        every_axis = axis is None
+        if every_axis:
+            axis = _all_axes(input_tensor)
+        with name_scope(name, default_name, [input_tensor]) as scope:
+            x = convert_to_tensor(input_tensor, name="input")
+            axes = convert_to_tensor(axis, dtype=None if isinstance(axis, Tensor) else "int32",
+                                     name="reduction_indices")
+            out = apply_op_output(op_type, [x, axes], {"keep_dims": keep}, scope)
+        if every_axis and not keep and not out.shape.is_fully_defined():
+            out.set_shape(())  # reducing every axis gives a scalar, whatever the rank (TF's _may_reduce_to_scalar)
+        return out
     build.__name__ = "reduce_" + default_name.lower()
     build.__doc__ = f"Reduces with ``{op_type}`` over ``axis`` (every axis when None)."
     return build
+
+
+def _all_axes(x):
+    """TF's reduction axes when none are given: a Const [0, ..., rank-1] if the rank is known
+    (and not 0), else ``range(0, rank(x))`` computed at run time."""
+    from .array_ops import constant, range as range_, rank
+    if isinstance(x, Tensor) and x.shape.ndims:
+        return constant(list(builtins.range(x.shape.ndims)), dtype="int32")
+    return range_(0, rank(x))
 
 
 reduce_sum = _reduction("Sum", "Sum")
@@ -107,11 +159,25 @@ reduce_mean = _reduction("Mean", "Mean")
 reduce_max = _reduction("Max", "Max")
 reduce_min = _reduction("Min", "Min")
 reduce_prod = _reduction("Prod", "Prod")
+reduce_any = _reduction("Any", "Any")
+reduce_all = _reduction("All", "All")
 
 
-def argmax(input, axis=None, name=None, dimension=None, output_type=None):  # noqa: A002
-    from ..framework import dtypes
+def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
     axis = dimension if axis is None else axis
-    return apply_op_output("ArgMax", [convert_to_tensor(input)],
-                           {"axis": int(axis or 0), "output_type": dtypes.as_dtype(output_type or dtypes.int64)},
-                           name or "ArgMax")
+    return op_output("ArgMax", name, [("input", input, None), ("dimension", 0 if axis is None else axis, None)],
+                     {"output_type": dtypes.as_dtype(output_type)})
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """min(max(t, clip_value_min), clip_value_max), built as TF builds it: Minimum, then Maximum."""
+    with name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
+        values = convert_to_tensor(t, name="t")
+        return maximum(minimum(values, clip_value_max), clip_value_min, name=scope)
+
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """out[i] = the sum of the rows of ``data`` whose ``segment_ids`` are i."""
+    return op_output("UnsortedSegmentSum", name, [("data", data, None), ("segment_ids", segment_ids, None),
+                                                  ("num_segments", num_segments, None)])

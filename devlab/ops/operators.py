@@ -15,12 +15,28 @@ _BINARY = {
     "truediv": (math_ops.truediv, "truediv"),
     "matmul": (math_ops.matmul, "matmul"),
     "pow": (math_ops.pow, "pow"),
+    "floordiv": (math_ops.floordiv, "floordiv"),
+    "mod": (math_ops.mod, "mod"),
+    "and": (math_ops.logical_and, "and"),
+    "or": (math_ops.logical_or, "or"),
+    "xor": (None, "xor"),
     "gt": (math_ops.greater, "Greater"),
     "lt": (math_ops.less, "Less"),
+    "ge": (math_ops.greater_equal, "GreaterEqual"),
+    "le": (math_ops.less_equal, "LessEqual"),
 }
+_COMPARISONS = ("gt", "lt", "ge", "le")
+
+
+def _xor(x, y, name=None):
+    """x xor y = (x or y) and not (x and y), as TF builds it."""
+    with name_scope(name, "LogicalXor", [x, y]) as scope:
+        return math_ops.logical_and(math_ops.logical_or(x, y), math_ops.logical_not(math_ops.logical_and(x, y)),
+                                    name=scope)
 
 
 def _binary(builder, scope_name, reverse):
+    builder = builder or _xor
     op_type = getattr(builder, "op_type", None)
 
     def op(self, other):
@@ -40,8 +56,29 @@ def install(*classes):
     for cls in classes:
         for key, (builder, scope_name) in _BINARY.items():
             setattr(cls, f"__{key}__", _binary(builder, scope_name, reverse=False))
-            if key not in ("gt", "lt"):
+            if key not in _COMPARISONS:
                 setattr(cls, f"__r{key}__", _binary(builder, scope_name, reverse=True))
         cls.__div__ = cls.__truediv__
         cls.__neg__ = lambda self: math_ops.negative(self)
         cls.__abs__ = lambda self: math_ops.abs(self)
+        cls.__invert__ = lambda self: math_ops.logical_not(self)
+        cls.__getitem__ = _getitem
+        if hasattr(cls, "initializer") and not hasattr(cls, "initialized_value"):
+            cls.initialized_value = _initialized_value
+
+
+def _initialized_value(self):
+    """The variable's value, or its initial value while it is not yet initialized: for initializing
+    another variable from this one. Built as TF builds it, under ``init_scope``:
+    ``cond(is_variable_initialized(v), v.read_value, lambda: v.initial_value)``."""
+    from ..framework.scopes import init_scope
+    from .control_flow import cond
+    from .state_ops import is_variable_initialized
+    with init_scope():
+        return cond(is_variable_initialized(self), self.read_value, lambda: self.initial_value)
+
+
+def _getitem(self, slice_spec):
+    """``t[1:3, :, None, 2]``: one StridedSlice (``Variable`` reads its value first)."""
+    from .array_ops import getitem
+    return getitem(self, slice_spec)

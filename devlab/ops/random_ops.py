@@ -2,47 +2,64 @@
 seed is given), so a notebook prints the same numbers on every run."""
 from ..framework import dtypes
 from ..framework.scopes import name_scope
+from ..framework.tensor import Tensor
 from . import math_ops
 from .array_ops import constant
-from .build import apply_op_output
+from .build import apply_op_output, convert_to_tensor
 
 
-def _shape(shape):
-    """The static shape, and the Const TF feeds to a random op (named ``shape``)."""
-    shape = tuple(int(d) for d in shape)
-    return shape, constant(list(shape), dtype=dtypes.int32, name="shape")
+def _shape_tensor(shape):
+    """The shape as the int32 tensor TF feeds a random op (a Const named ``shape``)."""
+    if isinstance(shape, Tensor):
+        return shape
+    return constant([int(d) for d in shape], dtype=dtypes.int32, name="shape")
 
 
-def _random(op_type, shape, shape_t, dtype, seed):
-    attrs = {"shape": shape, "dtype": dtypes.as_dtype(dtype), "seed": seed}
-    return apply_op_output(op_type, [shape_t], attrs, op_type)
+def _random(op_type, shape_t, dtype, seed, extra=()):
+    attrs = {"dtype": dtypes.as_dtype(dtype), "seed": seed}
+    return apply_op_output(op_type, [shape_t, *extra], attrs, op_type)
 
 
 def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
-    with name_scope(name, "random_uniform", []) as scope:
-        shape, shape_t = _shape(shape)
-        lo = constant(minval, dtype=dtype, name="min")
-        hi = constant(1 if maxval is None else maxval, dtype=dtype, name="max")
-        rnd = _random("RandomUniform", shape, shape_t, dtype, seed)
-        return math_ops.add(math_ops.multiply(rnd, math_ops.subtract(hi, lo, name="sub"), name="mul"), lo, name=scope)
+    """Uniform in [minval, maxval). As in TF, the default range [0, 1) is the RandomUniform op
+    alone; other bounds add ``min``/``max`` Consts and the arithmetic that rescales it."""
+    dtype = dtypes.as_dtype(dtype)
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
+        maxval = 1
+    with name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
+        shape_t = _shape_tensor(shape)
+        min_is_zero = isinstance(minval, int) and minval == 0
+        max_is_one = isinstance(maxval, int) and maxval == 1
+        if not min_is_zero or not max_is_one or dtype.is_integer:
+            minval = convert_to_tensor(minval, dtype=dtype, name="min")
+            maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
+        if dtype.is_integer:
+            return apply_op_output("RandomUniformInt", [shape_t, minval, maxval],
+                                   {"dtype": dtype, "seed": seed}, scope)
+        rnd = _random("RandomUniform", shape_t, dtype, seed)
+        if min_is_zero:
+            return rnd if max_is_one else math_ops.multiply(rnd, maxval)
+        return math_ops.add(rnd * (maxval - minval), minval, name=scope)
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-    with name_scope(name, "random_normal", []) as scope:
-        shape, shape_t = _shape(shape)
-        m = constant(mean, dtype=dtype, name="mean")
-        s = constant(stddev, dtype=dtype, name="stddev")
-        rnd = _random("RandomStandardNormal", shape, shape_t, dtype, seed)
-        return math_ops.add(math_ops.multiply(rnd, s, name="mul"), m, name=scope)
+    with name_scope(name, "random_normal", [shape, mean, stddev]) as scope:
+        shape_t = _shape_tensor(shape)
+        m = convert_to_tensor(mean, dtype=dtype, name="mean")
+        s = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = _random("RandomStandardNormal", shape_t, dtype, seed)
+        return math_ops.add(rnd * s, m, name=scope)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-    with name_scope(name, "truncated_normal", []) as scope:
-        shape, shape_t = _shape(shape)
-        m = constant(mean, dtype=dtype, name="mean")
-        s = constant(stddev, dtype=dtype, name="stddev")
-        rnd = _random("TruncatedNormal", shape, shape_t, dtype, seed)
-        return math_ops.add(math_ops.multiply(rnd, s, name="mul"), m, name=scope)
+    with name_scope(name, "truncated_normal", [shape, mean, stddev]) as scope:
+        shape_t = _shape_tensor(shape)
+        m = convert_to_tensor(mean, dtype=dtype, name="mean")
+        s = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = _random("TruncatedNormal", shape_t, dtype, seed)
+        return math_ops.add(rnd * s, m, name=scope)
 
 
 def set_random_seed(seed):

@@ -3,8 +3,12 @@
 A rule sees the input Tensors (with their static dtype and shape, ``None`` for unknown dims)
 and the op's attrs. Wrong shapes raise ValueError in TensorFlow's words.
 """
+import numpy as np
+
 from ..framework import dtypes
 from ..framework.tensor_shape import TensorShape
+from .strided import Masks, output_dims
+from .tensor_util import constant_value_as_shape, static_value
 
 
 class ShapeError(ValueError):
@@ -60,6 +64,22 @@ def matmul(inputs, attrs):
     return [(inputs[0].dtype.base_dtype, (m, n))]
 
 
+def batch_matmul(inputs, attrs):
+    a, b = dims(inputs[0]), dims(inputs[1])
+    dtype = inputs[0].dtype.base_dtype
+    if a is None or b is None:
+        return [(dtype, None)]
+    for s in (a, b):
+        if len(s) < 2:
+            raise ShapeError(f"In[0] and In[1] has different ndims: {_show(a)} vs. {_show(b)}"
+                             if len(a) != len(b) else f"Shape must be at least rank 2 but is rank {len(s)}")
+    m, ka = (a[-1], a[-2]) if attrs.get("adj_x") else (a[-2], a[-1])
+    kb, n = (b[-1], b[-2]) if attrs.get("adj_y") else (b[-2], b[-1])
+    if ka is not None and kb is not None and ka != kb:
+        raise ShapeError(f"Dimensions must be equal, but are {ka} and {kb}")
+    return [(dtype, tuple(broadcast_dims(a[:-2], b[:-2])) + (m, n))]
+
+
 def add_n(inputs, attrs):
     shape = dims(inputs[0])
     for t in inputs[1:]:
@@ -77,31 +97,52 @@ def const(inputs, attrs):
     return [(attrs["dtype"], attrs["value"].shape)]
 
 
+def placeholder_with_default(inputs, attrs):
+    """The ``shape`` attr (it may be less specific than the default value's)."""
+    shape = attrs.get("shape")
+    return [(inputs[0].dtype.base_dtype, None if shape is None else tuple(shape))]
+
+
+def random(inputs, attrs):
+    """A random op's output: the shape its first input denotes, the ``dtype`` attr."""
+    return [(attrs["dtype"], _partial(constant_value_as_shape(inputs[0])))]
+
+
 def from_attrs(inputs, attrs):
     return [(attrs["dtype"], attrs.get("shape"))]
 
 
 def reduction(inputs, attrs):
-    shape = dims(inputs[0])
-    axes = attrs["axis"]
+    """Sum, Mean, Max...: the reduced axes are the second input (a Const, or only known at run time)."""
+    x = inputs[0]
+    shape = dims(x)
+    axes = static_value(inputs[1])
     if shape is None:
-        return [(inputs[0].dtype.base_dtype, None)]
+        return [(x.dtype.base_dtype, None)]
     rank = len(shape)
-    axes = range(rank) if axes is None else [a % rank if rank else a for a in axes]
-    for a in (attrs["axis"] or []):
+    if axes is None:
+        out = (None,) * rank if attrs.get("keep_dims") else None
+        return [(x.dtype.base_dtype, out)]
+    axes = [int(a) for a in np.asarray(axes).reshape(-1)]
+    for a in axes:
         if not -rank <= a < max(rank, 1):
             raise ShapeError(f"Invalid reduction dimension {a} for input with {rank} dimensions.")
+    axes = {a % rank if rank else a for a in axes}
     if attrs.get("keep_dims"):
         out = tuple(1 if i in axes else d for i, d in enumerate(shape))
     else:
         out = tuple(d for i, d in enumerate(shape) if i not in axes)
-    return [(inputs[0].dtype.base_dtype, out)]
+    return [(x.dtype.base_dtype, out)]
 
 
 def reshape(inputs, attrs):
-    target = list(attrs["shape"])
-    src = TensorShape(dims(inputs[0]))
-    n = src.num_elements()
+    """Reshape's output: the target shape (its second input), one -1 inferred from the size."""
+    x = inputs[0]
+    value = static_value(inputs[1])
+    if value is None:
+        return [(x.dtype.base_dtype, _partial(constant_value_as_shape(inputs[1])))]
+    target = [int(d) for d in np.asarray(value).reshape(-1)]
+    n = TensorShape(dims(x)).num_elements()
     if target.count(-1) > 1:
         raise ShapeError("Cannot infer multiple unknown dimensions")
     known = 1
@@ -110,32 +151,42 @@ def reshape(inputs, attrs):
             known *= d
     if -1 in target:
         if n is not None and known and n % known:
-            raise ShapeError(f"Cannot reshape a tensor with {n} elements to shape {target}")
+            raise ShapeError(f"Dimension size must be evenly divisible by {known} but is {n}")
         target[target.index(-1)] = n // known if n is not None and known else None
     elif n is not None and n != known:
         raise ShapeError(f"Cannot reshape a tensor with {n} elements to shape {target} "
                          f"({known} elements)")
-    return [(inputs[0].dtype.base_dtype, tuple(target))]
+    return [(x.dtype.base_dtype, tuple(target))]
+
+
+def _partial(shape):
+    return None if shape is None else tuple(shape)
 
 
 def transpose(inputs, attrs):
     shape = dims(inputs[0])
-    perm = attrs["perm"]
-    if shape is None:
-        return [(inputs[0].dtype.base_dtype, None)]
-    perm = perm if perm is not None else list(reversed(range(len(shape))))
+    perm = static_value(inputs[1])
+    if shape is None or perm is None:
+        return [(inputs[0].dtype.base_dtype, None if shape is None else (None,) * len(shape))]
+    perm = [int(p) for p in np.asarray(perm).reshape(-1)]
     if sorted(perm) != list(range(len(shape))):
         raise ShapeError(f"Dimension must be {len(shape)} but is {len(perm)}")
     return [(inputs[0].dtype.base_dtype, tuple(shape[p] for p in perm))]
 
 
 def concat(inputs, attrs):
-    axis = attrs["axis"]
-    shapes = [dims(t) for t in inputs]
+    """ConcatV2: the values, then the axis (a Const)."""
+    values, axis = inputs[:-1], static_value(inputs[-1])
+    shapes = [dims(t) for t in values]
     if any(s is None for s in shapes):
-        return [(inputs[0].dtype.base_dtype, None)]
+        return [(values[0].dtype.base_dtype, None)]
     rank = len(shapes[0])
-    axis = axis % rank
+    if axis is None:
+        return [(values[0].dtype.base_dtype, (None,) * rank)]
+    axis = int(axis)
+    if not -rank <= axis < rank:
+        raise ShapeError(f"Shape must be at least rank {axis + 1 if axis >= 0 else -axis} but is rank {rank}")
+    axis %= rank
     out = list(shapes[0])
     for s in shapes[1:]:
         if len(s) != rank:
@@ -144,8 +195,11 @@ def concat(inputs, attrs):
             if i == axis:
                 out[i] = None if x is None or y is None else x + y
             elif x is not None and y is not None and x != y:
-                raise ShapeError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}")
-    return [(inputs[0].dtype.base_dtype, tuple(out))]
+                def show(shape):
+                    return "[" + ",".join("?" if d is None else str(d) for j, d in enumerate(shape) if j != axis) + "]"
+                raise ShapeError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                                 f"Shapes are {show(shapes[0])} and {show(s)}.")
+    return [(values[0].dtype.base_dtype, tuple(out))]
 
 
 def stack(inputs, attrs):
@@ -172,6 +226,10 @@ def scalar_int(inputs, attrs):
     return [(dtypes.int32, ())]
 
 
+def size_of(inputs, attrs):
+    return [(attrs["out_type"], ())]
+
+
 def cast(inputs, attrs):
     return [(attrs["DstT"], dims(inputs[0]))]
 
@@ -195,7 +253,10 @@ def assign(inputs, attrs):
 
 def argmax(inputs, attrs):
     shape = dims(inputs[0])
-    axis = attrs["axis"] % len(shape)
+    axis = static_value(inputs[1])
+    if shape is None or axis is None:
+        return [(attrs["output_type"], None)]
+    axis = int(axis) % len(shape)
     return [(attrs["output_type"], tuple(d for i, d in enumerate(shape) if i != axis))]
 
 
@@ -205,15 +266,27 @@ def softmax_xent(inputs, attrs):
 
 
 def one_hot(inputs, attrs):
-    shape = dims(inputs[0])
-    return [(attrs["dtype"], tuple(shape) + (attrs["depth"],))]
+    """OneHot(indices, depth, on_value, off_value): a new axis of ``depth`` (last by default)."""
+    shape, depth = dims(inputs[0]), static_value(inputs[1])
+    dtype = inputs[2].dtype.base_dtype
+    if shape is None:
+        return [(dtype, None)]
+    out = list(shape)
+    axis = attrs.get("axis", -1)
+    out.insert(len(out) if axis == -1 else axis, None if depth is None else int(depth))
+    return [(dtype, tuple(out))]
 
 
 def expand_dims(inputs, attrs):
-    shape = list(dims(inputs[0]))
-    axis = attrs["axis"]
-    axis = axis if axis >= 0 else len(shape) + 1 + axis
-    shape.insert(axis, 1)
+    shape = dims(inputs[0])
+    axis = static_value(inputs[1])
+    if shape is None or axis is None:
+        return [(inputs[0].dtype.base_dtype, None)]
+    shape = list(shape)
+    axis = int(np.asarray(axis).reshape(-1)[0])
+    if not -len(shape) - 1 <= axis <= len(shape):
+        raise ShapeError(f"Tried to expand dim index {axis} for tensor with {len(shape)} dimensions.")
+    shape.insert(axis if axis >= 0 else len(shape) + 1 + axis, 1)
     return [(inputs[0].dtype.base_dtype, tuple(shape))]
 
 
@@ -232,8 +305,240 @@ def variable(inputs, attrs):
 
 
 def fill(inputs, attrs):
-    """Fill's output: the static ``shape`` attr (from its dims Const), the value's dtype."""
-    return [(inputs[1].dtype.base_dtype, attrs["shape"])]
+    """Fill's output: the shape its ``dims`` input denotes, the value's dtype."""
+    return [(inputs[1].dtype.base_dtype, _partial(constant_value_as_shape(inputs[0])))]
+
+
+def _ints_or_none(t):
+    value = static_value(t)
+    return None if value is None else [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def _spec_length(t):
+    shape = dims(t)
+    return shape[0] if shape else None
+
+
+# -- indexing -------------------------------------------------------------------------------
+def strided_slice(inputs, attrs):
+    x, begin, end, strides = inputs
+    n = _spec_length(begin)
+    masks = Masks.of(attrs)
+    if n is None:
+        return [(x.dtype.base_dtype, None)]
+    try:
+        out = output_dims(dims(x), _ints_or_none(begin), _ints_or_none(end), _ints_or_none(strides), n, masks)
+    except IndexError as e:
+        raise ShapeError(str(e)) from None
+    return [(x.dtype.base_dtype, _partial(out))]
+
+
+def strided_slice_grad(inputs, attrs):
+    """The gradient of a slice has the shape of the sliced input (its first input's value)."""
+    return [(inputs[4].dtype.base_dtype, _partial(constant_value_as_shape(inputs[0])))]
+
+
+def slice_(inputs, attrs):
+    x, begin, size = inputs
+    shape, begin, size = dims(x), _ints_or_none(begin), _ints_or_none(size)
+    if shape is None:
+        return [(x.dtype.base_dtype, None)]
+    if size is None:
+        return [(x.dtype.base_dtype, (None,) * len(shape))]
+    out = []
+    for i, s in enumerate(size):
+        if s != -1:
+            out.append(s)
+        elif begin is not None and shape[i] is not None:
+            out.append(shape[i] - begin[i])
+        else:
+            out.append(None)
+    return [(x.dtype.base_dtype, tuple(out))]
+
+
+def split(inputs, attrs):
+    """Split(axis, value): ``num_split`` equal pieces along the axis."""
+    axis, value = static_value(inputs[0]), inputs[1]
+    n, shape = attrs["num_split"], dims(value)
+    if shape is None or axis is None:
+        return [(value.dtype.base_dtype, None if shape is None else (None,) * len(shape))] * n
+    axis = int(axis) % len(shape)
+    out = list(shape)
+    if out[axis] is not None:
+        if out[axis] % n:
+            raise ShapeError(f"Dimension size must be evenly divisible by {n} but is {out[axis]}")
+        out[axis] //= n
+    return [(value.dtype.base_dtype, tuple(out))] * n
+
+
+def split_v(inputs, attrs):
+    """SplitV(value, size_splits, axis): pieces of the given sizes (one -1 takes the rest)."""
+    value, sizes, axis = inputs[0], _ints_or_none(inputs[1]), static_value(inputs[2])
+    n, shape = attrs["num_split"], dims(value)
+    if shape is None or axis is None or sizes is None:
+        return [(value.dtype.base_dtype, None if shape is None else (None,) * len(shape))] * n
+    axis = int(axis) % len(shape)
+    if -1 in sizes and shape[axis] is not None:
+        sizes[sizes.index(-1)] = shape[axis] - (sum(sizes) + 1)
+    if shape[axis] is not None and -1 not in sizes and sum(sizes) != shape[axis]:
+        raise ShapeError(f"Determined shape must either match input shape along split_dim exactly if "
+                         f"fully specified, or be less than the size of the input along split_dim if not "
+                         f"fully specified.  Got: {sum(sizes)}")
+    return [(value.dtype.base_dtype, tuple(s if i == axis else d for i, d in enumerate(shape)))
+            for s in sizes]
+
+
+def squeeze(inputs, attrs):
+    shape, axes = dims(inputs[0]), attrs["squeeze_dims"]
+    if shape is None:
+        return [(inputs[0].dtype.base_dtype, None)]
+    rank = len(shape)
+    axes = {a % rank for a in axes}
+    for a in axes:
+        if shape[a] is not None and shape[a] != 1:
+            raise ShapeError(f"Can not squeeze dim[{a}], expected a dimension of 1, got {shape[a]}")
+    out = tuple(d for i, d in enumerate(shape) if (i not in axes if axes else d != 1))
+    if not axes and None in shape:
+        return [(inputs[0].dtype.base_dtype, None)]
+    return [(inputs[0].dtype.base_dtype, out)]
+
+
+def unstack(inputs, attrs):
+    shape, axis, n = dims(inputs[0]), attrs["axis"], attrs["num"]
+    if shape is None:
+        return [(inputs[0].dtype.base_dtype, None)] * n
+    axis %= len(shape)
+    return [(inputs[0].dtype.base_dtype, tuple(d for i, d in enumerate(shape) if i != axis))] * n
+
+
+def gather_v2(inputs, attrs):
+    params, indices, axis = dims(inputs[0]), dims(inputs[1]), static_value(inputs[2])
+    dtype = inputs[0].dtype.base_dtype
+    if params is None or indices is None or axis is None:
+        return [(dtype, None)]
+    axis = int(axis)
+    if not -len(params) <= axis < len(params):
+        raise ShapeError(f"Shape must be at least rank {axis + 1 if axis >= 0 else -axis} but is rank "
+                         f"{len(params)}")
+    axis %= len(params)
+    return [(dtype, tuple(params[:axis]) + tuple(indices) + tuple(params[axis + 1:]))]
+
+
+def unsorted_segment_sum(inputs, attrs):
+    data, ids, n = dims(inputs[0]), dims(inputs[1]), static_value(inputs[2])
+    if data is None or ids is None:
+        return [(inputs[0].dtype.base_dtype, None)]
+    return [(inputs[0].dtype.base_dtype, (None if n is None else int(n),) + tuple(data[len(ids):]))]
+
+
+def concat_offset(inputs, attrs):
+    return [(t.dtype.base_dtype, dims(t)) for t in inputs[1:]]
+
+
+def shape_n(inputs, attrs):
+    return [(attrs["out_type"], (None if dims(t) is None else len(dims(t)),)) for t in inputs]
+
+
+def where(inputs, attrs):
+    shape = dims(inputs[0])
+    return [(dtypes.int64, (None, None if shape is None else len(shape)))]
+
+
+def select(inputs, attrs):
+    """Select(condition, x, y): x and y of one shape; the condition the same, or rank 1 (rows)."""
+    c, x, y = (dims(t) for t in inputs)
+    out = _same_shape(x, y)
+    if c is not None and out is not None and not (len(c) == 1 and len(out) > 1):
+        _same_shape(c, out)
+    return [(inputs[1].dtype.base_dtype, out)]
+
+
+def _same_shape(a, b):
+    if a is None or b is None:
+        return a if b is None else b
+    if len(a) != len(b):
+        raise ShapeError(f"Shapes must be equal rank, but are {len(a)} and {len(b)}")
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x is not None and y is not None and x != y:
+            raise ShapeError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                             f"Shapes are {_show(a)} and {_show(b)}.")
+        out.append(x if x is not None else y)
+    return tuple(out)
+
+
+def _show(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def select_v2(inputs, attrs):
+    c, x, y = (dims(t) for t in inputs)
+    return [(inputs[1].dtype.base_dtype, broadcast_dims(broadcast_dims(c, x), y) if c is not None else
+             broadcast_dims(x, y))]
+
+
+def range_(inputs, attrs):
+    values = [static_value(t) for t in inputs]
+    dtype = attrs["Tidx"]
+    if any(v is None for v in values):
+        return [(dtype, (None,))]
+    start, limit, delta = (v.item() for v in values)
+    if delta == 0:
+        raise ShapeError("Requires delta != 0")
+    return [(dtype, (len(np.arange(start, limit, delta)),))]
+
+
+def tile(inputs, attrs):
+    shape, multiples = dims(inputs[0]), _ints_or_none(inputs[1])
+    if shape is None:
+        return [(inputs[0].dtype.base_dtype, None)]
+    if dims(inputs[1]) and dims(inputs[1])[0] is not None and dims(inputs[1])[0] != len(shape):
+        raise ShapeError(f"Shape must be rank {len(shape)} but is rank {dims(inputs[1])[0]}")
+    if multiples is None:
+        multiples = constant_value_as_shape(inputs[1]) or [None] * len(shape)
+    return [(inputs[0].dtype.base_dtype, tuple(None if d is None or m is None else d * m
+                                               for d, m in zip(shape, multiples)))]
+
+
+def pad(inputs, attrs):
+    shape, pairs = dims(inputs[0]), _ints_or_none(inputs[1])
+    if shape is None:
+        return [(inputs[0].dtype.base_dtype, None)]
+    pshape = dims(inputs[1])
+    if pshape is not None and pshape[0] is not None and pshape[0] != len(shape):
+        raise ShapeError(f"Shape must be rank {pshape[0]} but is rank {len(shape)}")
+    if pairs is None:
+        return [(inputs[0].dtype.base_dtype, (None,) * len(shape))]
+    return [(inputs[0].dtype.base_dtype, tuple(None if d is None else d + pairs[2 * i] + pairs[2 * i + 1]
+                                               for i, d in enumerate(shape)))]
+
+
+def mirror_pad_grad(inputs, attrs):
+    shape, pairs = dims(inputs[0]), _ints_or_none(inputs[1])
+    if shape is None or pairs is None:
+        return [(inputs[0].dtype.base_dtype, None if shape is None else (None,) * len(shape))]
+    return [(inputs[0].dtype.base_dtype, tuple(None if d is None else d - pairs[2 * i] - pairs[2 * i + 1]
+                                               for i, d in enumerate(shape)))]
+
+
+def scalar_like_first(inputs, attrs):
+    return [(inputs[0].dtype.base_dtype, ())]
+
+
+def broadcast_gradient_args(inputs, attrs):
+    return [(inputs[0].dtype.base_dtype, (None,)), (inputs[1].dtype.base_dtype, (None,))]
+
+
+def dynamic_stitch(inputs, attrs):
+    n = attrs["N"]
+    data = inputs[n:]
+    inner = dims(data[0])
+    idx = dims(inputs[0])
+    return [(data[0].dtype.base_dtype, None if inner is None or idx is None else (None,) + tuple(inner[len(idx):]))]
+
+
+def broadcast_to(inputs, attrs):
+    return [(inputs[0].dtype.base_dtype, _partial(constant_value_as_shape(inputs[1])))]
 
 
 def switch(inputs, attrs):

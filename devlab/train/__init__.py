@@ -1,4 +1,5 @@
 """``tf.train``: optimizers, moving averages, parameter-server placement, saving and clusters."""
+from ..unimplemented import module_getattr
 from ..runtime.cluster import ClusterSpec, Server  # noqa: F401
 from .device_setter import STANDARD_PS_OPS, replica_device_setter  # noqa: F401
 from .global_step import create_global_step, get_global_step, get_or_create_global_step  # noqa: F401
@@ -6,7 +7,11 @@ from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
 from .moving_averages import ExponentialMovingAverage  # noqa: F401
 from .optimizers import AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer, Optimizer  # noqa: F401
 from .saver import Saver, latest_checkpoint  # noqa: F401
+from .coordinator import Coordinator, start_queue_runners  # noqa: F401
+from .learning_rate_decay import exponential_decay  # noqa: F401
 from .monitored_session import MonitoredSession, MonitoredTrainingSession, Scaffold  # noqa: F401
 from .session_run_hook import (CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunHook,  # noqa: F401
                                SessionRunValues, StopAtStepHook)
 from .supervisor import Supervisor  # noqa: F401
+
+__getattr__ = module_getattr("tf.train", __name__)

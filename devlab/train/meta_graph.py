@@ -54,21 +54,31 @@ _VARIABLE_KEYS = {"variable", "initializer", "snapshot", "initial_value", "train
 
 # The kinds of the attrs devlab's ops read, by attr name: a file giving another kind is refused.
 _DTYPE_ATTRS = {"dtype", "T", "DstT", "SrcT", "out_type", "output_type", "Tidx"}
-_BOOL_ATTRS = {"transpose_a", "transpose_b", "keep_dims", "use_locking", "validate_shape", "use_nesterov"}
-_INT_ATTRS = {"N", "depth", "batch", "tower", "towers"}
+_BOOL_ATTRS = {"transpose_a", "transpose_b", "keep_dims", "use_locking", "validate_shape", "use_nesterov",
+               "adj_x", "adj_y", "is_training", "use_cudnn_on_gpu"}
+_INT_ATTRS = {"N", "depth", "batch", "tower", "towers", "num", "num_split", "depth_radius", "begin_mask", "end_mask",
+              "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"}
+_FLOAT_ATTRS = {"bias", "alpha", "beta", "epsilon", "exponential_avg_factor"}
+_INT_LIST_ATTRS = {"squeeze_dims", "strides", "ksize", "dilations", "explicit_paddings"}
 _OPTIONAL_INT_ATTRS = {"seed", "seed2"}
 _DIMS_ATTRS = {"shape", "perm"}  # None, or a list of ints (-1 allowed in a reshape) and Nones
-_STR_ATTRS = {"separator"}
+_STR_ATTRS = {"separator", "padding", "data_format", "mode"}
 # The attrs each op's kernel (or the runtime) reads: a node without one would fail only at run time.
 REQUIRED_ATTRS = {
     "Const": ("value", "dtype"), "VariableV2": ("shape", "dtype"), "Placeholder": ("dtype", "shape"),
-    "RandomUniform": ("shape", "dtype"), "RandomStandardNormal": ("shape", "dtype"),
-    "TruncatedNormal": ("shape", "dtype"), "Fill": ("shape",),
-    "Sum": ("axis", "keep_dims"), "Mean": ("axis", "keep_dims"), "Max": ("axis", "keep_dims"),
-    "Min": ("axis", "keep_dims"), "Prod": ("axis", "keep_dims"), "ArgMax": ("axis", "output_type"),
-    "Reshape": ("shape",), "Transpose": ("perm",), "ConcatV2": ("axis",), "Pack": ("axis",),
-    "ExpandDims": ("axis",), "Shape": ("out_type",), "Cast": ("SrcT", "DstT"), "OneHot": ("depth", "dtype"),
-    "StringJoin": ("separator",), "DatasetSlice": ("data", "batch", "tower", "towers"),
+    "RandomUniform": ("dtype",), "RandomUniformInt": ("dtype",), "RandomStandardNormal": ("dtype",),
+    "TruncatedNormal": ("dtype",), "Sum": ("keep_dims",), "Mean": ("keep_dims",), "Max": ("keep_dims",),
+    "Min": ("keep_dims",), "Prod": ("keep_dims",), "Any": ("keep_dims",), "All": ("keep_dims",),
+    "ArgMax": ("output_type",), "Pack": ("axis",), "Unpack": ("axis", "num"), "Shape": ("out_type",),
+    "ShapeN": ("out_type",), "Size": ("out_type",), "Cast": ("SrcT", "DstT"), "Squeeze": ("squeeze_dims",),
+    "Split": ("num_split",), "SplitV": ("num_split",), "Range": ("Tidx",), "MirrorPad": ("mode",),
+    "MirrorPadGrad": ("mode",), "DynamicStitch": ("N",), "StringJoin": ("separator",),
+    "Conv2D": ("strides", "padding"), "Conv2DBackpropInput": ("strides", "padding"),
+    "Conv2DBackpropFilter": ("strides", "padding"), "MaxPool": ("ksize", "strides", "padding"),
+    "MaxPoolGrad": ("ksize", "strides", "padding"), "AvgPool": ("ksize", "strides", "padding"),
+    "AvgPoolGrad": ("ksize", "strides", "padding"), "LRN": ("depth_radius", "bias", "alpha", "beta"),
+    "LRNGrad": ("depth_radius", "bias", "alpha", "beta"), "FusedBatchNormV3": ("epsilon",),
+    "FusedBatchNormGradV3": ("epsilon",), "DatasetSlice": ("data", "batch", "tower", "towers"),
 }
 
 
@@ -78,7 +88,8 @@ def _encode(value):
         return {"dtype": value.name}
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "OUS":
-            return {"strings": [str(x) for x in value.reshape(-1)], "shape": list(value.shape)}
+            texts = [x.decode("utf-8", "surrogateescape") if isinstance(x, bytes) else str(x) for x in value.reshape(-1)]
+            return {"strings": texts, "shape": list(value.shape)}
         return {"array": value.tolist(), "dtype": dtypes.as_dtype(value.dtype).name, "shape": list(value.shape)}
     if isinstance(value, bytes):
         return {"bytes": value.decode()}
@@ -364,7 +375,8 @@ def _decode(obj, where, depth=0):
             raise ValueError(f"{where}: 'strings' must be a list of strings")
         if len(strings) != math.prod(shape):
             raise ValueError(f"{where}: {len(strings)} strings but shape {list(shape)} needs {math.prod(shape)}")
-        return np.array(strings + [None], dtype=object)[:-1].reshape(shape)
+        encoded = [x.encode("utf-8", "surrogateescape") for x in strings]  # string tensors hold bytes
+        return np.array(encoded + [None], dtype=object)[:-1].reshape(shape)
     if keys == {"bytes"}:
         if not isinstance(obj["bytes"], str):
             raise ValueError(f"{where}: 'bytes' must be a string")
@@ -401,6 +413,11 @@ def _check_attr(key, value, where):
         fail("null or an integer")
     if key in _STR_ATTRS and not isinstance(value, str):
         fail("a string")
+    if key in _FLOAT_ATTRS and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        fail("a number")
+    if key in _INT_LIST_ATTRS and not (isinstance(value, list) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        fail("a list of integers")
     if key == "data" and not isinstance(value, np.ndarray):
         fail("an array")
     if key in _DIMS_ATTRS:

@@ -1,0 +1,89 @@
+"""``Coordinator`` and ``start_queue_runners``: the thread scaffolding of TF1 input pipelines.
+
+devlab has no queues, so there are no queue-runner threads to start: ``start_queue_runners``
+returns an empty list, and a ``Coordinator`` coordinates whatever threads the program registers
+(``should_stop``, ``request_stop``, ``join``), as TF's does, so scripts written around them run.
+"""
+import contextlib
+import sys
+import threading
+import time
+
+from ..framework import errors
+
+
+class Coordinator:
+    """Lets threads ask each other to stop, and waits for them (TF's ``tf.train.Coordinator``)."""
+
+    def __init__(self, clean_stop_exception_types=None):
+        if clean_stop_exception_types is None:  # the end of the input is a normal way to stop, as in TF
+            clean_stop_exception_types = tuple(e for e in [getattr(errors, "OutOfRangeError", None)] if e)
+        self._clean = tuple(clean_stop_exception_types)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._exc_info = None
+        self._threads = set()
+        self._joined = False
+
+    def should_stop(self):
+        return self._stop.is_set()
+
+    def request_stop(self, ex=None):
+        """Asks every thread to stop; an exception given (or being handled) is kept for ``join``."""
+        with self._lock:
+            if ex is not None and self._exc_info is None and not isinstance(ex, self._clean):
+                self._exc_info = (type(ex), ex, ex.__traceback__) if isinstance(ex, BaseException) else ex
+            self._stop.set()
+
+    def clear_stop(self):
+        with self._lock:
+            self._joined = False
+            self._exc_info = None
+            self._stop.clear()
+
+    @contextlib.contextmanager
+    def stop_on_exception(self):
+        """Inside the block, an exception requests a stop instead of propagating."""
+        try:
+            yield
+        except Exception:  # noqa: BLE001 - TF's Coordinator catches everything a thread raises
+            self.request_stop(ex=sys.exc_info()[1])
+
+    def wait_for_stop(self, timeout=None):
+        return self._stop.wait(timeout)
+
+    def register_thread(self, thread):
+        with self._lock:
+            self._threads.add(thread)
+
+    def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
+        """Waits for the threads (given and registered), then re-raises what stopped them."""
+        threads = set(threads or ()) | self._threads
+        deadline = None
+        while any(t.is_alive() for t in threads):
+            if self._stop.is_set():
+                deadline = deadline or time.monotonic() + stop_grace_period_secs
+                if time.monotonic() > deadline:
+                    if not ignore_live_threads:
+                        names = [t.name for t in threads if t.is_alive()]
+                        raise RuntimeError(f"Coordinator stopped with threads still running: {' '.join(names)}")
+                    break
+            time.sleep(0.01)
+        self._joined = True
+        self._threads = set()
+        self.raise_requested_exception()
+
+    def raise_requested_exception(self):
+        with self._lock:
+            if self._exc_info is not None:
+                exc_type, exc, tb = self._exc_info
+                raise exc.with_traceback(tb)
+
+    @property
+    def joined(self):
+        return self._joined
+
+
+def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection="queue_runners"):
+    """Starts the graph's queue runners: devlab has none, so no threads (an empty list)."""
+    return []

@@ -1,0 +1,13 @@
+# tf.layers.conv2d, max_pooling2d, average_pooling2d, flatten, dropout (training or not), dense (BiasAdd) and their gradients.
+x = tf.placeholder(tf.float32, [None, 8, 8, 3], name="x")
+training = tf.placeholder(tf.bool, [], name="training")
+y = tf.layers.conv2d(x, 4, [3, 3], padding="same", activation=tf.nn.relu)
+y = tf.layers.max_pooling2d(y, 2, 2)
+y = tf.layers.average_pooling2d(y, [2, 2], [1, 1], padding="same")
+y = tf.layers.flatten(y)
+y = tf.layers.dropout(y, 0.3, training=True)
+y = tf.layers.dense(y, 5, activation=tf.nn.relu, name="fc")
+y2 = tf.layers.dropout(y, 0.3)
+y3 = tf.layers.dense(y2, 3, use_bias=False)
+loss = tf.reduce_mean(y3)
+g = tf.gradients(loss, tf.trainable_variables())
