@@ -3,11 +3,12 @@ one notebook written here and run cell by cell. Three interactions, on one page:
 
 1. a click on a folded name scope (a 3-D box) of a big graph opens it (the kernel redraws);
 2. the stepper on the mixed sum: on a transfer step the *copy edge* is highlighted, not its source;
-3. a 150-op model's drawing fits the width of the output area.
+3. a model of about 150 ops: its drawing fits the width of the output area.
 
 Screenshots are kept in test-artifacts/.
 """
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -34,7 +35,7 @@ CELLS = [
     "        c.append(tf.matmul(tf.ones([2, 3]), tf.ones([3, 2])))\nwith tf.device('/cpu:0'):\n"
     "    total = tf.add_n(c)\nsess = tf.Session(config=tf.ConfigProto(device_count={'GPU': 4}))\n"
     "StepperWidget(sess, total)",
-    # 3. a 147-op model (five layers on two GPUs, its gradients and its optimizer)
+    # 3. a model of about 150 ops (five layers on two GPUs, its gradients and its optimizer)
     "%%placement --gpus 2\nx = tf.placeholder(tf.float32, [8, 16], name='x')\nh = x\nfor i in range(5):\n"
     "    with tf.variable_scope(f'layer{i}'), tf.device(f'/gpu:{i % 2}'):\n"
     "        w = tf.get_variable('w', [16, 16], initializer=tf.ones_initializer())\n"
@@ -161,6 +162,7 @@ def test_a_150_op_model_fits_the_output_width(page):
         return {out: out.getBoundingClientRect().width, svg: svg.getBoundingClientRect().width,
                 natural: svg.width.baseVal.value, text: cell.innerText};
     }""")
-    assert "147 ops" in sizes["text"]
+    n_ops = int(re.search(r"(\d+) ops\n", sizes["text"]).group(1))
+    assert 140 <= n_ops <= 170, n_ops  # a model of about 150 ops
     assert 0 < sizes["svg"] <= sizes["out"] + 1, sizes
     cell.screenshot(path=os.path.join(ARTIFACTS, "browser-150-ops.png"))

@@ -262,7 +262,8 @@ def test_a_seed_sized_cell_prints_its_placement_lines_once(ip, capsys, monkeypat
 
 def test_a_150_op_cell_prints_at_most_one_screen_before_its_graph(ip, capsys, monkeypatch):
     out, shown = cell_output(ip, capsys, "--gpus 2", MODEL_150, monkeypatch)
-    assert "147 ops" in out
+    n_ops = int(next(line for line in out.splitlines() if line.endswith(" ops")).split()[0])
+    assert 140 <= n_ops <= 170  # a model of about 150 ops
     assert len(out.splitlines()) <= 25, out
     assert "more placement lines" in out
     assert len(repr(shown[0]).splitlines()) == 1 and isinstance(shown[-1], GraphWidget)

@@ -14,6 +14,6 @@ SOLUTIONS = {
     "08_mirrored_strategy": ["four_towers = [21, 22, 23, 24]", "reduce_copies = 2"],
     # GPU:1 is a real card only on a machine where CuPy sees at least two GPUs.
     "09_real_gpu": ['gpu1_is = "real" if gpu.physical_gpu_count() >= 2 else "simulated"', 'fetched_in = "host"'],
-    "10_towers": ["copies_gpu0 = 4", 'faster_average_on = "/gpu:0"'],
+    "10_towers": ["copies_gpu0 = 8", 'faster_average_on = "/gpu:0"'],
     "11_parameter_server_cluster": ["copies_per_step = 6"],
 }
