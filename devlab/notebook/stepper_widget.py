@@ -49,7 +49,7 @@ class StepperWidget(widgets.VBox):
         self.graph = None
         if draw:
             from .graph_widget import GraphWidget
-            self.graph = GraphWidget(session, plan=self.stepper.plan, done=(), keep_zoom=False)
+            self.graph = GraphWidget(session, plan=self.stepper.plan, done=(), keep_zoom=True)  # steps keep your zoom
         self.back_button.on_click(lambda _: self.go(self.stepper.position - 1))
         self.next_button.on_click(lambda _: self.go(self.stepper.position + 1))
         self.reset_button.on_click(lambda _: self.go(0))
