@@ -89,3 +89,28 @@ def override(**settings):
     finally:
         _settings.clear()
         _settings.update(saved)
+
+
+# -- how a source location is written -------------------------------------------------------------
+_source_namers = []  # fn(filename, lineno) -> text or None; the notebook adds one for its cells
+
+
+def add_source_namer(fn):
+    """Lets ``fn(filename, lineno)`` name source locations (e.g. ``cell 3, line 2`` for a notebook
+    cell's temporary file); it returns None for files it does not know."""
+    if fn not in _source_namers:
+        _source_namers.append(fn)
+
+
+def remove_source_namer(fn):
+    if fn in _source_namers:
+        _source_namers.remove(fn)
+
+
+def source_location(filename, lineno):
+    """``filename:lineno``, or what a source namer calls it (a notebook cell and its line)."""
+    for fn in reversed(_source_namers):
+        text = fn(filename, lineno)
+        if text:
+            return text
+    return f"{filename}:{lineno}"

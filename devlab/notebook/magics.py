@@ -1,8 +1,11 @@
 """``%%placement`` and ``%placement_log``.
 
 ``%%placement`` runs the cell's TF1 code with ``tf`` bound to devlab and a fresh default graph,
-then shows in that cell: each session's device mapping and placement log (TF's lines, also as a
-table), the placed graph, and, on request, the stepper, the timeline or an explanation. Inside
+then shows in that cell, in this order: the device mapping and placement log once, as TF's lines,
+printed by each session as it places (a long log only its first lines), the cell's own output, a
+one-line summary per session (ops, devices, copies, bytes) over the placement table (folded), the
+placed graph of everything the cell ran (a widget: pan, zoom, click a folded scope to open it),
+and, on request, the stepper, the timeline or an explanation. Inside
 the cell ``import tensorflow as tf`` (or ``tensorflow.compat.v1``) gives devlab, so pasted code
 runs as pasted; outside the magic nothing is redirected.
 
@@ -13,6 +16,7 @@ op's line; for any other, only the user's own frames (cells and the user's files
 import ast
 import contextlib
 import functools
+import io
 import os
 import re
 import sys
@@ -31,9 +35,8 @@ from ..aliases import tensorflow_is_devlab
 from ..framework import errors
 from ..framework.graph import Graph, reset_default_graph
 from ..runtime.events import Recorder
-from ..runtime.steps import OpStep
-from ..views.graph_view import GraphView
-from ..views.placement_report import PlacementReport
+from ..views.placement_report import PlacementReport, truncate_log
+from . import source_names
 from ..views.tracebacks import short_traceback
 
 
@@ -108,7 +111,14 @@ class PlacementMagics(Magics):
     @argument("--step", action="store_true", help="open the stepper on the last run")
     @argument("--timeline", action="store_true", help="show the last run's timeline")
     @argument("--explain", metavar="OP", default=None, help="explain the placement of op OP")
-    @argument("--collapse", action="store_true", help="fold name scopes into one node each")
+    @argument("--fold", dest="fold", action="store_true", default=None,
+              help="fold numbered ops and name scopes in the drawing (default: when it is big)")
+    @argument("--no-fold", dest="fold", action="store_false", help="never fold the drawing")
+    @argument("--collapse", dest="fold", action="store_true", help="the old name of --fold")
+    @argument("--unfold", metavar="SCOPE", action="append", default=[], help="open this folded name scope")
+    @argument("--runs", metavar="I,J", default=None,
+              help="draw only these of the cell's different runs (0 is the first); default: all of them")
+    @argument("--full-log", action="store_true", help="print every placement line, however long the log")
     @argument("--compare-tf", action="store_true", help="also run the cell under TensorFlow, if installed")
     @cell_magic
     def placement(self, line, cell):
@@ -132,7 +142,7 @@ class PlacementMagics(Magics):
         if args.soft:
             settings["force_soft_placement"] = True
         with Recorder() as cap, devlab_config.override(**settings), tensorflow_is_devlab(), fresh_default_graph(), \
-                self._tf_is_devlab():
+                self._tf_is_devlab(), self._short_logs(not args.full_log):
             try:
                 value = self._run(cell)
             except SyntaxError:
@@ -163,6 +173,15 @@ class PlacementMagics(Magics):
                 else:
                     ns["tf"] = before
 
+    @contextlib.contextmanager
+    def _short_logs(self, on):
+        """Inside, a long block of placement lines printed to stdout keeps only its head."""
+        if not on:
+            yield
+            return
+        with contextlib.redirect_stdout(_LogTruncator(sys.stdout)):
+            yield
+
     def _run(self, cell):
         """Executes the cell as IPython would (as %%time does) and returns its last expression.
         The code is cached under the cell's execution count, so tracebacks can say "cell N"."""
@@ -171,9 +190,10 @@ class PlacementMagics(Magics):
         number = _calling_cell(shell)
         filename = shell.compile.cache(src, number, raw_code=cell)
         _MAGIC_BODIES[filename] = number
+        source_names.remember(filename, number, line_offset=1)  # the body's line 1 is the cell's line 2
         tree = shell.transform_ast(shell.compile.ast_parse(src, filename=filename))
         last = None
-        if tree.body and isinstance(tree.body[-1], ast.Expr):
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and not src.rstrip().endswith(";"):
             last = ast.Expression(tree.body.pop().value)
         exec(shell.compile(tree, filename, "exec"), shell.user_ns)  # noqa: S102 - the user's own cell
         if last is not None:
@@ -183,10 +203,21 @@ class PlacementMagics(Magics):
     def _show(self, cap, args):
         for report in cap.reports:
             if report.records:
-                display(PlacementReport(report.session, report.records))
+                display(PlacementReport(report.session, report.records, report.plans))
         last = cap.last
         if args.draw and last is not None:
-            display(GraphView(last.session, last.plan, collapse=True if args.collapse else None))
+            from .graph_widget import GraphWidget
+            plans = list({id(p): p for p in last.plans}.values())  # each different run once
+            if args.runs is not None:
+                try:
+                    plans = [plans[int(i)] for i in args.runs.split(",")]
+                except (ValueError, IndexError):
+                    raise UsageError(f"--runs names runs 0 to {len(plans) - 1} of this cell, "
+                                     f"got {args.runs!r}") from None
+            graph = GraphWidget(last.session, runs=plans, fold=args.fold)
+            for scope in args.unfold:
+                graph.unfold(scope)
+            display(graph)
         if args.explain and last is not None:
             try:
                 display(last.session.explain(args.explain))
@@ -196,8 +227,11 @@ class PlacementMagics(Magics):
             self._show_timeline(last)
         if args.step and last is not None:
             from .stepper_widget import StepperWidget
-            fetches = [s.op for s in last.plan.steps if isinstance(s, OpStep)][-1:]
-            display(StepperWidget(last.session, fetches))
+            if last.plan.feed_slots:
+                print("devlab: --step cannot replay a run that fed values; in a cell of its own, use "
+                      "devlab.notebook.StepperWidget(sess, fetches, feed_dict)")
+            else:
+                display(StepperWidget(last.session, list(last.plan.fetches)))
 
     def _show_timeline(self, last):
         if last is None or last.run_metadata is None:
@@ -253,3 +287,19 @@ class PlacementMagics(Magics):
         print(f"devlab: placement log {word} for every session")
 
 
+
+
+class _LogTruncator(io.TextIOBase):
+    """A stdout that cuts each long block of placement lines to its head (``truncate_log``)."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, text):
+        return self.out.write(truncate_log(text))
+
+    def flush(self):
+        self.out.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.out, name)

@@ -1,19 +1,21 @@
-"""The step-through widget: Back / Next / Play / Reset and a slider over a run's steps.
+"""The step-through widget: Back / Next / Reset / Play (with a speed) and a slider over a run's steps.
 
-It is a view on ``Session.stepper`` (runtime layer): each move runs or replays steps there,
-then shows the current op, its device, its inputs and outputs (arrays summarised), the
-transfer it made, the placement reason, and the graph with the op highlighted. Buttons and
-the slider work from the keyboard (Tab to focus, Enter/Space to press, arrows on the slider).
-Graphs above ``DRAW_LIMIT`` ops are drawn folded, so a step never waits on a big drawing.
+It is a view on ``Session.stepper`` (runtime layer): each move runs or replays steps there, then
+shows the current step (the op, its device, its inputs and outputs, why it is there; or the copy
+and what it moves), the run as one lane per device (``views/lanes.py``: work on different
+devices side by side), and the graph with the ops already run filled, the current op, or on a
+transfer step the copy edge, in yellow and kept in view. Buttons and the slider work from the
+keyboard (Tab to focus, Enter/Space to press, arrows on the slider).
 """
 import html
 
 import ipywidgets as widgets
 import numpy as np
 
-from ..views.graph_view import GraphView
+from ..views.colours import device_colour, short_device
+from ..views.lanes import lanes_svg
 
-DRAW_LIMIT = 150
+SPEEDS = [("0.5\u00d7", 1200), ("1\u00d7", 600), ("2\u00d7", 300), ("4\u00d7", 150)]
 
 
 def summarize(value):
@@ -37,16 +39,25 @@ class StepperWidget(widgets.VBox):
         self.next_button = widgets.Button(description="Next", icon="step-forward", tooltip="Run one step")
         self.reset_button = widgets.Button(description="Reset", icon="undo", tooltip="Back to the start")
         self.play = widgets.Play(value=0, min=0, max=n, step=1, interval=600, description="Play")
+        self.speed = widgets.Dropdown(options=SPEEDS, value=600, description="speed",
+                                      layout=widgets.Layout(width="140px"))
+        widgets.link((self.speed, "value"), (self.play, "interval"))
         self.slider = widgets.IntSlider(value=0, min=0, max=n, description="steps run", continuous_update=False)
         widgets.jslink((self.play, "value"), (self.slider, "value"))
         self.info = widgets.HTML()
-        self.graph = widgets.HTML()
+        self.lanes = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.graph = None
+        if draw:
+            from .graph_widget import GraphWidget
+            self.graph = GraphWidget(session, plan=self.stepper.plan, done=(), keep_zoom=True)  # steps keep your zoom
         self.back_button.on_click(lambda _: self.go(self.stepper.position - 1))
         self.next_button.on_click(lambda _: self.go(self.stepper.position + 1))
         self.reset_button.on_click(lambda _: self.go(0))
         self.slider.observe(lambda change: self.go(change["new"]), names="value")
-        controls = widgets.HBox([self.back_button, self.next_button, self.reset_button, self.play, self.slider])
-        super().__init__([controls, self.info, self.graph])
+        controls = widgets.HBox([self.back_button, self.next_button, self.reset_button, self.play, self.speed,
+                                 self.slider], layout=widgets.Layout(flex_flow="row wrap"))
+        super().__init__([controls, self.info, self.lanes] + ([self.graph] if self.graph is not None else []),
+                         layout=widgets.Layout(width="100%"))
         self._render()
 
     @property
@@ -73,30 +84,43 @@ class StepperWidget(widgets.VBox):
             body = f"<p>{n} steps. Press <b>Next</b> to run the first: {html.escape(st.describe_next())}</p>"
         else:
             body = self._describe(view)
-            if not st.done:
-                body += f"<p>next: {html.escape(st.describe_next())}</p>"
-            else:
-                body += "<p><b>run complete</b></p>"
+            body += (f"<p style='color:#666'>next: {html.escape(st.describe_next())}</p>" if not st.done
+                     else "<p><b>run complete</b></p>")
         self.info.value = f"<div class='devlab-step'><b>step {st.position} of {n}</b>{body}</div>"
-        if self.draw:
-            highlight = view.name if view is not None and view.kind == "op" else None
-            if view is not None and view.kind == "transfer":
-                highlight = view.inputs[0][0].rsplit(":", 1)[0]
-            gv = GraphView(self.session, st.plan, highlight=highlight,
-                           collapse=len(st.steps) > DRAW_LIMIT or None)
-            svg = gv.svg()
-            self.graph.value = svg if svg is not None else ""
+        history = st.history  # what ran, in order (a loop's steps once per iteration)
+        done = {v.index for v in history[:-1]}
+        current = history[-1].index if history else None
+        self.lanes.value = lanes_svg(st.plan, done, current, self.session.devices)
+        if self.graph is not None:
+            self._draw_graph(history)
+
+    def _draw_graph(self, history):
+        done_ops = {v.name for v in history if v.kind == "op"}
+        done_copies = {(v.inputs[0][0], v.device) for v in history if v.kind == "transfer"}
+        view = history[-1] if history else None
+        highlight = highlight_copy = None
+        if view is not None and view.kind == "op":
+            highlight = view.name
+        elif view is not None:  # a transfer step: the copy edge, not its source op, is current
+            highlight_copy = (view.inputs[0][0], view.device)
+        gv = self.graph.redraw(highlight=highlight, highlight_copy=highlight_copy, done=done_ops,
+                               done_copies=done_copies)
+        focus = None
+        if highlight is not None:
+            focus = gv.svg_id_of_op(highlight)
+        elif highlight_copy is not None:
+            focus = gv.svg_id_of_copy(*highlight_copy)
+        self.graph.focus = focus or ""
 
     def _describe(self, view):
         rows = []
         if view.kind == "transfer":
             tensor, value = view.inputs[0]
-            rows.append(f"<p><b>transfer</b> of <code>{html.escape(tensor)}</code> from "
-                        f"{html.escape(view.source_device)} to {html.escape(view.device)}</p>")
+            rows.append(f"<p><b style='color:#C62828'>copy</b> of <code>{html.escape(tensor)}</code> from "
+                        f"{_dev(view.source_device)} to {_dev(view.device)}</p>")
             rows.append(f"<p>value: <code>{html.escape(summarize(value))}</code></p>")
             return "".join(rows)
-        rows.append(f"<p><b>{html.escape(view.name)}</b> ({html.escape(view.op_type)}) on "
-                    f"<b>{html.escape(view.device)}</b></p>")
+        rows.append(f"<p><b>{html.escape(view.name)}</b> ({html.escape(view.op_type)}) on {_dev(view.device)}</p>")
         for label, items in (("inputs", view.inputs), ("outputs", view.outputs)):
             if items:
                 cells = "".join(f"<li><code>{html.escape(n)}</code> = <code>{html.escape(summarize(v))}</code></li>"
@@ -105,10 +129,15 @@ class StepperWidget(widgets.VBox):
         made = [s for s in self.stepper.plan.transfers if s.op.name == view.name]
         if made:
             rows.append("<p>its outputs will be copied to: " +
-                        ", ".join(html.escape(s.device.short_name) for s in made) + "</p>")
+                        ", ".join(_dev(s.device.name) for s in made) + "</p>")
         if view.reason is not None:
             rows.append(f"<pre>{html.escape(str(view.reason))}</pre>")
         return "".join(rows)
 
     def __repr__(self):
-        return f"StepperWidget(step {self.stepper.position} of {len(self.stepper.steps)})"
+        return (f"Stepper over the {len(self.stepper.steps)} steps of a run: run this cell to step through it "
+                f"(now at step {self.stepper.position})")
+
+
+def _dev(name):
+    return f"<b style='color:{device_colour(name)}'>{html.escape(short_device(name))}</b>"

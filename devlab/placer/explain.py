@@ -3,6 +3,7 @@
 The placer records only a compact Decision per op (its group and the rule that chose); the
 sentences are written here, when a learner asks.
 """
+from .. import config
 from .placer import Reason, colocation_partners
 
 
@@ -23,9 +24,10 @@ class Explanation:
         filename, lineno = self.op.traceback
         out = [f"{self.op.name} ({self.op.type}) -> {self.device.name}",
                f"  requested device: {self.op.device or '(none)'}",
-               f"  created at {filename}:{lineno}"]
-        if self.group and self.group != self.op.name:
-            out.append(f"  colocation group: loc:@{self.group}")
+               f"  created at {config.source_location(filename, lineno)}"]
+        groups = [g.decode() for g in self.op.colocation_groups()] if "_class" in self.op.attrs else []
+        if groups:
+            out.append(f"  colocation group{'s' if len(groups) > 1 else ''}: {', '.join(groups)}")
         for i, r in enumerate(self.reasons, 1):
             out.append(f"  {i}. {r.text}" + (f"  [{r.location}]" if r.location else ""))
         return out
@@ -47,14 +49,17 @@ def reasons(op, placement):
     by_name = {m.name: m for m in group.members}
     out = [Reason(why) for _, why in colocation_partners(op, by_name)]
     if decision.rule == "group":
-        if group.root is not op:
-            out.append(Reason(f"in the colocation group of '{group.root.name}', already placed on {device.short_name}"))
+        others = [m.name for m in group.members if m is not op]
+        if others:
+            shown = ", ".join(f"'{n}'" for n in others[:4])
+            shown += f" and {len(others) - 4} more" if len(others) > 4 else ""
+            out.append(Reason(f"it shares a device with {shown}: that group was already placed on {device.short_name}"))
         return out
     for loc in op.device_code_locations:
         if loc.obj != "None":
-            out.append(Reason(f"device scope tf.device({loc.obj}) active when it was created", loc.location()))
+            out.append(Reason(f"device scope tf.device({loc.obj}) active when it was created", _where(loc)))
     for name, loc in op.colocation_code_locations.items():
-        out.append(Reason(f"created inside colocate_with('{name}')", loc.location()))
+        out.append(Reason(f"created inside colocate_with('{name}')", _where(loc)))
     request = group.request
     if request.to_string():
         out.append(Reason(f"requested device {request.to_string()}"
@@ -70,6 +75,10 @@ def reasons(op, placement):
     elif decision.rule == "metadata":
         out.append(Reason(f"a {op.type} op: placed with its input '{op.inputs[0].op.name}' on {device.short_name}"))
     return out
+
+
+def _where(loc):
+    return config.source_location(loc.filename, loc.lineno)
 
 
 def explain(op, placement):

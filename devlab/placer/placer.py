@@ -177,11 +177,11 @@ def _build_groups(ops, present, soft):
         if "_class" not in op._attrs and not lookup(op.type).ref_inputs:
             continue  # nothing to join: the common case, kept cheap
         for other, _ in colocation_partners(op, by_name):
-            _join(uf, group_of, op, other, soft)
+            _join(uf, group_of, op, other, soft, present)
     return {op.name: group_of[uf.find(op.name)] for op in ops}
 
 
-def _join(uf, group_of, op, other, soft):
+def _join(uf, group_of, op, other, soft, present):
     a, b = group_of[uf.find(op.name)], group_of[uf.find(other.name)]  # records are kept by root
     if a is b:
         return
@@ -196,8 +196,8 @@ def _join(uf, group_of, op, other, soft):
         raise errors.InvalidArgumentError(
             op.node_def, op, f"Cannot colocate nodes {{{{colocation_node {op.name}}}}} and "
             f"{{{{colocation_node {other.name}}}}} because no device type supports both of those nodes and "
-            f"the other nodes colocated with them.\n{other.name}: {', '.join(b.types)}\n"
-            f"{op.name}: {', '.join(a.types)}" + errors.defined_at(op))
+            f"the other nodes colocated with them." + debug_info(a, present) + debug_info(b, present)
+            + errors.defined_at(op))
     root, absorbed = uf.union(op.name, other.name)
     a.members += b.members  # disjoint: b was a separate group
     a.request, a.types = request, types
@@ -256,6 +256,7 @@ def _soft_fallback(op, group, devices, supported, soft):
     request = group.request
     named = [d for d in devices if d.matches(request)]
     requested = op.device or request.to_string()
+    present = {d.device_type for d in devices}
     if not soft:
         if _parses_same(op.device, request) and not named:
             names = ", ".join(sorted(d.name for d in devices))
@@ -263,13 +264,14 @@ def _soft_fallback(op, group, devices, supported, soft):
                    f"[ {names} ]. Make sure the device specification refers to a valid device.")
         elif _parses_same(op.device, request) and request.device_type:
             msg = (f"Could not satisfy explicit device specification '{requested}' because no supported "
-                   f"kernel for {request.device_type} devices is available.\nOp: {op.type}\n"
-                   f"Registered kernels:\n  " + _registered(op))
+                   f"kernel for {request.device_type} devices is available." + debug_info(group, present)
+                   + f"\nOp: {op.type}\nRegistered kernels:\n  " + _registered(op))
         else:
             names = ", ".join(d.name for d in sorted(devices, key=lambda d: d.sort_key()))
             msg = (f"Could not satisfy explicit device specification '{requested}' because the node "
                    f"{{{{colocation_node {op.name}}}}} was colocated with a group of nodes that required "
-                   f"incompatible device '{request.to_string()}'. All available devices [{names}].")
+                   f"incompatible device '{request.to_string()}'. All available devices [{names}]. "
+                   + debug_info(group, present))
         raise errors.InvalidArgumentError(op.node_def, op, f"Cannot assign a device for operation {op.name}: "
                                           + msg + errors.defined_at(op))
     # Soft placement: same type at any index, then any type; job, replica and task stay.
@@ -285,6 +287,25 @@ def _soft_fallback(op, group, devices, supported, soft):
             "specification refers to a valid device." + errors.defined_at(op))
     why = "no such device" if not named else f"no {request.device_type} kernel for {op.type}"
     return matching, f"soft placement: {requested} cannot be used ({why}), so it falls back"
+
+
+def debug_info(group, present):
+    """TF's "Colocation Debug Info" block (``ColocationGraph::DebugInfo``): the group's merged request
+    and kernel types, each member op type's supported devices, and every member with the device
+    its user asked for, so a conflict names the op that causes it."""
+    text = ("\nColocation Debug Info:\nColocation group had the following types and supported devices: "
+            f"\nRoot Member(assigned_device_name_index_=-1 requested_device_name_='{group.request.to_string()}' "
+            f"assigned_device_name_='' resource_device_name_='' supported_device_types_=[{', '.join(group.types)}] "
+            "possible_devices_=[]")
+    members = sorted(group.members, key=lambda m: m.id if m.id is not None else -1)  # graph order, as TF
+    by_type = {}
+    for m in members:
+        if m.type not in by_type:
+            by_type[m.type] = "".join(t + " " for t in _kernel_types(m, present))
+    text += "".join(f"\n{t}: {d}" for t, d in by_type.items())
+    text += "\n\nColocation members, user-requested devices, and framework assigned devices, if any:"
+    text += "".join(f"\n  {m.name} ({m.type}) {m.device}" for m in members)
+    return text + "\n"
 
 
 def _parses_same(raw, request):

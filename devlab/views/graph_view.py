@@ -1,141 +1,457 @@
-"""Drawing the placed graph with graphviz: one cluster and one colour per device, transfers as
-bold dashed edges labelled with the bytes they move, colocated ops marked.
+"""Drawing the placed graph: one box per device, ops inside in their device's colour, every copy
+between devices a red dashed edge labelled with the bytes it moves, fed tensors as feeds on their
+device, and a legend.
 
-Large graphs fold each top-level name scope into one node per device (TensorBoard-style), so
-a 10,000-op graph still draws in well under two seconds; ``unfold=["scope"]`` opens a scope.
-Node ids are op names, never ``id()``, so the SVG is the same on every run.
+What is drawn is the session's *whole executed graph*: the union of every plan it ran (so an
+update run and a read run both appear), or only the runs you name (``runs=[0, 2]`` or plans).
+
+Big drawings fold, decided by their drawn size (nodes, and nodes side by side), not by a flag:
+
+1. *series*: numbered ops of one type in one scope on one device (``add``, ``add_1``, ...)
+   become one stacked node, ``add ×5000``;
+2. *scopes*: if that is still too big, each name scope becomes one 3-D box per device
+   (TensorBoard-style). ``unfold=["layer3"]`` opens a scope (its sub-scopes stay folded);
+   in the notebook a click on the box does it.
+
+The DOT text is written here directly, one line per node and edge with op names quoted safely,
+so building it stays linear (a 10,000-op chain with 10,000 copies takes a few ms once folded);
+``dot`` runs in a subprocess with a time limit. Node ids are op names or their folds, never
+``id()``, so the SVG is the same on every run.
 """
 import html
+import re
+import shutil
+import subprocess
 
-from ..runtime.steps import OpStep
+from .colours import COPY_COLOUR, CURRENT_COLOUR, device_colour, short_device
 
-PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C",
-           "#CCB974", "#64B5CD"]
-FOLD_ABOVE = 150  # ops: fold name scopes by default above this many
+NODE_BUDGET = 60  # drawn nodes above which series, then scopes, fold
+RANK_BUDGET = 14  # nodes side by side (same depth) above which they fold too
+SERIES_MIN = 3  # numbered ops that make a series
+DOT_TIMEOUT = 30  # seconds
 MISSING_DOT = ("Graphviz's `dot` program is not installed, so the graph cannot be drawn. Install it with "
                "`apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS) or "
                "`conda install graphviz`; the placement log above is complete without it.")
+_NUMBERED = re.compile(r"^(.*?)(?:_(\d+))?$")
+
+
+class GraphvizMissing(RuntimeError):
+    pass
+
+
+def dot_quote(text):
+    """``text`` as a double-quoted DOT string: backslashes and quotes escaped, newlines as ``\\n``."""
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def run_dot(source, fmt="svg", timeout=DOT_TIMEOUT):
+    """Runs graphviz's ``dot`` on DOT text; returns the output bytes."""
+    exe = shutil.which("dot")
+    if exe is None:
+        raise GraphvizMissing(MISSING_DOT)
+    proc = subprocess.run([exe, f"-T{fmt}"], input=source.encode(), capture_output=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError("dot failed: " + proc.stderr.decode(errors="replace").strip())
+    return proc.stdout
+
+
+class Dot:
+    """DOT text with graphviz-like helpers (``.source``, ``.pipe(format=...)``)."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def pipe(self, format="svg"):  # noqa: A002 - graphviz's name
+        return run_dot(self.source, format)
+
+    def __str__(self):
+        return self.source
+
+
+class _Node:
+    """One drawn node: an op, a fed tensor, a series of numbered ops, or a folded scope."""
+
+    __slots__ = ("key", "kind", "device", "ops", "label", "scope")
+
+    def __init__(self, key, kind, device, label, scope=None):
+        self.key, self.kind, self.device, self.label, self.scope = key, kind, device, label, scope
+        self.ops = []
+
+
+class _CopyEdge:
+    __slots__ = ("count", "nbytes", "steps")
+
+    def __init__(self):
+        self.count, self.nbytes, self.steps = 0, 0, []
 
 
 class GraphView:
-    """The placed graph of a session's last run (or of all its placed ops)."""
+    """The placed graph of what a session ran.
 
-    def __init__(self, session, plan=None, collapse=None, unfold=(), highlight=None):
+    ``plan``: draw only this plan; ``runs``: the plans to draw (Plans, or indices into
+    ``session.plans_run``); by default every plan the session ran. ``fold``: None decides by
+    size, True folds, False never folds (``collapse`` is the old name). ``highlight``: an op
+    name to mark as current; ``highlight_copy``: ``(tensor name, device name)`` of a copy to mark;
+    ``done``: names of ops already run and ``done_copies``: ``(tensor name, device name)`` of copies
+    already made (drawn solid, the rest faded), when stepping.
+    """
+
+    def __init__(self, session, plan=None, runs=None, fold=None, unfold=(), highlight=None,
+                 highlight_copy=None, done=None, done_copies=(), collapse=None):
         self.session = session
-        self.plan = plan if plan is not None else session.last_plan
-        graph_ops = session.graph.get_operations()
-        if self.plan is not None:
-            ran = {s.op.name for s in self.plan.steps if isinstance(s, OpStep)}
-            ran |= {t.op.name for t in (s.tensor for s in self.plan.transfers)}
-            self.ops = [op for op in graph_ops if op.name in ran]
+        if plan is not None:
+            self.plans = [plan]
+        elif runs is not None:
+            ran = list(session.plans_run)
+            plans = [ran[r] if isinstance(r, int) else r for r in runs]
+            self.plans = list({id(p): p for p in plans}.values())  # a plan that ran twice is drawn once
         else:
-            self.ops = [op for op in graph_ops if op.name in session.placement.assigned]
-        self.collapse = len(self.ops) > FOLD_ABOVE if collapse is None else collapse
+            self.plans = list(session.plans_run) or ([session.last_plan] if session.last_plan else [])
+        self.fold = fold if fold is not None else collapse
         self.unfold = set(unfold)
         self.highlight = highlight
+        self.highlight_copy = highlight_copy
+        self.done = set(done) if done is not None else None
+        self.done_copies = set(done_copies)
+        self._collect()
+        self._layout = None
+        self._bases = {}  # op name -> its series name (the name without its _N)
 
-    def _node_of(self, op):
-        """The drawn node for ``op``: itself, or its folded top-level scope on its device."""
-        device = self.session.placement.device_of(op)
-        if self.collapse and "/" in op.name:
-            scope = op.name.split("/", 1)[0]
-            if scope not in self.unfold:
-                # graphviz reads "a:b" in a node id as node a, port b, so the id has no colon
-                return f"{scope}/@{device.device_type}_{device.index}@{device.job}_{device.task}", scope
-        return op.name, None
-
-    def to_dot(self):
-        """The graphviz ``Digraph``."""
-        import graphviz
+    # -- what ran -----------------------------------------------------------------------------------
+    def _collect(self):
         placement = self.session.placement
-        devices = sorted({placement.device_of(op) for op in self.ops}, key=lambda d: d.sort_key())
-        colour = {d.name: PALETTE[i % len(PALETTE)] for i, d in enumerate(devices)}
-        dot = graphviz.Digraph("placement", graph_attr={"rankdir": "TB", "fontname": "Helvetica", "fontsize": "11"},
-                               node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Helvetica",
-                                          "fontsize": "10"})
-        folded = {}
-        for device in devices:
-            with dot.subgraph(name=f"cluster_{device.short_name}") as sub:
-                sub.attr(label=device.name, color=colour[device.name], fontcolor=colour[device.name],
-                         style="rounded")
-                for op in self.ops:
-                    if placement.device_of(op) is not device:
-                        continue
-                    node, scope = self._node_of(op)
-                    if scope is not None:
-                        folded.setdefault(node, []).append(op)
-                        continue
-                    group = placement.groups.get(op.name, op.name)
-                    label = f"{op.type}\n{op.name}" + (f"\nloc:@{group}" if group != op.name else "")
-                    attrs = {"fillcolor": colour[device.name] + "33", "color": colour[device.name]}
-                    if group != op.name:
-                        attrs["peripheries"] = "2"  # colocated with another op
-                    if self.highlight == op.name:
-                        attrs.update(fillcolor="#FFD54F", penwidth="3")
-                    sub.node(op.name, label, tooltip=f"{op.name} on {device.name}", **attrs)
-                for node, members in sorted(folded.items()):
-                    if placement.device_of(members[0]) is device:
-                        hit = any(m.name == self.highlight for m in members)
-                        sub.node(node, f"{node.split('/@')[0]}/\n({len(members)} ops)", shape="box3d",
-                                 fillcolor="#FFD54F" if hit else colour[device.name] + "22",
-                                 color=colour[device.name])
+        ops, feeds, transfers = {}, {}, {}
+        if self.plans:
+            for plan in self.plans:
+                for op in plan.ops:
+                    ops[op.name] = op
+                for _, tensor, device in plan.feed_slots:
+                    feeds[tensor] = device
+                for step in plan.transfers:
+                    transfers.setdefault((step.tensor, step.device.name), step)
+        elif placement is not None:
+            for op in self.session.graph.get_operations():
+                if op.name in placement.assigned:
+                    ops[op.name] = op
+        self.ops = sorted(ops.values(), key=lambda op: op.id)
+        self.feeds = {t: d for t, d in feeds.items() if t.op.name not in ops}
+        self.transfers = list(transfers.values())
+        self.device_of = {op.name: placement.device_of(op) for op in self.ops} if placement else {}
+
+    @property
+    def devices(self):
+        devs = {d.name: d for d in self.device_of.values()}
+        devs.update({d.name: d for d in self.feeds.values()})
+        return sorted(devs.values(), key=lambda d: d.sort_key())
+
+    # -- folding --------------------------------------------------------------------------------------
+    def layout(self):
+        """(nodes by key, node key of each op name, node key of each fed tensor, folding used)."""
+        if self._layout is None:
+            folding = "none"
+            if self.fold is not False:
+                if self.fold or len(self.ops) + len(self.feeds) > NODE_BUDGET or self._too_big(
+                        self._nodes(series=False, scopes=False)):
+                    folding = "series"
+                    series = self._nodes(series=True, scopes=False)
+                    if self.fold or self._too_big(series):
+                        folding = "scopes"
+            if folding == "none":
+                self._layout = self._nodes(False, False) + ("none",)
+            else:
+                self._layout = self._nodes(True, folding == "scopes") + (folding,)
+        return self._layout
+
+    def _too_big(self, layout):
+        nodes, of_op, of_feed = layout
+        if len(nodes) > NODE_BUDGET:
+            return True
+        return _widest_rank(nodes, self._node_edges(of_op, of_feed)) > RANK_BUDGET
+
+    def _nodes(self, series, scopes):
+        nodes, of_op, of_feed = {}, {}, {}
+        counts = {}
+        if series or scopes:
+            for op in self.ops:
+                k = self._fold_key(op, series, scopes, None)
+                counts[k] = counts.get(k, 0) + 1
+        for op in self.ops:
+            device = self.device_of[op.name]
+            key = self._fold_key(op, series, scopes, counts) if counts else None
+            if key is None:
+                node = nodes[op.name] = _Node(op.name, "op", device, None)
+            else:
+                node = nodes.get(key)
+                if node is None:
+                    kind, name = key[0], key[1]
+                    node = nodes[key] = _Node(key, kind, device, name, scope=name if kind == "scope" else None)
+            node.ops.append(op)
+            of_op[op.name] = node.key
+        for tensor, device in self.feeds.items():
+            key = ("feed", tensor.name)
+            nodes[key] = _Node(key, "feed", device, tensor.name)
+            of_feed[tensor] = key
+        return nodes, of_op, of_feed
+
+    def _fold_key(self, op, series, scopes, counts):
+        """The fold ``op`` belongs to (a tuple key), or None to draw it alone."""
+        device = self.device_of[op.name].name
+        if scopes:
+            parts = op.name.split("/")
+            prefix = ""
+            for part in parts[:-1]:
+                prefix = f"{prefix}/{part}" if prefix else part
+                if prefix not in self.unfold:
+                    key = ("scope", prefix, device)
+                    if counts is None or counts.get(key, 0) > 1:
+                        return key
+                    break
+        if series and not (self.unfold and op.name.rpartition("/")[0] in self.unfold):
+            base = self._bases.get(op.name)
+            if base is None:
+                scope, _, last = op.name.rpartition("/")
+                base = _NUMBERED.match(last).group(1)
+                base = self._bases[op.name] = f"{scope}/{base}" if scope else base
+            key = ("series", base, device, op.type)
+            if counts is None or counts.get(key, 0) >= SERIES_MIN:
+                return key
+        return None
+
+    # -- edges ----------------------------------------------------------------------------------------
+    def _node_edges(self, of_op, of_feed):
+        """{(src key, dst key)} for same-device data edges (copies are drawn apart)."""
+        memo = getattr(self, "_edges_memo", None)
+        if memo is not None and memo[0] is of_op:
+            return memo[1]
         edges = set()
         for op in self.ops:
-            dst, _ = self._node_of(op)
+            dst = of_op[op.name]
+            device = self.device_of[op.name]
             for t in op.inputs:
-                src, _ = self._node_of(t.op)
-                crosses = placement.device_of(t.op) is not placement.device_of(op)
-                if src != dst and not crosses:
+                src = of_op.get(t.op.name) if t not in of_feed else of_feed[t]
+                if src is None or src == dst:
+                    continue
+                src_dev = self.device_of.get(t.op.name) or self.feeds.get(t)
+                if src_dev is device:
                     edges.add((src, dst))
-        for src, dst in sorted(edges):
-            dot.edge(src, dst)
-        consumers = {}  # (tensor, device) -> the drawn ops on that device that read it
+        self._edges_memo = (of_op, edges)
+        return edges
+
+    def _control_edges(self, of_op):
+        edges = set()
         for op in self.ops:
-            device = placement.device_of(op)
+            dst = of_op[op.name]
+            for c in op.control_inputs:
+                src = of_op.get(c.name)
+                if src is not None and src != dst:
+                    edges.add((src, dst))
+        return edges
+
+    def _copy_edges(self, of_op, of_feed):
+        """{(src key, dst key): _CopyEdge} per drawn copy edge. A transfer is counted once, on the
+        edge to the first op that reads it on its device; edges to other readers there carry no label."""
+        consumers = {}
+        device_of = self.device_of
+        for op in self.ops:
+            dname = device_of[op.name].name
+            dst = of_op[op.name]
             for t in op.inputs:
-                consumers.setdefault((t, device), []).append(op)
-        for step, size in self._transfers():
+                key = (t, dname)
+                found = consumers.get(key)
+                if found is None:
+                    consumers[key] = [dst]
+                elif dst not in found:
+                    found.append(dst)
+        edges = {}
+        sizes = {}
+        for step in self.transfers:
             t = step.tensor
-            src, _ = self._node_of(t.op)
-            for consumer in consumers.get((t, step.device), ()):
-                dst, _ = self._node_of(consumer)
-                dot.edge(src, dst, label=f"copy {_human(size)}" if size is not None else "copy",
-                         style="dashed", penwidth="2", color="#C62828", fontcolor="#C62828", fontsize="9")
-        return dot
+            src = of_feed.get(t) or of_op.get(t.op.name)
+            dsts = consumers.get((t, step.device.name))
+            if src is None or not dsts:
+                continue
+            size_key = (t.shape, t.dtype)
+            size = sizes.get(size_key)
+            if size is None:
+                size = sizes[size_key] = tensor_bytes(t) or 0
+            for i, dst in enumerate(dsts):
+                e = edges.get((src, dst))
+                if e is None:
+                    e = edges[(src, dst)] = _CopyEdge()
+                if i == 0:
+                    e.count += 1
+                    e.nbytes += size
+                e.steps.append(step)
+        return edges
 
-    def _transfers(self):
-        if self.plan is None:
-            return []
-        out = []
-        for step in self.plan.transfers:
-            t = step.tensor
-            size = None
-            if t.shape.is_fully_defined() and t.dtype.base_dtype.name != "string":
-                size = t.shape.num_elements() * t.dtype.base_dtype.size
-            out.append((step, size))
-        return out
+    # -- DOT -----------------------------------------------------------------------------------------
+    def to_dot(self):
+        """The drawing as DOT text (a ``Dot``: ``.source``, ``.pipe(format=...)``)."""
+        nodes, of_op, of_feed, folding = self.layout()
+        self.folds = {}  # svg id of each folded scope -> the scope (what a click unfolds)
+        self.copy_ids = {}  # (tensor name, device name) -> svg id of its copy edge
+        lines = ['digraph placement {',
+                 '  graph [rankdir=TB, fontname="Helvetica", fontsize=11, nodesep=0.25, ranksep=0.35, '
+                 'newrank=true' + (', nslimit=2, mclimit=0.5' if len(nodes) > 150 else '') + '];',
+                 '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, height=0.3];',
+                 '  edge [color="#555555", arrowsize=0.6, fontname="Helvetica"];']
+        by_device = {}
+        for node in nodes.values():
+            by_device.setdefault(node.device.name, []).append(node)
+        self._kinds = {n.kind for n in nodes.values()}
+        ids = self.node_ids = {}  # node key -> svg id
+        self._of_op = of_op
+        for i, device in enumerate(self.devices):
+            colour = device_colour(device.name)
+            lines.append(f'  subgraph {dot_quote("cluster_" + short_device(device.name))} {{')
+            lines.append(f'    id={dot_quote("cluster-" + short_device(device.name))}; '
+                         f'label={dot_quote(_device_title(device))}; '
+                         f'color="{colour}"; fontcolor="{colour}"; style="rounded"; penwidth=1.5;')
+            for node in by_device.get(device.name, ()):
+                nid = ids[node.key] = f"n{len(ids)}"
+                lines.append("    " + self._node_line(nid, node, colour))
+            lines.append('  }')
+        for src, dst in sorted(self._node_edges(of_op, of_feed), key=lambda e: (ids[e[0]], ids[e[1]])):
+            lines.append(f'  {ids[src]} -> {ids[dst]};')
+        control = self._control_edges(of_op)
+        if control:
+            self._kinds.add("control")
+        for src, dst in sorted(control, key=lambda e: (ids[e[0]], ids[e[1]])):
+            lines.append(f'  {ids[src]} -> {ids[dst]} [style=dotted, color="#888888", arrowhead=odot];')
+        copies = self._copy_edges(of_op, of_feed)
+        hl = self.highlight_copy
+        hl = None if hl is None else (getattr(hl[0], "name", hl[0]), hl[1])
+        for n, ((src, dst), edge) in enumerate(sorted(copies.items(), key=lambda e: (ids[e[0][0]], ids[e[0][1]]))):
+            eid = f"copy-{n}"
+            current = False
+            for step in edge.steps:
+                self.copy_ids.setdefault((step.tensor.name, step.device.name), eid)
+            if hl is not None:
+                current = any(s.device.name == hl[1] and s.tensor.name == hl[0] for s in edge.steps)
+            if edge.count == 0:
+                label = ""  # the same copy reaches another op on that device
+            elif edge.count == 1:
+                label = f"copy {human_bytes(edge.nbytes)}"
+            else:
+                label = f"{edge.count} copies, {human_bytes(edge.nbytes)}"
+            ran = self.done is None or current or any(
+                (s.tensor.name, s.device.name) in self.done_copies for s in edge.steps)
+            colour = "#E6A100" if current else COPY_COLOUR
+            names = [s.tensor.name for s in edge.steps[:5]]
+            more = len(edge.steps) - len(names)
+            tip = "copy of " + ", ".join(names) + (f" and {more} more" if more > 0 else "")
+            attrs = [f'id="{eid}"', f'class="devlab-copy{" devlab-current" if current else ""}"',
+                     f'style="{"bold" if current else "dashed"}"', f'penwidth={4 if current else 2 if ran else 1}',
+                     f'color="{colour}"', f'fontcolor="{colour}"', 'fontsize=9', f'tooltip={dot_quote(tip)}']
+            if label:
+                attrs.append(f"label={dot_quote(label)}")
+            lines.append(f'  {ids[src]} -> {ids[dst]} [{", ".join(attrs)}];')
+        lines.append(self._legend(folding))
+        lines.append('}')
+        return Dot("\n".join(lines))
 
+    def svg_id_of_op(self, name):
+        """The svg id of the node that draws op ``name`` (itself or its fold), after ``to_dot``."""
+        key = self._of_op.get(name)
+        return self.node_ids.get(key) if key is not None else None
+
+    def svg_id_of_copy(self, tensor, device_name):
+        """The svg id of the edge that draws the copy of ``tensor`` (a Tensor or its name) to
+        ``device_name``, after ``to_dot``."""
+        return self.copy_ids.get((getattr(tensor, "name", tensor), device_name))
+
+    def _node_line(self, nid, node, colour):
+        attrs, classes = [f'id="{nid}"'], []
+        current = self.highlight is not None and any(op.name == self.highlight for op in node.ops)
+        ran = self.done is None or any(op.name in self.done for op in node.ops)
+        fill = CURRENT_COLOUR if current else colour + ("40" if ran else "10")
+        line_colour = colour if ran or current else colour + "80"
+        tip = ""
+        if node.kind == "op":
+            op = node.ops[0]
+            label = f"{op.type}\n{op.name}"
+            groups = _class_groups(op)
+            if groups:
+                self._kinds.add("colocated")
+                label += "\n" + " ".join(groups)
+                attrs.append("peripheries=2")
+            tip = f"{op.name} ({op.type}) on {short_device(node.device.name)}"
+        elif node.kind == "feed":
+            label = f"feed\n{node.label}"
+            attrs.append("shape=invhouse")
+            tip = f"{node.label} is fed: its value comes from feed_dict, on {short_device(node.device.name)}"
+        elif node.kind == "series":
+            types = node.key[3]
+            label = f"{types} \u00d7{len(node.ops)}\n{node.label}, {node.label}_1, ..."
+            attrs += ['style="rounded,filled,bold"', "peripheries=2"]
+            tip = f"{len(node.ops)} numbered {types} ops: {node.ops[0].name} ... {node.ops[-1].name}"
+        else:  # a folded scope
+            label = f"{node.label}/\n({len(node.ops)} ops)"
+            attrs.append("shape=box3d")
+            classes.append("devlab-fold")
+            self.folds[nid] = node.scope
+            tip = (f"name scope {node.label}/ folded: {len(node.ops)} ops on {short_device(node.device.name)} "
+                   "(click to open)")
+        attrs += [f"label={dot_quote(label)}", f'fillcolor="{fill}"', f'color="{line_colour}"',
+                  f"tooltip={dot_quote(tip)}"]
+        if current:
+            attrs.append("penwidth=3")
+            classes.append("devlab-current")
+        elif not ran:
+            attrs.append('fontcolor="#999999"')
+        if classes:
+            attrs.append(f'class="{" ".join(classes)}"')
+        return f'{nid} [{", ".join(attrs)}];'
+
+    def _legend(self, folding):
+        swatches = [f'<font color="{device_colour(d.name)}">\u25a0</font> {html.escape(short_device(d.name))}: '
+                    f'{html.escape(_backing(d))}' for d in self.devices]
+        kinds = self._kinds
+        keys = [f'<font color="{COPY_COLOUR}">- - &gt;</font> copy between devices (bytes moved)']
+        if "colocated" in kinds:
+            keys.append("double border: colocated (its loc:@ group)")
+        if "control" in kinds:
+            keys.append("dotted: control dependency")
+        if "feed" in kinds:
+            keys.append("house: fed from feed_dict")
+        if "series" in kinds:
+            keys.append("bold double box: numbered ops folded (name \u00d7 count)")
+        if "scope" in kinds:
+            keys.append("3-D box: folded name scope (click to open)")
+        if self.done is not None:
+            keys.append('<font color="#B8860B">yellow</font>: current step; faded: not run yet')
+        gap = "    "
+        lines = [gap.join(swatches[i:i + 4]) for i in range(0, len(swatches), 4)]  # four devices a line
+        lines += [" \u00b7 ".join(keys[i:i + 3]) for i in range(0, len(keys), 3)]
+        body = "".join(f'<tr><td align="left">{line}</td></tr>' for line in lines)
+        return f'  label=<<table border="0" cellspacing="1" cellpadding="1">{body}</table>>; labelloc=b; labeljust=l;'
+
+    # -- output ---------------------------------------------------------------------------------------
     def svg(self):
-        """The drawing as SVG text, or a one-paragraph message when ``dot`` is missing."""
-        import graphviz
+        """The drawing as SVG text, or None when ``dot`` is missing."""
         try:
-            return self.to_dot().pipe(format="svg").decode()
-        except graphviz.ExecutableNotFound:
+            return fit_svg(self.to_dot().pipe("svg").decode())
+        except GraphvizMissing:
             return None
 
     def save(self, path):
         """Writes SVG, PNG or PDF, chosen by the file's extension."""
-        import graphviz
         fmt = path.rsplit(".", 1)[-1].lower()
         if fmt not in ("svg", "png", "pdf"):
             raise ValueError(f"save() writes .svg, .png or .pdf, not .{fmt}")
         try:
-            data = self.to_dot().pipe(format=fmt)
-        except graphviz.ExecutableNotFound:
+            data = self.to_dot().pipe(fmt)
+        except GraphvizMissing:
             raise RuntimeError(MISSING_DOT) from None
         with open(path, "wb") as f:
             f.write(data)
         return path
+
+    def summary(self):
+        n_dev = len(self.devices)
+        nbytes = sum(tensor_bytes(s.tensor) or 0 for s in self.transfers)
+        return (f"placed graph: {len(self.ops)} ops on {n_dev} device{'s' if n_dev != 1 else ''}, "
+                f"{len(self.transfers)} cop{'ies' if len(self.transfers) != 1 else 'y'} ({human_bytes(nbytes)})")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         svg = self.svg()
@@ -144,14 +460,68 @@ class GraphView:
         return {"image/svg+xml": svg, "text/plain": repr(self)}
 
     def __repr__(self):
-        n_dev = len({self.session.placement.device_of(op).name for op in self.ops})
-        return f"<placed graph: {len(self.ops)} ops on {n_dev} devices, {len(self._transfers())} transfers>"
+        return f"<{self.summary()}: run the cell (or trust the notebook) to see the drawing>"
 
 
-def _human(n):
+def fit_svg(svg):
+    """Lets a graphviz SVG shrink to the width of its output area (it never grows past 1:1). Also
+    writes graphviz's ``&#45;`` as the plain hyphen it stands for, so ids and classes read as written."""
+    return svg.replace("<svg width=", '<svg style="max-width:100%;height:auto" width=', 1).replace("&#45;", "-")
+
+
+def tensor_bytes(t):
+    """Bytes of a fully-shaped numeric tensor, else None."""
+    if t.shape.is_fully_defined() and t.dtype.base_dtype.name != "string":
+        return t.shape.num_elements() * t.dtype.base_dtype.size
+    return None
+
+
+def human_bytes(n):
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
 
 
+def _class_groups(op):
+    """The op's real colocation groups (``loc:@w`` from its ``_class`` attr), or [] if it has none."""
+    return [g.decode() if isinstance(g, bytes) else g for g in op.attrs.get("_class", ())
+            if (g.decode() if isinstance(g, bytes) else g).startswith("loc:@")]
+
+
+def _backing(device):
+    if device.device_type == "GPU":
+        return "simulated GPU (numpy)" if device.simulated else "real GPU (CuPy)"
+    return "CPU (numpy)"
+
+
+def _device_title(device):
+    return short_device(device.name) + (" (simulated)" if device.simulated else "")
+
+
+def _widest_rank(nodes, edges):
+    """The most nodes at one depth of the drawn DAG (longest-path ranks; nodes in a cycle get the
+    rank after the rest): roughly how many boxes dot will set side by side."""
+    preds = {k: [] for k in nodes}
+    succ = {k: [] for k in nodes}
+    for a, b in edges:
+        succ[a].append(b)
+        preds[b].append(a)
+    waiting = {k: len(v) for k, v in preds.items()}
+    rank = {}
+    ready = [k for k, n in waiting.items() if n == 0]
+    for k in ready:
+        rank[k] = 0
+    while ready:
+        k = ready.pop()
+        for s in succ[k]:
+            rank[s] = max(rank.get(s, 0), rank[k] + 1)
+            waiting[s] -= 1
+            if waiting[s] == 0:
+                ready.append(s)
+    top = max(rank.values(), default=0) + 1
+    counts = {}
+    for k in nodes:
+        r = rank.get(k, top) if waiting[k] == 0 else top
+        counts[r] = counts.get(r, 0) + 1
+    return max(counts.values(), default=0)

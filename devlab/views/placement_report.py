@@ -1,18 +1,54 @@
-"""What ``%%placement`` shows for one session: the device mapping and the placement log, as
-TF's text lines and as a table that sorts (click a header) and filters (type in the box)."""
+"""What ``%%placement`` shows for one session after the cell's own output: a one-line summary (ops,
+devices, copies, bytes) and the placement table, folded, that sorts (click a header) and filters
+(type in the box). The placement log itself is printed once, as TensorFlow's lines, by the
+session; when it is long only its head is printed and this table holds all of it.
+"""
 import html
 import itertools
+import re
+
+from .colours import device_colour, short_device, swatch
+from .graph_view import human_bytes, tensor_bytes
 
 _ids = itertools.count()
+PLACEMENT_LINE = re.compile(r"^[A-Za-z0-9.][\w.\-/>]*: \(\w+\): /job:\S+$")
+LOG_HEAD = 12  # placement lines printed when a log is long
+LOG_LIMIT = 20  # a log up to this many lines is printed whole
 
 
 class PlacementReport:
-    def __init__(self, session, records):
+    def __init__(self, session, records, plans=()):
         self.session = session
         self.records = list(records)
+        self.plans = list({id(p): p for p in plans}.values())  # each different run once
+
+    def counts(self):
+        """{short device name: ops placed there}, in the session's device order."""
+        order = {d.name: i for i, d in enumerate(self.session.devices)}
+        out = {}
+        for r in sorted(self.records, key=lambda r: order.get(r.device, len(order))):
+            out[r.device] = out.get(r.device, 0) + 1
+        return out
+
+    def transfers(self):
+        seen = {}
+        for plan in self.plans:
+            for s in plan.transfers:
+                seen.setdefault((s.tensor, s.device.name), s)
+        return list(seen.values())
+
+    def summary(self):
+        counts = self.counts()
+        copies = self.transfers()
+        nbytes = sum(tensor_bytes(s.tensor) or 0 for s in copies)
+        where = ", ".join(f"{short_device(d)} {n}" for d, n in counts.items())
+        runs = len(self.plans)
+        return (f"devlab: {len(self.records)} ops placed on {len(counts)} device{'s' if len(counts) != 1 else ''} "
+                f"({where}); {len(copies)} cop{'ies' if len(copies) != 1 else 'y'} between devices "
+                f"({human_bytes(nbytes)}) " + ("in 1 run" if runs == 1 else f"across {runs} different runs"))
 
     def text(self):
-        return "\n".join([self.session.device_mapping] + [str(r) for r in self.records])
+        return self.summary()
 
     def __repr__(self):
         return self.text()
@@ -23,16 +59,32 @@ class PlacementReport:
     def _repr_html_(self):
         # The id is a per-kernel counter, not id(): the same notebook renders the same HTML.
         tid = f"devlab-placement-{next(_ids)}"
+        counts = "".join(f"<span style='margin-right:1em'>{swatch(d)}{html.escape(short_device(d))}: {n}</span>"
+                         for d, n in self.counts().items())
         rows = "".join(
             f"<tr><td>{html.escape(r.op_name)}</td><td>{html.escape(r.op_type)}</td>"
-            f"<td>{html.escape(r.device)}</td></tr>" for r in self.records)
+            f"<td style='color:{device_colour(r.device)}'>{html.escape(r.device)}</td></tr>" for r in self.records)
         mapping = html.escape(self.session.device_mapping)
-        return (f"<div class='devlab-placement'><pre>{mapping}</pre>"
+        return (f"<div class='devlab-placement'><div><b>{html.escape(self.summary())}</b></div>"
+                f"<details><summary>placement table ({len(self.records)} ops) and device mapping: "
+                f"{counts}</summary><pre>{mapping}</pre>"
                 f"<input placeholder='filter ops, types, devices' oninput=\"devlabFilter('{tid}', this.value)\">"
                 f"<table id='{tid}'><thead><tr>"
                 + "".join(f"<th style='cursor:pointer' onclick=\"devlabSort('{tid}', {i})\">{h}</th>"
                           for i, h in enumerate(("op", "type", "device")))
-                + f"</tr></thead><tbody>{rows}</tbody></table>{_SCRIPT}</div>")
+                + f"</tr></thead><tbody>{rows}</tbody></table></details>{_SCRIPT}</div>")
+
+
+def truncate_log(text, head=LOG_HEAD, limit=LOG_LIMIT):
+    """A block of placement lines cut to its first ``head`` lines when longer than ``limit``, with a
+    line saying where the rest is; any other text unchanged."""
+    lines = text.split("\n")
+    body = [line for line in lines if line]
+    if len(body) <= limit or not all(PLACEMENT_LINE.match(line) for line in body):
+        return text
+    kept = body[:head]
+    return "\n".join(kept + [f"... {len(body) - head} more placement lines: open the placement table below, "
+                             f"or print(sess.placement_log)"]) + ("\n" if text.endswith("\n") else "")
 
 
 _SCRIPT = """<script>

@@ -1,6 +1,8 @@
 """The timeline of a run as a matplotlib Gantt chart: one row per device lane, a bar per op or
-copy, an arrow per transfer; the title says whether times are modelled or measured."""
+copy in its device's colour (the same as in the graph and the stepper), an arrow per transfer;
+the title says whether times are modelled or measured."""
 from .chrome_trace import Timeline
+from .colours import COPY_COLOUR, device_colour, short_device
 
 
 def gantt(step_stats, ax=None, title=None):
@@ -14,11 +16,13 @@ def gantt(step_stats, ax=None, title=None):
         fig, ax = plt.subplots(figsize=(9, 0.6 * len(rows) + 1.2))
     else:
         fig = ax.figure
-    colours = plt.get_cmap("tab10")
     ends = {}
     for dev, lane, name, op, start, dur, n in events:
         y = row_of[(dev, lane)]
-        ax.barh(y, max(dur, 1e-3), left=start, color=colours(y % 10), edgecolor="black", linewidth=0.5)
+        copy = op == "_Recv"
+        ax.barh(y, max(dur, 1e-3), left=start, color=device_colour(dev), alpha=0.45 if copy else 0.85,
+                edgecolor=COPY_COLOUR if copy else "black", linewidth=1.2 if copy else 0.5,
+                hatch="//" if copy else None)
         ends[(dev, name)] = (start + dur, y)
         if dur > 0:
             ax.text(start + dur / 2, y, op if op != "_Recv" else "copy", ha="center", va="center", fontsize=7)
@@ -27,11 +31,14 @@ def gantt(step_stats, ax=None, title=None):
             src = ends.get((n.transfer_from, n.tensor.rsplit(":", 1)[0]))
             if src:
                 ax.annotate("", xy=(start, row_of[(dev, lane)]), xytext=src,
-                            arrowprops={"arrowstyle": "->", "color": "#C62828"})
+                            arrowprops={"arrowstyle": "->", "color": COPY_COLOUR})
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([f"{d.split('/device:')[-1] if d.startswith('/job:localhost') else d} {lane}" for d, lane in rows])
+    ax.set_yticklabels([f"{short_device(d)} {lane}" for d, lane in rows])
+    for label, (d, _) in zip(ax.get_yticklabels(), rows):
+        label.set_color(device_colour(d))
     ax.invert_yaxis()
     ax.set_xlabel(f"time (µs, {tl.clock})")
-    ax.set_title(title or f"Timeline ({tl.clock} time{': simulated devices use the cost model' if tl.modelled else ''})")
+    why = ": simulated devices use the cost model" if tl.modelled else ""
+    ax.set_title(title or f"Timeline ({tl.clock} time{why})")
     fig.tight_layout()
     return fig

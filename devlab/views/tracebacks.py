@@ -1,4 +1,5 @@
 """Showing a placement or run error as the op, the reason and the user's source line."""
+from .. import config
 
 
 def short_traceback(error):
@@ -10,7 +11,7 @@ def short_traceback(error):
     if op is not None:
         filename, lineno = op.traceback
         lines.append(f"  op: {op.name} ({op.type}), requested device {op.device or '(none)'!r}")
-        lines.append(f"  defined at {filename}:{lineno}")
+        lines.append(f"  defined at {config.source_location(filename, lineno)}")
         src = _source_line(filename, lineno)
         if src:
             lines.append(f"    {src}")

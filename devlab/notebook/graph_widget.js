@@ -1,0 +1,115 @@
+// The placed graph in the notebook: the SVG that devlab.views draws, fitted to the output width,
+// with pan (drag), zoom (buttons, or Ctrl + wheel), a click on a folded scope (3-D box) to open
+// it, and the current op or copy of a stepper kept in view.
+const MAX_HEIGHT = 560;
+
+function render({ model, el }) {
+  el.classList.add("devlab-graph");
+  const bar = document.createElement("div");
+  bar.className = "devlab-graph-bar";
+  const view = document.createElement("div");
+  view.className = "devlab-graph-view";
+  const inner = document.createElement("div");
+  inner.className = "devlab-graph-inner";
+  view.appendChild(inner);
+  el.append(bar, view);
+
+  let scale = 1, tx = 0, ty = 0, natural = null;
+  const apply = () => { inner.style.transform = `translate(${tx}px, ${ty}px) scale(${scale})`; };
+  const button = (label, title, fn) => {
+    const b = document.createElement("button");
+    b.textContent = label;
+    b.title = title;
+    b.className = "devlab-graph-button";
+    b.addEventListener("click", fn);
+    bar.appendChild(b);
+    return b;
+  };
+  const zoom = (factor) => { scale = Math.max(0.05, Math.min(4, scale * factor)); apply(); };
+  button("fit", "Fit the whole graph to the width", () => fit());
+  button("1:1", "Actual size", () => { scale = 1; apply(); keepInView(); });
+  button("+", "Zoom in", () => zoom(1.25));
+  button("\u2212", "Zoom out", () => zoom(0.8));
+  const foldAll = button("fold all", "Fold the scopes you opened", () => model.send({ event: "fold_all" }));
+  const hint = document.createElement("span");
+  hint.className = "devlab-graph-hint";
+  bar.appendChild(hint);
+
+  function fit() {
+    if (!natural) return;
+    const avail = Math.max(view.clientWidth || el.clientWidth || 800, 100);
+    scale = Math.min(1, avail / natural.w);
+    tx = 0; ty = 0;
+    view.style.height = Math.min(natural.h * scale + 4, MAX_HEIGHT) + "px";
+    apply();
+  }
+
+  function keepInView() {
+    const id = model.get("focus");
+    if (!id) return;
+    const node = inner.querySelector(`[id="${CSS.escape(id)}"]`);
+    if (!node) return;
+    const box = node.getBoundingClientRect();
+    const frame = view.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) return;
+    const margin = 24;
+    if (box.left < frame.left + margin || box.right > frame.right - margin) {
+      tx += frame.left + frame.width / 2 - (box.left + box.width / 2);
+    }
+    if (box.top < frame.top + margin || box.bottom > frame.bottom - margin) {
+      ty += frame.top + frame.height / 2 - (box.top + box.height / 2);
+    }
+    apply();
+  }
+
+  function draw() {
+    inner.innerHTML = model.get("svg");
+    const svg = inner.querySelector("svg");
+    const folds = model.get("folds") || {};
+    foldAll.style.display = model.get("unfolded").length ? "" : "none";
+    hint.textContent = (Object.keys(folds).length ? "click a 3-D box to open its scope \u00b7 " : "") +
+      "drag to pan \u00b7 Ctrl+wheel to zoom";
+    if (!svg) { natural = null; view.style.height = "auto"; return; }
+    svg.removeAttribute("style");
+    natural = { w: svg.width.baseVal.value, h: svg.height.baseVal.value };
+    svg.setAttribute("width", natural.w);
+    svg.setAttribute("height", natural.h);
+    for (const id of Object.keys(folds)) {
+      const node = inner.querySelector(`[id="${CSS.escape(id)}"]`);
+      if (!node) continue;
+      node.style.cursor = "pointer";
+      node.addEventListener("click", (e) => { e.stopPropagation(); model.send({ event: "unfold", id }); });
+    }
+    const keep = model.get("keep_zoom") && model._devlabDrawn;
+    model._devlabDrawn = true;
+    if (!keep) fit();
+    requestAnimationFrame(keepInView);
+  }
+
+  let drag = null;
+  view.addEventListener("mousedown", (e) => {
+    if (e.button !== 0) return;
+    drag = { x: e.clientX, y: e.clientY, tx, ty, moved: false };
+  });
+  window.addEventListener("mousemove", (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+    tx = drag.tx + dx; ty = drag.ty + dy;
+    apply();
+  });
+  window.addEventListener("mouseup", () => { drag = null; });
+  view.addEventListener("wheel", (e) => {
+    if (!(e.ctrlKey || e.metaKey)) return;
+    e.preventDefault();
+    zoom(e.deltaY < 0 ? 1.1 : 0.9);
+  }, { passive: false });
+
+  model.on("change:svg", draw);
+  model.on("change:focus", () => requestAnimationFrame(keepInView));
+  draw();
+  // The output area may get its width only after the first paint.
+  requestAnimationFrame(() => { if (natural && !model.get("keep_zoom")) fit(); keepInView(); });
+}
+
+export default { render };

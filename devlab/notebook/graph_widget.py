@@ -1,0 +1,70 @@
+"""The placed graph as a live widget (anywidget): the SVG of ``devlab.views.graph_view`` fitted
+to the output width, pan and zoom, a click on a folded scope opens it (the kernel redraws), and
+the stepper's current op kept in view.
+
+Saved in a notebook and opened before it runs, a widget has no state to show; its text says to
+run the cell, and the static SVG travels with it for viewers that draw SVG (GitHub, nbviewer).
+"""
+import pathlib
+
+import anywidget
+import traitlets
+
+from ..views.graph_view import GraphView
+
+HERE = pathlib.Path(__file__).parent
+STATIC_SVG_LIMIT = 300_000  # characters: bigger drawings are not copied into the static output
+
+
+class GraphWidget(anywidget.AnyWidget):
+    _esm = HERE / "graph_widget.js"
+    _css = HERE / "graph_widget.css"
+    svg = traitlets.Unicode("").tag(sync=True)
+    folds = traitlets.Dict({}).tag(sync=True)  # svg id of each folded scope -> the scope
+    unfolded = traitlets.List([]).tag(sync=True)
+    focus = traitlets.Unicode("").tag(sync=True)  # svg id to keep in view (the stepper's current)
+    keep_zoom = traitlets.Bool(False).tag(sync=True)  # redraws keep the zoom and pan (the stepper)
+
+    def __init__(self, session, keep_zoom=False, **view_options):
+        super().__init__(keep_zoom=keep_zoom)
+        self.session = session
+        self.options = dict(view_options)
+        self.view = None
+        self.on_msg(self._on_message)
+        self.redraw()
+
+    def redraw(self, **changes):
+        """Draws again, with view options changed (``highlight=...``, ``done=...``)."""
+        self.options.update(changes)
+        self.view = GraphView(self.session, unfold=self.unfolded, **self.options)
+        svg = self.view.svg()
+        self.folds = dict(self.view.folds)
+        self.svg = svg if svg is not None else f"<p>{self.view.summary()}. Graphviz's dot is missing: " \
+                                               "apt-get install graphviz</p>"
+        return self.view
+
+    def unfold(self, scope):
+        """Opens a folded name scope (what a click on its 3-D box does)."""
+        if scope not in self.unfolded:
+            self.unfolded = self.unfolded + [scope]
+            self.redraw()
+
+    def fold_all(self):
+        self.unfolded = []
+        self.redraw()
+
+    def _on_message(self, _widget, content, _buffers):
+        if content.get("event") == "unfold" and content.get("id") in self.folds:
+            self.unfold(self.folds[content["id"]])
+        elif content.get("event") == "fold_all":
+            self.fold_all()
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if data is not None and "<svg" in self.svg[:400] and len(self.svg) < STATIC_SVG_LIMIT:
+            data["image/svg+xml"] = self.svg
+        return bundle
+
+    def __repr__(self):
+        return repr(self.view)
