@@ -22,15 +22,10 @@ sys.path.insert(0, os.path.join(HERE, "programs"))
 harness = importlib.import_module("harness")
 
 WAITS = {  # (program, variant or None for all): what the variant waits for
-    ("p01_using_gpus", "unknown_gpu"): "placer: TF's CPU build adds 'CUDA is not enabled' to an unknown-GPU error",
-    ("p02_cnn_towers", None): "gradients: the gradients/zeros_like TF feeds a rule for an output with no gradient",
     ("p03_mlp_towers", None): "variable_scope: VariableScope.reuse_variables",
-    ("p04_shared_weights", "reuse_true"): "gradients: gradients/zeros_like for an output with no gradient",
-    ("p04_shared_weights", "auto_reuse"): "gradients: gradients/zeros_like for an output with no gradient",
     ("p04_shared_weights", "reuse_variables"): "variable_scope: VariableScope.reuse_variables",
     ("p05_ps_worker_flags", "worker0_sync"): "tf.train.SyncReplicasOptimizer",
     ("p08_control_flow", "while_grad"): "control flow: gradients of while loops (Exit, Enter...)",
-    ("p11_array_ops", "softmax_xent_v2"): "gradients: gradients/zeros_like for the unused backprop output",
     ("p12_supervisor", None): "cluster: Supervisor builds TF's graph (report_uninitialized_variables, "
                                 "init_all_tables, Merge/MergeSummary, group_deps)",
     ("p13_monitored_session", None): "cluster: MonitoredTrainingSession builds TF's Scaffold graph "

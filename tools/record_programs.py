@@ -59,7 +59,8 @@ def record_program(python, program):
     module = importlib.import_module(program)
     import harness
     result = {"program": program, "doc": (module.__doc__ or "").strip().splitlines()[0], "variants": {}}
-    env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0",
+    # oneDNN off: its layout pass fuses Conv2D into _MklNativeConv2DWithBias nodes, a build detail
+    env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0", TF_ENABLE_ONEDNN_OPTS="0",
                PYTHONPATH=os.pathsep.join(p for p in [TF_KERAS, os.environ.get("PYTHONPATH", "")] if p))
     for variant in harness.variants(module):
         tmp = os.path.join(OUT, f".{program}.{variant}.json")

@@ -427,12 +427,6 @@ def _strided_slice_grad(op, grad):
     return [out, None, None, None]
 
 
-def _filled(op, grads):
-    """The output gradients of a multi-output op, with zeros where an output got none (TF's
-    ``gradients`` fills those in before calling the rule)."""
-    return [A.zeros_like(t, optimize=False) if g is None else g for t, g in zip(op.outputs, grads)]
-
-
 def _concat_grad(op, grad):
     """Slice the gradient at each input's offset (ConcatOffset), as TF does for up to 16 inputs."""
     values, axis = op.inputs[:-1], op.inputs[-1]
@@ -513,11 +507,11 @@ GRADIENTS.update({
                                           {"mode": op.get_attr("mode")}), None],
     "Slice": _slice_grad,
     "StridedSlice": _strided_slice_grad,
-    "Split": lambda op, *gs: [None, A.concat(_filled(op, gs), op.inputs[0])],
-    "SplitV": lambda op, *gs: [A.concat(_filled(op, gs), op.inputs[2]), None, None],
+    "Split": lambda op, *gs: [None, A.concat(list(gs), op.inputs[0])],
+    "SplitV": lambda op, *gs: [A.concat(list(gs), op.inputs[2]), None, None],
     "ConcatV2": _concat_grad,
     "Pack": lambda op, g: A.unstack(g, num=op.get_attr("N"), axis=op.get_attr("axis")),
-    "Unpack": lambda op, *gs: [A.stack(_filled(op, gs), axis=op.get_attr("axis"))],
+    "Unpack": lambda op, *gs: [A.stack(list(gs), axis=op.get_attr("axis"))],
     "GatherV2": _gather_grad,
     "Fill": lambda op, g: [None, M.reduce_sum(g)],
     "Select": _select_grad,

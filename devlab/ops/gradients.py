@@ -16,7 +16,7 @@ import contextlib
 
 from ..framework import dtypes
 from ..framework.scopes import colocate_with, device, name_scope
-from .array_ops import constant, identity, ones_like
+from .array_ops import constant, identity, ones_like, zeros_like
 from .build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .grad_table import GRADIENTS, NOT_DIFFERENTIABLE
@@ -67,6 +67,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
                     grad_fn = GRADIENTS[op.type]
                 if grad_fn is not None:
+                    # An output the ys do not depend on has gradient zero: TF makes it here, in
+                    # the gradients scope, for every floating output (its rule may ignore it).
+                    out_grads = [zeros_like(t, optimize=False) if g is None and _backpropagatable(t) else g
+                                 for t, g in zip(op.outputs, out_grads)]
                     with name_scope(op.name + "_grad"):
                         in_grads = list(grad_fn(op, *out_grads))
                         if gate_gradients and sum(g is not None for g in in_grads) > 1:

@@ -31,6 +31,14 @@ class VariableScope:
         self.initializer = initializer
         self.original_name_scope = name_scope
 
+    def reuse_variables(self):
+        """From here on, ``get_variable`` in this scope returns existing variables (and fails for
+        new names), as re-entering it with ``reuse=True`` would."""
+        self.reuse = True
+
+    def set_initializer(self, initializer):
+        self.initializer = initializer
+
     def get_collection(self, name):
         """The items of collection ``name`` whose names start with this scope's name."""
         scope = self.name + "/" if self.name else ""

@@ -16,6 +16,7 @@
 """
 from dataclasses import dataclass, field
 
+from ..devices import gpu
 from ..framework import errors
 from ..framework.device_spec import DeviceSpec
 from ..ops import kernel_registry
@@ -262,6 +263,9 @@ def _soft_fallback(op, group, devices, supported, soft):
             names = ", ".join(sorted(d.name for d in devices))
             msg = (f"{{{{node {op.name}}}}} was explicitly assigned to {requested} but available devices are "
                    f"[ {names} ]. Make sure the device specification refers to a valid device.")
+            if (request.device_type or "").upper() == "GPU" and "GPU" not in present and gpu.cupy_module() is None:
+                # a session with no GPU, simulated or real, is devlab's CPU-only build of TF
+                msg += " The requested device appears to be a GPU, but CUDA is not enabled."
         elif _parses_same(op.device, request) and request.device_type:
             msg = (f"Could not satisfy explicit device specification '{requested}' because no supported "
                    f"kernel for {request.device_type} devices is available." + debug_info(group, present)
