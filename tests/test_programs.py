@@ -22,8 +22,6 @@ sys.path.insert(0, os.path.join(HERE, "programs"))
 harness = importlib.import_module("harness")
 
 WAITS = {  # (program, variant or None for all): what the variant waits for
-    ("p03_mlp_towers", "cpu"): "runtime: TF's executor runs the moving average's reads before the gradient "
-                               "update writes the variable (ready order, not creation order)",
     ("p05_ps_worker_flags", "worker0_sync"): "tf.train.SyncReplicasOptimizer",
     ("p08_control_flow", "while_grad"): "control flow: gradients of while loops (Exit, Enter...)",
     ("p12_supervisor", None): "cluster: Supervisor builds TF's graph (report_uninitialized_variables, "

@@ -13,6 +13,7 @@ The result is a ``Plan``, built once per (fetches, feeds) and reused by later ru
 ``partition_graphs`` (TF's per-device GraphDefs with ``_Send``/``_Recv``) are built by
 ``partition.py`` only when a run asks for them.
 """
+import collections
 import heapq
 
 import numpy as np
@@ -86,39 +87,46 @@ def needed_ops(fetch_ops, fed):
 
 
 def execution_order(ops, fed, deps=None):
-    """``ops`` in an order that respects every data and control edge (``deps(op)``: what op waits
-    for); creation order where the graph allows, so runs are deterministic. A cycle is TF's
-    InvalidArgumentError naming the ops on it."""
+    """``ops`` in the order they run (``deps(op)``: what op waits for). As in TensorFlow's
+    executor an op runs once what it waits for has run, ready ops first come first served from
+    the ops that wait for nothing (in creation order); and where TF leaves the order of a read
+    and a write open (neither waits for the other), the read goes first: an op that writes a
+    variable runs only when nothing else is ready. So a run's reads see the writes they wait
+    for, and no other. A cycle is TF's InvalidArgumentError naming the ops on it."""
     ordered = sorted(ops, key=lambda op: op.id)
     if deps is None:
-        position = {op: i for i, op in enumerate(ordered)}
-        if all(all(position.get(t.op, -1) < i for t in op.inputs if t not in fed)
-               and all(position.get(c, -1) < i for c in op.control_inputs) for i, op in enumerate(ordered)):
-            return ordered  # the usual case: ops were created after their inputs
         deps = lambda op: [t.op for t in op.inputs if t not in fed] + list(op.control_inputs)  # noqa: E731
     waiting = {op: 0 for op in ordered}
     users = {op: [] for op in ordered}
     for op in ordered:
-        for dep in set(deps(op)):
+        for dep in dict.fromkeys(deps(op)):
             if dep in waiting:
                 waiting[op] += 1
                 users[dep].append(op)
-    ready = [(op.id, op) for op in ordered if waiting[op] == 0]
-    heapq.heapify(ready)
+    ready = collections.deque(), collections.deque()  # (other ops, ops that write a variable)
+    for op in ordered:
+        if waiting[op] == 0:
+            ready[_writes(op)].append(op)
     out = []
-    while ready:
-        _, op = heapq.heappop(ready)
+    while ready[0] or ready[1]:
+        op = (ready[0] or ready[1]).popleft()
         out.append(op)
         for user in users[op]:
             waiting[user] -= 1
             if waiting[user] == 0:
-                heapq.heappush(ready, (user.id, user))
+                ready[_writes(user)].append(user)
     if len(out) < len(ordered):
         stuck = sorted((op for op in ordered if waiting[op] > 0), key=lambda op: op.id)
         names = ", ".join(op.name for op in stuck[:10])
         raise errors.InvalidArgumentError(
             None, stuck[0], f"Graph is invalid, contains a cycle with {len(stuck)} nodes, including: {names}")
     return out
+
+
+def _writes(op):
+    """Whether ``op`` writes a variable it takes by reference (Assign, Apply*...)."""
+    opdef = lookup(op.type)
+    return bool(opdef.ref_inputs) and opdef.stateful
 
 
 def compile_plan(fetches, feeds, placement, rngs):
