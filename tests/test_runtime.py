@@ -220,3 +220,22 @@ def test_compiled_programs_compute_what_the_interpreter_computes(numexpr, ops, s
         for a, b, c in zip(interpreted, compiled, again):
             np.testing.assert_allclose(b, a, rtol=2e-6, atol=1e-6)
             np.testing.assert_array_equal(b, c)
+
+
+def test_a_fused_chain_reads_its_inputs_where_it_runs_so_no_buffer_reuse_overwrites_them():
+    """A fused chain runs at its last op's place: ``a`` must stay intact until then, although the
+    chain's first op is its last reader in step order and ``c`` (same shape, large) runs between."""
+    x = tf.placeholder(tf.float32, [512, 512], name="x")
+    y = tf.placeholder(tf.float32, [512, 512], name="y")
+    w = tf.constant(np.eye(512, dtype=np.float32) * 2, name="w")
+    m1 = tf.add(tf.matmul(x, w, name="a"), 1.0, name="m1")
+    with tf.control_dependencies([m1]):
+        c = tf.matmul(y, w, name="c")  # ready after m1, before m2
+    m2 = tf.multiply(m1, 3.0, name="m2")
+    outs = [tf.reduce_sum(m2), tf.reduce_sum(c)]
+    feed = {x: np.ones((512, 512), np.float32), y: np.full((512, 512), 5.0, np.float32)}
+    with tf.Session() as s:
+        got = [s.run(outs, feed) for _ in range(3)]  # the third run is the compiled program's
+        assert s.last_plan.program and "m2" in s.last_plan.program.source
+    for values in got:
+        np.testing.assert_allclose(values, [9.0 * 512 * 512, 10.0 * 512 * 512])

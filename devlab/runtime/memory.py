@@ -12,7 +12,8 @@ every run spends much of its time allocating. A slot gets a planned buffer when:
 
 Slots whose lifetimes do not overlap share a buffer (same shape and dtype), so a chain of
 large ops needs two buffers, not one per op. A buffer is never both the input and the output
-of one step.
+of one step. A fused group (``fusion.py``) runs where its root is: its members read their
+inputs then, and only the root's output is an array of its own.
 """
 import numpy as np
 
@@ -21,9 +22,11 @@ from .steps import OpStep
 MIN_BYTES = 1 << 20
 
 
-def plan_buffers(plan):
+def plan_buffers(plan, groups=()):
     """{op step index: buffer} for the steps whose output goes into a planned buffer."""
     steps = plan.steps
+    runs_at = {m.index: g.root.index for g in groups for m in g.members}  # a member runs with its root
+    inside = {m.index for g in groups for m in g.members if m is not g.root}
     producer, last_read, view_of = {}, {}, {}
     for step in steps:
         if isinstance(step, OpStep):
@@ -36,7 +39,7 @@ def plan_buffers(plan):
         else:
             reads = (step.input,)
         for s in reads:
-            last_read[s] = step.index
+            last_read[s] = max(last_read.get(s, -1), runs_at.get(step.index, step.index))
     escaping = _escaping(steps, plan.fetch_slots, view_of)
     # A view keeps its base alive: the base lives until the view's last reader.
     for view, base in view_of.items():
@@ -44,7 +47,8 @@ def plan_buffers(plan):
         last_read[root] = max(last_read.get(root, -1), last_read.get(view, -1))
     candidates = []
     for slot, step in producer.items():
-        if len(step.outputs) != 1 or not getattr(step.kernel, "writes_out", False) or slot in escaping:
+        if len(step.outputs) != 1 or not getattr(step.kernel, "writes_out", False) or slot in escaping \
+                or step.index in inside:
             continue
         t = step.op.outputs[0]
         if not t.shape.is_fully_defined() or t.dtype.base_dtype.name == "string":

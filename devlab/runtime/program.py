@@ -27,7 +27,8 @@ class Program:
         self.plan = plan
         self.filename = f"<devlab program {next(_ids)}>"
         self.line_of = {}  # source line number -> the step (or fused group) it runs
-        self.buffers = memory.plan_buffers(plan)  # step index -> the buffer its output goes into
+        self.groups = fusion.find_groups(plan)
+        self.buffers = memory.plan_buffers(plan, self.groups)  # step index -> the buffer its output goes into
         self.source, namespace = self._generate(plan)
         linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True), self.filename)
         exec(compile(self.source, self.filename, "exec"), namespace)  # noqa: S102 - our own generated code
@@ -50,7 +51,7 @@ class Program:
     # -- writing the source ----------------------------------------------------------------------
     def _generate(self, plan):
         ns = {"transfer": transfer, "deref": _deref}
-        groups = fusion.find_groups(plan)
+        groups = self.groups
         in_group = {m.index: g for g in groups for m in g.members}
         preloaded = {s for s, v in enumerate(plan.initial) if v is not None}
         preloaded.update(s for s, *_ in plan.variable_slots)
@@ -138,10 +139,13 @@ class Program:
         return ", ".join(f"s{s}" for s in step.outputs) + " = " + call
 
     def _in_place(self, group, ns, use):
-        """The lines of a fused group run as ufuncs: the first member writes a new array (the root
-        its planned buffer), each later one writes into an intermediate it reads when the shapes
-        are the same. Operands keep their order; AddN adds its inputs left to right."""
+        """The lines of a fused group run as ufuncs: a member writes into an intermediate it reads
+        when the shapes are the same, else a new array; the first new array shaped like the root
+        is the root's planned buffer, since the later members write on into it. Operands keep
+        their order; AddN adds its inputs left to right."""
         shape_of = {m.outputs[0]: m.op.outputs[0].shape for m in group.members}
+        root_shape = group.root.op.outputs[0].shape
+        root_buffer = self._buffer_name(group.root, ns)
         lines, held = [], {}  # slot inside the group -> the variable holding its value
         for m in group.members:
             name = f"np_{m.kernel.float_ufunc}"
@@ -153,7 +157,9 @@ class Program:
                            and shape_of[s] == shape), None)
             if target is None:
                 target = f"t{m.outputs[0]}"
-                out = self._buffer_name(m, ns) if m is group.root else "None"
+                out = "None"
+                if root_buffer != "None" and shape == root_shape and m.op.outputs[0].dtype == group.root.op.outputs[0].dtype:
+                    out, root_buffer = root_buffer, "None"  # used once
                 lines.append((m, f"{target} = {name}({', '.join(first)}, out={out})"))
             else:
                 lines.append((m, f"{name}({', '.join(first)}, out={target})"))
