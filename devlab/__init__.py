@@ -16,6 +16,7 @@ from .framework.operation import NodeDef, Operation
 from .framework.scopes import colocate_with, control_dependencies, device, init_scope, name_scope
 from .framework.tensor import Tensor
 from .framework.tensor_shape import TensorShape
+from .framework.dimension import Dimension, dimension_value
 from .ops import operators as _operators
 from .ops.array_ops import (cast, concat, constant, expand_dims, fill, gather, identity,  # noqa: A004
                             invert_permutation, newaxis, one_hot, ones, ones_like, pad, placeholder,

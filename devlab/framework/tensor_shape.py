@@ -1,101 +1,124 @@
-"""Static shapes: a list of dimensions, each an int or None (unknown); or an unknown rank."""
+"""Static shapes: a list of dimensions, each a size or unknown; or an unknown rank.
+
+devlab keeps the sizes as a tuple of ints and None (``shape.sizes``). What TF1 code sees is
+TF1's: ``shape[i]``, iterating and ``shape.dims`` give ``Dimension`` objects (so
+``shape[1].value`` works), ``as_list()`` gives ints.
+"""
 import functools
+
+from .dimension import Dimension
 
 
 class TensorShape:
     """The static shape TensorFlow infers at graph-construction time."""
 
-    __slots__ = ("dims",)
+    __slots__ = ("sizes",)
 
     def __init__(self, dims):
         if isinstance(dims, TensorShape):
-            dims = dims.dims
+            dims = dims.sizes
         if dims is None:
-            self.dims = None
+            self.sizes = None
         else:
             dims = dims if isinstance(dims, tuple) else tuple(dims)
             try:
-                self.dims = _canonical(dims)
-            except TypeError:  # an unhashable dimension (e.g. a list): convert without the cache
-                self.dims = tuple(_dim(d) for d in dims)
+                self.sizes = _canonical(dims)
+            except TypeError:  # an unhashable dimension (a list, a Dimension): convert without the cache
+                self.sizes = tuple(_dim(d) for d in dims)
+
+    @property
+    def dims(self):
+        """TF1's list of ``Dimension``s (None for an unknown rank)."""
+        return None if self.sizes is None else [Dimension(d) for d in self.sizes]
 
     @property
     def ndims(self):
-        return None if self.dims is None else len(self.dims)
+        return None if self.sizes is None else len(self.sizes)
 
     rank = ndims
 
     def as_list(self):
-        if self.dims is None:
+        if self.sizes is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
-        return list(self.dims)
+        return list(self.sizes)
 
     def is_fully_defined(self):
-        return self.dims is not None and all(d is not None for d in self.dims)
+        return self.sizes is not None and all(d is not None for d in self.sizes)
 
     def num_elements(self):
         if not self.is_fully_defined():
             return None
         n = 1
-        for d in self.dims:
+        for d in self.sizes:
             n *= d
         return n
 
     def is_compatible_with(self, other):
         other = as_shape(other)
-        if self.dims is None or other.dims is None:
+        if self.sizes is None or other.sizes is None:
             return True
-        return len(self.dims) == len(other.dims) and all(
-            a is None or b is None or a == b for a, b in zip(self.dims, other.dims))
+        return len(self.sizes) == len(other.sizes) and all(
+            a is None or b is None or a == b for a, b in zip(self.sizes, other.sizes))
 
     def merge_with(self, other):
         other = as_shape(other)
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {other} are not compatible")
-        if self.dims is None:
+        if self.sizes is None:
             return other
-        if other.dims is None:
+        if other.sizes is None:
             return self
-        return TensorShape([a if a is not None else b for a, b in zip(self.dims, other.dims)])
+        return TensorShape([a if a is not None else b for a, b in zip(self.sizes, other.sizes)])
 
     def __len__(self):
-        if self.dims is None:
+        if self.sizes is None:
             raise ValueError("Cannot take the length of shape with unknown rank.")
-        return len(self.dims)
+        return len(self.sizes)
 
     def __iter__(self):
-        if self.dims is None:
+        if self.sizes is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
-        return iter(self.dims)
+        return (Dimension(d) for d in self.sizes)
 
-    def __getitem__(self, i):
-        return self.dims[i]
+    def __getitem__(self, key):
+        """A ``Dimension`` for an index, a TensorShape for a slice (TF1's rules)."""
+        if self.sizes is None:
+            if isinstance(key, slice):
+                return TensorShape(None)
+            return Dimension(None)
+        if isinstance(key, slice):
+            return TensorShape(self.sizes[key])
+        return Dimension(self.sizes[key])
 
     def __eq__(self, other):
         try:
-            return self.dims == as_shape(other).dims
+            return self.sizes == as_shape(other).sizes
         except (TypeError, ValueError):
             return NotImplemented
 
     def __hash__(self):
-        return hash(self.dims)
+        return hash(self.sizes)
 
     def __repr__(self):
-        return "TensorShape(None)" if self.dims is None else f"TensorShape({list(self.dims)})"
+        return "TensorShape(None)" if self.sizes is None else f"TensorShape({self.dims})"
 
     def __str__(self):
-        if self.dims is None:
+        if self.sizes is None:
             return "<unknown>"
-        return "(" + ", ".join("?" if d is None else str(d) for d in self.dims) + ("," if len(self.dims) == 1 else "") + ")"
+        return "(" + ", ".join("?" if d is None else str(d) for d in self.sizes) + ("," if len(self.sizes) == 1 else "") + ")"
 
 
 def _dim(d):
-    return None if d is None or d == -1 else int(d)
+    """One dimension's size (None: unknown); TF's errors for anything else."""
+    if d is None:
+        return None
+    return Dimension(d).value
 
 
 @functools.lru_cache(maxsize=4096)
 def _canonical(dims):
-    """Dimensions as ints, None for unknown (memoised: a program uses a few shapes many times)."""
+    """Dimensions as ints, None for unknown (memoised: a program uses a few shapes many times; an
+    error is not cached, so each bad shape raises it)."""
     return tuple(_dim(d) for d in dims)
 
 

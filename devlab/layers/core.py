@@ -49,7 +49,7 @@ def flatten(inputs, name=None, data_format="channels_last"):
     """[batch, ...] as [batch, everything else] (one Reshape, with a Const target when it can)."""
     with variable_scope(name, default_name="flatten"):
         x = convert_to_tensor(inputs)
-        dims = x.shape.dims
+        dims = x.shape.sizes
         if dims is not None and len(dims) == 1:
             return array_ops.expand_dims(x, axis=1)
         if dims is not None and None not in dims[1:]:

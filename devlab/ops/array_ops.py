@@ -10,6 +10,8 @@ import numbers
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.dimension import Dimension
+from ..framework.tensor_shape import TensorShape
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from .build import apply_op, apply_op_output, convert_to_tensor, to_numpy
@@ -46,17 +48,23 @@ def _as_bytes(arr):
     return out.reshape(arr.shape)
 
 
+def _static_shape(shape):
+    """A shape argument (a list, a TensorShape, Dimensions) as a tuple of sizes, or None."""
+    try:
+        return TensorShape(shape).sizes
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"Error converting shape to a TensorShape: {e}.") from None
+
+
 def placeholder(dtype, shape=None, name=None):
     """A value fed at run time; running it unfed is TF's InvalidArgumentError."""
-    shape = None if shape is None else tuple(shape)
-    return apply_op_output("Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": shape},
+    return apply_op_output("Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": _static_shape(shape)},
                            name or "Placeholder")
 
 
 def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argument name
     """``input`` unless a value is fed (its static shape is ``shape``, which may be less specific)."""
-    shape = None if shape is None else tuple(None if d is None or d == -1 else int(d) for d in shape)
-    return op_output("PlaceholderWithDefault", name, [("input", input, None)], {"shape": shape})
+    return op_output("PlaceholderWithDefault", name, [("input", input, None)], {"shape": _static_shape(shape)})
 
 
 def identity(input, name=None):  # noqa: A002
@@ -141,7 +149,7 @@ def stack(values, axis=0, name="stack"):
 def unstack(value, num=None, axis=0, name="unstack"):
     x = convert_to_tensor(value)
     if num is None:
-        num = x.shape.dims[axis] if x.shape.dims else None
+        num = x.shape.sizes[axis] if x.shape.sizes else None
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
     return op("Unpack", name, [("value", x, None)], {"num": num, "axis": axis}, default_name="unstack").outputs
@@ -192,7 +200,7 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
     with name_scope(name, "zeros_like", [tensor]) as scope:
         x = convert_to_tensor(tensor, name="tensor")
         if optimize and x.shape.is_fully_defined():
-            return zeros(list(x.shape.dims), dtype=dtype or x.dtype.base_dtype, name=scope)
+            return zeros(list(x.shape.sizes), dtype=dtype or x.dtype.base_dtype, name=scope)
         if dtype is not None and dtypes.as_dtype(dtype) != x.dtype.base_dtype:
             return zeros(shape(x), dtype=dtype, name=scope)
         return apply_op_output("ZerosLike", [x], None, scope)
@@ -204,7 +212,7 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
         x = convert_to_tensor(tensor, name="tensor")
         if optimize and x.shape.is_fully_defined():
             with name_scope(None, "Shape"):
-                dims_ = constant(list(x.shape.dims), dtype=dtypes.int32, name="shape_as_tensor")
+                dims_ = constant(list(x.shape.sizes), dtype=dtypes.int32, name="shape_as_tensor")
         else:
             dims_ = shape(x)
         one = constant(1, dtype=dtype or x.dtype.base_dtype)
@@ -216,7 +224,7 @@ def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
     with name_scope(name, "Shape", [input]) as scope:
         x = convert_to_tensor(input)
         if x.shape.is_fully_defined():
-            return constant(list(x.shape.dims), dtype=out_type, name=scope)
+            return constant(list(x.shape.sizes), dtype=out_type, name=scope)
         return apply_op_output("Shape", [x], {"out_type": dtypes.as_dtype(out_type)}, scope)
 
 
@@ -340,6 +348,8 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """``Split`` into equal pieces (an int), or ``SplitV`` into pieces of the given sizes."""
+    if isinstance(num_or_size_splits, Dimension) and num_or_size_splits.value is not None:
+        num_or_size_splits = num_or_size_splits.value  # tf.split(x, x.shape[1], axis=1)
     if isinstance(num_or_size_splits, numbers.Integral):
         return op("Split", name, [("split_dim", axis, dtypes.int32), ("value", value, None)],
                   {"num_split": int(num_or_size_splits)}, default_name="split").outputs
@@ -348,7 +358,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         raise ValueError(f"Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
                          f"Argument provided: {num_or_size_splits}")
     if num is None:
-        num = sizes.shape.dims[0] if sizes.shape.dims else None
+        num = sizes.shape.sizes[0] if sizes.shape.sizes else None
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
     return op("SplitV", name, [("value", value, None), ("size_splits", sizes, None),

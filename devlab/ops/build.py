@@ -7,6 +7,7 @@ variable by reference with that variable (TF's ``_MaybeColocateWith``), then ask
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.dimension import Dimension
 from ..framework.graph import get_default_graph
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
@@ -59,6 +60,13 @@ def _autopack(values, dtype, name):
 
 def to_numpy(value, dtype):
     """``value`` as a numpy array of ``dtype``, with TF's TypeError for a lossy conversion."""
+    if _holds_dimensions(value):  # tf.reshape(x, [-1, x.shape[1] * x.shape[2]]): sizes, given an int dtype
+        if dtype is None or not dtype.is_integer or not isinstance(value, (list, tuple)) \
+                or not _known(value):
+            raise TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting elements to a "
+                            "supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for "
+                            "supported TF dtypes.")
+        value = _sizes(value)
     arr = np.asarray(value)
     if dtype is None:
         return arr.astype(dtypes.infer_dtype(value).as_numpy_dtype, copy=False)
@@ -68,6 +76,24 @@ def to_numpy(value, dtype):
     if dtype.is_bool != (arr.dtype == np.bool_) and arr.size:
         raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
     return arr.astype(target)
+
+
+def _holds_dimensions(value):
+    if isinstance(value, Dimension):
+        return True
+    return isinstance(value, (list, tuple)) and any(_holds_dimensions(v) for v in value)
+
+
+def _known(value):
+    if isinstance(value, Dimension):
+        return value.value is not None
+    return not isinstance(value, (list, tuple)) or all(_known(v) for v in value)
+
+
+def _sizes(value):
+    if isinstance(value, Dimension):
+        return value.value
+    return [_sizes(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
 def graph_of(tensors):
@@ -133,8 +159,8 @@ def _check_same_dtype(opdef, inputs):
 
 def _describe(error, node, op_type, inputs):
     """TF's shape-error text: the reason, the node, its inputs' shapes and the user's line."""
-    shapes = ", ".join("?" if t.shape.dims is None else
-                       "[" + ",".join("?" if d is None else str(d) for d in t.shape.dims) + "]" for t in inputs)
+    shapes = ", ".join("?" if t.shape.sizes is None else
+                       "[" + ",".join("?" if d is None else str(d) for d in t.shape.sizes) + "]" for t in inputs)
     args = ", ".join(t.op.name for t in inputs)
     dtype = f"T={_TF_TYPE_ENUM.get(inputs[0].dtype.base_dtype.name, 'DT_INVALID')}" if inputs else ""
     filename, lineno = user_location()

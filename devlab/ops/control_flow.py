@@ -273,11 +273,11 @@ def _enforce_shape_invariant(merge_var, next_var):
 
 
 def _shape_less_than_or_equal(a, b):
-    if b.dims is None:
+    if b.sizes is None:
         return True
-    if a.dims is None or len(a.dims) != len(b.dims):
+    if a.sizes is None or len(a.sizes) != len(b.sizes):
         return False
-    return all(y is None or x == y for x, y in zip(a.dims, b.dims))
+    return all(y is None or x == y for x, y in zip(a.sizes, b.sizes))
 
 
 # -- the user's API --------------------------------------------------------------------------------

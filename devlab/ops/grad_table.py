@@ -26,7 +26,7 @@ from .tensor_util import constant_value
 
 def _static(t):
     """The static dims of ``t`` as a tuple, or None when its rank is unknown."""
-    return t.shape.dims
+    return t.shape.sizes
 
 
 def _fully_equal(x, y, grad):

@@ -94,10 +94,10 @@ def _ones_like_y(y, name):
     """TF's default ``grad_ys``: ones shaped like y (a Shape Const and a Fill when y's shape is static)."""
     if not y.shape.is_fully_defined():
         return ones_like(y, name=name)
-    shape = constant(list(y.shape.dims), dtype=dtypes.int32, name="Shape")
+    shape = constant(list(y.shape.sizes), dtype=dtypes.int32, name="Shape")
     with name_scope(name) as scope:
         one = constant(1, dtype=y.dtype.base_dtype, name="Const")
-        return apply_op_output("Fill", [shape, one], {"shape": tuple(y.shape.dims)}, scope)
+        return apply_op_output("Fill", [shape, one], {"shape": tuple(y.shape.sizes)}, scope)
 
 
 def _as_list(x):

@@ -197,9 +197,9 @@ def _remove_squeezable_dimensions(labels, predictions, weights):
         p_rank, l_rank = predictions.shape.ndims, labels.shape.ndims
         if p_rank is not None and l_rank is not None:
             diff = p_rank - l_rank
-            if diff == 2 and predictions.shape.dims[-1] in (1, None):
+            if diff == 2 and predictions.shape.sizes[-1] in (1, None):
                 predictions = array_ops.squeeze(predictions, [-1])
-            elif diff == 0 and labels.shape.dims[-1] in (1, None):
+            elif diff == 0 and labels.shape.sizes[-1] in (1, None):
                 labels = array_ops.squeeze(labels, [-1])
     weights = convert_to_tensor(weights)
     if labels.shape.ndims is not None and weights.shape.ndims is not None and \

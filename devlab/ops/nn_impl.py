@@ -111,7 +111,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     if data_format != "NHWC":
         raise ValueError(f"devlab's fused_batch_norm takes NHWC images, got data_format={data_format!r}")
     x = convert_to_tensor(x, name="input")
-    channels = x.shape.dims[-1] if x.shape.dims else None
+    channels = x.shape.sizes[-1] if x.shape.sizes else None
     if mean is None:
         mean = array_ops.constant([], dtype=x.dtype.base_dtype) if channels is None else \
             array_ops.zeros([channels], dtype=x.dtype.base_dtype)

@@ -125,7 +125,7 @@ def _flatten_outer_dims(logits):
     r = array_ops.rank(logits)
     last = array_ops.slice(array_ops.shape(logits), [math_ops.subtract(r, 1)], [1])
     out = array_ops.reshape(logits, array_ops.concat([[-1], last], 0))
-    dims = logits.shape.dims
+    dims = logits.shape.sizes
     if dims is not None and None not in dims[:-1]:
         product = 1
         for d in dims[:-1]:
@@ -153,8 +153,8 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
         cost = apply_op("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels], None, scope).outputs[0]
         output_shape = array_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
         cost = array_ops.reshape(cost, output_shape)
-        if shape.dims is not None:
-            cost.set_shape(list(shape.dims[:-1]))
+        if shape.sizes is not None:
+            cost.set_shape(list(shape.sizes[:-1]))
         return cost
 
 
@@ -182,7 +182,7 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: labels.shape="
                              f"{label_shape} of rank {label_shape.ndims} and logits.shape={logit_shape} of rank "
                              f"{logit_shape.ndims}")
-        outer = TensorShape(logit_shape.dims[:-1]) if logit_shape.dims is not None else TensorShape(None)
+        outer = TensorShape(logit_shape.sizes[:-1]) if logit_shape.sizes is not None else TensorShape(None)
         if label_shape.is_fully_defined() and outer.is_fully_defined() and label_shape != outer:
             raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
                              f"labels.shape={label_shape} and logits.shape={logit_shape}")

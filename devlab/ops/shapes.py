@@ -16,7 +16,7 @@ class ShapeError(ValueError):
 
 
 def dims(t):
-    return t.shape.dims
+    return t.shape.sizes
 
 
 def same_as_first(inputs, attrs):
@@ -552,11 +552,11 @@ def merge(inputs, attrs):
     shape = TensorShape(dims(inputs[0]))
     for t in inputs[1:]:
         other = TensorShape(dims(t))
-        if shape.dims is None or other.dims is None or len(shape.dims) != len(other.dims):
+        if shape.sizes is None or other.sizes is None or len(shape.sizes) != len(other.sizes):
             shape = TensorShape(None)
         else:
-            shape = TensorShape([a if a == b else None for a, b in zip(shape.dims, other.dims)])
-    return [(inputs[0].dtype, shape.dims), (dtypes.int32, ())]
+            shape = TensorShape([a if a == b else None for a, b in zip(shape.sizes, other.sizes)])
+    return [(inputs[0].dtype, shape.sizes), (dtypes.int32, ())]
 
 
 def scalar_bool(inputs, attrs):

@@ -30,10 +30,10 @@ def constant_value(tensor):
         if not shape.is_fully_defined():
             return None
         dtype = op.get_attr("out_type").as_numpy_dtype if "out_type" in op.attrs else np.int32
-        return np.asarray(shape.dims if kind == "Shape" else shape.num_elements(), dtype)
+        return np.asarray(shape.sizes if kind == "Shape" else shape.num_elements(), dtype)
     if kind == "ShapeN":
         shape = op.inputs[tensor.value_index].shape
-        return np.asarray(shape.dims, np.int32) if shape.is_fully_defined() else None
+        return np.asarray(shape.sizes, np.int32) if shape.is_fully_defined() else None
     if kind == "Cast":
         value = constant_value(op.inputs[0])
         return None if value is None else value.astype(op.get_attr("DstT").as_numpy_dtype)
@@ -109,13 +109,13 @@ def constant_value_as_shape(tensor):
     if value is not None:
         return [None if d < 0 else int(d) for d in np.asarray(value).reshape(-1)]
     if not isinstance(tensor, Tensor):  # a description of an input (a graph being loaded): its length only
-        length = tensor.shape.dims[0] if tensor.shape.dims else None
+        length = tensor.shape.sizes[0] if tensor.shape.sizes else None
         return None if length is None else [None] * length
     op = tensor.op
     if op.type == "Shape":
-        return op.inputs[0].shape.dims and list(op.inputs[0].shape.dims)
+        return op.inputs[0].shape.sizes and list(op.inputs[0].shape.sizes)
     if op.type == "ShapeN":
-        dims = op.inputs[tensor.value_index].shape.dims
+        dims = op.inputs[tensor.value_index].shape.sizes
         return dims and list(dims)
     if op.type == "Pack":
         dims = []
@@ -131,7 +131,7 @@ def constant_value_as_shape(tensor):
                 return None
             dims.extend(part)
         return dims
-    length = tensor.shape.dims[0] if tensor.shape.dims else None
+    length = tensor.shape.sizes[0] if tensor.shape.sizes else None
     return None if length is None else [None] * length
 
 

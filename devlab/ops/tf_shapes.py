@@ -30,7 +30,7 @@ def constant_value(t):
 
 def _dims(t):
     shape = t.shape
-    return shape.dims if isinstance(shape, TensorShape) else TensorShape(shape).dims
+    return shape.sizes if isinstance(shape, TensorShape) else TensorShape(shape).sizes
 
 
 def _ints(t):

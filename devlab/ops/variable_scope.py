@@ -13,6 +13,7 @@ again, and finds the first one's variables.
 import contextlib
 
 from ..framework import dtypes
+from ..framework.tensor_shape import TensorShape
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import _graph_of, name_scope
@@ -161,8 +162,8 @@ def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regul
         raise ValueError(f"Variable {full} does not exist, or was not created with tf.get_variable(). "
                          "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
     dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype).base_dtype
-    if hasattr(shape, "as_list"):
-        shape = shape.as_list()
+    if shape is not None:
+        shape = TensorShape(shape).as_list()  # a list of ints, a TensorShape, Dimensions
     init = initializer if initializer is not None else scope.initializer
     if init is None:
         init = init_ops.GlorotUniform() if dtype.is_floating else init_ops.Zeros()

@@ -53,7 +53,7 @@ class Variable:
                         op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
             else:
                 initial = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
-            shape = initial.shape.dims if validate_shape else None
+            shape = initial.shape.sizes if validate_shape else None
             self._variable = apply_op_output(
                 "VariableV2", [], {"shape": shape, "dtype": initial.dtype.base_dtype,
                                    "container": "", "shared_name": ""}, scope)
@@ -242,7 +242,7 @@ def _guard_against_uninitialized_dependencies(name, initial_value):
         if all(a is b for a, b in zip(inputs, op.inputs)):
             return op
         op_type = "Switch" if op.type == "RefSwitch" else op.type
-        specs = [(t.dtype.base_dtype if op.type == "RefSwitch" else t.dtype, t.shape.dims) for t in op.outputs]
+        specs = [(t.dtype.base_dtype if op.type == "RefSwitch" else t.dtype, t.shape.sizes) for t in op.outputs]
         return op.graph.create_op(op_type, inputs, specs, name=f"{op.name}_{name}".replace(":", "_") + "/",
                                   attrs=op.attrs)
 

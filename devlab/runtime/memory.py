@@ -54,7 +54,7 @@ def plan_buffers(plan, groups=()):
         if not t.shape.is_fully_defined() or t.dtype.base_dtype.name == "string":
             continue
         dtype = np.dtype(t.dtype.base_dtype.as_numpy_dtype)
-        shape = tuple(t.shape.dims)
+        shape = tuple(t.shape.sizes)
         if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize < MIN_BYTES:
             continue
         candidates.append((step.index, last_read.get(slot, step.index), shape, dtype, step))

@@ -322,7 +322,7 @@ class _Walker:
         out = []
         for i, t in enumerate(op.outputs):
             d = dims[i] if dims is not None and i < len(dims) else None
-            static = t.shape.dims
+            static = t.shape.sizes
             if d is None:
                 d = static
             elif static is not None and len(static) == len(d):
@@ -331,7 +331,7 @@ class _Walker:
         return out
 
     def _static(self, tensor):
-        return self._complete(tensor, tensor.shape.dims)
+        return self._complete(tensor, tensor.shape.sizes)
 
     def _complete(self, tensor, dims):
         if dims is None:

@@ -449,8 +449,8 @@ def _check_feeds(ops, fed):
     for op in ops:
         if op.type == "Placeholder" and not any(t in fed for t in op.outputs):
             t = op.outputs[0]
-            shape = ("unknown" if t.shape.dims is None else
-                     "[" + ",".join("?" if d is None else str(d) for d in t.shape.dims) + "]")
+            shape = ("unknown" if t.shape.sizes is None else
+                     "[" + ",".join("?" if d is None else str(d) for d in t.shape.sizes) + "]")
             raise errors.InvalidArgumentError(
                 op.node_def, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
                 f"{t.dtype.tf_type_name} and shape {shape}\n\t [[{{{{node {op.name}}}}}]]")

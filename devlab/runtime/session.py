@@ -396,7 +396,7 @@ def _load_target(variable):
 
 def _shape_text(shape):
     """A static shape as TF 2.x prints it: ``(2,)``, ``(None, 3)``, ``<unknown>``."""
-    dims = TensorShape(shape).dims
+    dims = TensorShape(shape).sizes
     return "<unknown>" if dims is None else str(tuple(dims))
 
 

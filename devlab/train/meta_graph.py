@@ -119,7 +119,7 @@ def export_meta_graph(filename=None, graph=None, clear_devices=False, **unused):
             "name": op.name, "op": op.type, "device": "" if clear_devices else op.device,
             "inputs": [_tensor_ref(t) for t in op.inputs], "control_inputs": [c.name for c in op.control_inputs],
             "attrs": {k: _encode(v) for k, v in op.attrs.items()},
-            "outputs": [{"dtype": t.dtype.name, "shape": t.shape.dims and list(t.shape.dims)} for t in op.outputs],
+            "outputs": [{"dtype": t.dtype.name, "shape": t.shape.sizes and list(t.shape.sizes)} for t in op.outputs],
         })
     collections = {}
     for key in graph.get_all_collection_keys():

@@ -144,8 +144,8 @@ def _entry_header(archive, path, name, var):
 
 def _check_shape(name, var, shape):
     want = var.shape
-    if want.dims is not None and not want.is_compatible_with(shape):
-        lhs = ",".join("?" if d is None else str(d) for d in want.dims)
+    if want.sizes is not None and not want.is_compatible_with(shape):
+        lhs = ",".join("?" if d is None else str(d) for d in want.sizes)
         raise errors.InvalidArgumentError(
             None, var.op, _MISMATCH + f"Assign requires shapes of both tensors to match. lhs shape= [{lhs}] "
             f"rhs shape= [{','.join(map(str, shape))}]\n\t(restoring variable {name})")
