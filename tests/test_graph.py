@@ -243,3 +243,15 @@ def test_default_scope_names_restart_when_a_variable_scope_is_reentered():
         with tf.variable_scope(None, default_name="sub") as s3:
             pass
     assert (s1.name, s2.name, b2.name, s3.name) == ("blk/sub", "blk/sub_1", "blk_1", "blk_1/sub")
+
+
+def test_a_variable_made_from_a_callable_carries_its_own_colocation_attr_as_in_tensorflow():
+    """TF builds a callable initial value, and the variable op itself, in the attr scope
+    ``_class: loc:@<variable>``; a variable from a tensor has no such attr (TF 2.21)."""
+    v = tf.get_variable("w", [3], initializer=tf.ones_initializer())
+    u = tf.Variable(tf.zeros([2]), name="u")
+    with tf.colocate_with(v):
+        s = tf.Variable(lambda: tf.zeros([3]), name="w_slot")
+    assert v.op.get_attr("_class") == [b"loc:@w"]
+    assert "_class" not in u.op.attrs
+    assert s.op.get_attr("_class") == [b"loc:@w"]  # an enclosing colocate_with wins, as in TF

@@ -57,6 +57,8 @@ class Variable:
             self._variable = apply_op_output(
                 "VariableV2", [], {"shape": shape, "dtype": initial.dtype.base_dtype,
                                    "container": "", "shared_name": ""}, scope)
+            if init_from_fn and "_class" not in self._variable.op.attrs:  # made inside that attr scope too
+                self._variable.op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
             self._initial_value = initial
             # If the initial value reads other variables, it reads their initialized_value() instead,
             # so this variable can be initialized before them (TF's guard, below).
