@@ -23,8 +23,8 @@ import traceback
 
 DEFAULT_TIMEOUT = 120.0  # seconds; a placement script that runs longer is almost surely stuck
 EXIT_ERROR, EXIT_USAGE, EXIT_TIMEOUT, EXIT_INTERRUPTED = 1, 2, 124, 130
-INSTALL_GRAPHVIZ = ("pip install graphviz (the Python package) and the `dot` program: apt-get install graphviz "
-                    "(Debian/Ubuntu), brew install graphviz (macOS) or conda install graphviz")
+INSTALL_GRAPHVIZ = ("apt-get install graphviz (Debian/Ubuntu), brew install graphviz (macOS) or "
+                    "conda install graphviz")
 
 
 def version():
@@ -100,10 +100,6 @@ def check_place_arguments(args):
         if ext not in ("svg", "png", "pdf"):
             return fail(f"--svg {args.svg}: the drawing is written as .svg, .png or .pdf, not {('.' + ext) if ext else 'a file without an extension'}",
                         EXIT_USAGE)
-        try:
-            import graphviz  # noqa: F401
-        except ImportError:
-            return fail(f"--svg needs Graphviz, which is not installed: {INSTALL_GRAPHVIZ}", EXIT_USAGE)
         if shutil.which("dot") is None:
             return fail(f"--svg needs Graphviz's `dot` program, which is not on PATH: {INSTALL_GRAPHVIZ}", EXIT_USAGE)
     for flag, path in (("--svg", args.svg), ("--trace", args.trace)):

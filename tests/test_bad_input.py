@@ -605,10 +605,7 @@ def test_cli_version_help_and_python_dash_m():
 
 
 def test_cli_svg_without_graphviz_says_how_to_install(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "graphviz", None)  # `import graphviz` fails
-    assert cli.main(["place", "examples/seed004_mixed_sum.py", "--svg", "g.svg", "--timeout", "0"]) == 2
-    assert "pip install graphviz" in capsys.readouterr().err
-    monkeypatch.delitem(sys.modules, "graphviz")
+    monkeypatch.setitem(sys.modules, "graphviz", None)  # the Python package is not needed: drawing writes DOT itself
     monkeypatch.setattr(cli.shutil, "which", lambda name: None)  # no `dot` on PATH
     assert cli.main(["place", "examples/seed004_mixed_sum.py", "--svg", "g.svg", "--timeout", "0"]) == 2
     assert "apt-get install graphviz" in capsys.readouterr().err

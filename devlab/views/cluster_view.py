@@ -1,11 +1,12 @@
 """A cluster as a small diagram: each task a box (its worker, its process, its variables), and an
 arrow per pair of tasks that exchanged tensors in the last run, labelled with the bytes moved.
 
-``cluster_text`` draws it in plain text (for a terminal or a log); ``cluster_graph`` returns a
-graphviz ``Digraph`` (it needs the ``graphviz`` package, in the notebook extra). Both read only
-``devlab.cluster.tasks(spec)`` and ``devlab.cluster.last_run(sess)``.
+``cluster_text`` draws it in plain text (for a terminal or a log); ``cluster_graph`` returns the
+DOT text as a ``Dot`` (drawn by graphviz's ``dot`` program, shown as SVG in a notebook). Both read
+only ``devlab.cluster.tasks(spec)`` and ``devlab.cluster.last_run(sess)``.
 """
 from ..cluster.split import task_name
+from .graph_view import Dot, dot_quote
 
 
 def _size(n):
@@ -43,19 +44,19 @@ def cluster_text(infos, report=None):
 
 
 def cluster_graph(infos, report=None):
-    """A graphviz Digraph: tasks as boxes with their variables, arrows with bytes per step."""
-    import graphviz
-    dot = graphviz.Digraph("cluster", graph_attr={"rankdir": "LR", "fontname": "Helvetica"},
-                           node_attr={"shape": "box", "fontname": "Helvetica", "fontsize": "10"})
+    """A ``Dot``: tasks as boxes with their variables, arrows with bytes per step."""
+    lines = ['digraph cluster {', '  graph [fontname="Helvetica" rankdir=LR]',
+             '  node [fontname="Helvetica" fontsize=10 shape=box]']
     for info in infos:
-        job = info.task[0]
-        colour = "#FFF3E0" if job == "ps" else "#E3F2FD"
-        dot.node(_id(info.task), "\n".join(_box(info)).replace("\n", "\\l") + "\\l", style="filled",
-                 fillcolor=colour)
+        colour = "#FFF3E0" if info.task[0] == "ps" else "#E3F2FD"
+        # "\l" ends a left-aligned line in a graphviz label
+        label = '"' + dot_quote("\n".join(_box(info)))[1:-1].replace("\\n", "\\l") + '\\l"'
+        lines.append(f'  {dot_quote(_id(info.task))} [label={label} fillcolor="{colour}" style=filled]')
     if report is not None:
         for (src, dst), n in sorted(report.bytes_between().items()):
-            dot.edge(_id(src), _id(dst), label=f"{_size(n)}/step", color="#C62828", fontsize="9")
-    return dot
+            lines.append(f'  {dot_quote(_id(src))} -> {dot_quote(_id(dst))} [label={dot_quote(f"{_size(n)}/step")} color="#C62828" fontsize=9]')
+    lines.append("}")
+    return Dot("\n".join(lines) + "\n")
 
 
 def _id(task):

@@ -64,6 +64,9 @@ class Dot:
     def pipe(self, format="svg"):  # noqa: A002 - graphviz's name
         return run_dot(self.source, format)
 
+    def _repr_svg_(self):  # shown as a drawing when it is the value of a notebook cell
+        return run_dot(self.source, "svg").decode()
+
     def __str__(self):
         return self.source
 
