@@ -80,7 +80,7 @@ class FileWriter:
 
     def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None, filename_suffix=None,
                  session=None):
-        from .graphs.protos import pb
+        from .framework.tf_protos import pb
         self._pb = pb()
         self._logdir = str(logdir)
         self._args = (max_queue, flush_secs, filename_suffix or "")
@@ -184,7 +184,7 @@ class FileWriter:
 def run_metadata_proto(run_metadata):
     """TensorFlow's RunMetadata message of devlab's RunMetadata (or of a message, unchanged)."""
     from .graphs.encode import graph_def
-    from .graphs.protos import pb
+    from .framework.tf_protos import pb
     p = pb()
     if isinstance(run_metadata, p.RunMetadata):
         return run_metadata

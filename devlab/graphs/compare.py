@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..placer import explain as explain_mod
 from ..runtime.plan import partition_devices
 from .files import GraphFileError, read_bytes
-from .protos import pb
+from ..framework.tf_protos import pb
 
 _INTERNAL = re.compile(r"(^|/)_")
 

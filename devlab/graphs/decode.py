@@ -34,7 +34,7 @@ from ..framework.tensor_shape import TensorShape
 from ..ops import tf_ops, tf_shapes
 from ..ops.table import OPS
 from .files import GraphFileError
-from .protos import pb
+from ..framework.tf_protos import pb
 
 MAX_NODES = 2_000_000
 MAX_ATTR_DEPTH = 16  # func attrs nest NameAttrLists; deeper than this is not a graph anyone wrote

@@ -14,7 +14,7 @@ import numpy as np
 from ..framework import dtypes
 from ..ops import tf_ops
 from .decode import DT_ENUM
-from .protos import pb
+from ..framework.tf_protos import pb
 
 PRODUCER = 2474  # TF 2.21's GraphDef version (versions.producer of the graphs it writes)
 

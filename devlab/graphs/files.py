@@ -11,7 +11,7 @@ import os
 import stat
 
 from ..framework import errors
-from .protos import pb
+from ..framework.tf_protos import pb
 
 MAX_FILE_BYTES = 1 << 30  # 1 GiB: a frozen graph with large constants is fine, /dev/zero is not
 GRAPH_EXTENSIONS = (".pb", ".pbtxt", ".meta", ".graphdef", ".pbtext")

@@ -13,7 +13,7 @@ from ..ops.variables import Variable
 from . import build as build_mod
 from .decode import plan_graph_def
 from .files import GraphFileError, read_graph_file
-from .protos import pb
+from ..framework.tf_protos import pb
 
 
 def load_graph(path, clear_devices=False):

@@ -650,8 +650,8 @@ def scalar_summary(k, tags, values):
     if tags.shape != values.shape:
         raise errors.InvalidArgumentError(None, None, f"tags and values are not the same shape: "
                                           f"{_shape_text(tags)} != {_shape_text(values)}")
-    return host_bytes(b"".join(summary_proto.scalar_value(text(t), float(v))
-                               for t, v in zip(tags.reshape(-1), values.reshape(-1))))
+    return host_bytes(summary_proto.scalar_values([text(t) for t in tags.reshape(-1)],
+                                                  [float(v) for v in values.reshape(-1)]))
 
 
 def histogram_summary(k, tag, values):
@@ -665,20 +665,11 @@ def histogram_summary(k, tag, values):
 
 
 def merge_summary(k, *summaries):
-    """The summaries' values in one Summary: serialized protocol buffers concatenate. A tag may
-    appear once, as in TF."""
-    seen = set()
-    for s in summaries:
-        raw = s.item() if hasattr(s, "item") else s
-        try:
-            tags = summary_proto.tags(raw)
-        except ValueError:
-            raise errors.InvalidArgumentError(None, None, "Could not parse one of the summary inputs") from None
-        for tag in tags:
-            if tag and tag in seen:
-                raise errors.InvalidArgumentError(None, None, f"Duplicate tag {tag} found in summary inputs ")
-            seen.add(tag)
-    return host_bytes(b"".join(s.item() if hasattr(s, "item") else s for s in summaries))
+    """The summaries' values in one Summary; a tag may appear once, as in TF."""
+    try:
+        return host_bytes(summary_proto.merged([s.item() if hasattr(s, "item") else s for s in summaries]))
+    except (TypeError, ValueError) as e:
+        raise errors.InvalidArgumentError(None, None, str(e)) from None
 
 
 def dataset_slice(k, position):

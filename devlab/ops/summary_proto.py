@@ -1,40 +1,17 @@
-"""The bytes TensorFlow's summary ops output: a serialized ``tensorflow.Summary`` protocol buffer.
-
-Written by hand (three message types, two wire types) so that summaries need no protobuf
-package: ``sess.run(tf.summary.scalar(...))`` gives the bytes TensorFlow gives, which
-``tf.summary.FileWriter`` and TensorBoard read. Merging summaries is concatenating them, as a
-protocol buffer's repeated field is. Histograms use TensorFlow's default buckets
+"""What TensorFlow's summary ops output: a serialized ``tensorflow.Summary`` protocol buffer,
+made with TensorBoard's copy of TF's protos (the ``graphs`` extra), so ``tf.summary.FileWriter``
+and TensorBoard read it as TensorFlow's. Histograms use TensorFlow's default buckets
 (``tensorflow/core/lib/histogram/histogram.cc``): edges 1e-12 * 1.1**k up to 1e20, mirrored, and
 runs of empty buckets collapsed into one.
 """
-import struct
 import sys
 
 import numpy as np
 
+from ..framework import errors
+from ..framework.tf_protos import pb as _pb
+
 _DBL_MAX = sys.float_info.max
-
-
-def _varint(n):
-    out = bytearray()
-    while True:
-        low, n = n & 0x7F, n >> 7
-        out.append(low | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _field(number, wire_type):
-    return _varint(number << 3 | wire_type)
-
-
-def _bytes_field(number, data):
-    return _field(number, 2) + _varint(len(data)) + data
-
-
-def _double_field(number, x):
-    data = struct.pack("<d", x)
-    return b"" if data == b"\0" * 8 else _field(number, 1) + data  # proto3 leaves out zero
 
 
 def _default_limits():
@@ -49,15 +26,23 @@ def _default_limits():
 _LIMITS = _default_limits()
 
 
-def scalar_value(tag, value):
-    """One ``Summary.Value`` with ``simple_value``, serialized as a one-value Summary."""
-    value_bytes = _bytes_field(1, tag.encode()) if tag else b""
-    value_bytes += _field(2, 5) + struct.pack("<f", value)  # a oneof member: written even when zero
-    return _bytes_field(1, value_bytes)
+def pb():
+    """TensorBoard's protos; without them a summary op cannot run (TF's UnimplementedError, saying
+    what to install)."""
+    try:
+        return _pb()
+    except ImportError as e:
+        raise errors.UnimplementedError(None, None, str(e)) from None
+
+
+def scalar_values(tags, values):
+    """One Summary with a ``simple_value`` per (tag, value)."""
+    p = pb()
+    return p.Summary(value=[p.Summary.Value(tag=t, simple_value=v) for t, v in zip(tags, values)]).SerializeToString()
 
 
 def histogram_value(tag, values):
-    """One ``Summary.Value`` with a ``HistogramProto`` of ``values`` (finite doubles)."""
+    """One Summary holding a ``HistogramProto`` of ``values`` (finite doubles)."""
     values = np.asarray(values, dtype=np.float64).reshape(-1)
     counts = np.bincount(np.searchsorted(_LIMITS, values, side="right"), minlength=len(_LIMITS))[:len(_LIMITS)]
     limits, buckets, i = [], [], 0
@@ -68,44 +53,29 @@ def histogram_value(tag, values):
             while i < len(_LIMITS) and counts[i] <= 0:
                 end, count = _LIMITS[i], counts[i]
                 i += 1
-        limits.append(end)
+        limits.append(float(end))
         buckets.append(float(count))
-    low = float(values.min()) if values.size else _DBL_MAX
-    high = float(values.max()) if values.size else -_DBL_MAX
-    histo = (_double_field(1, low) + _double_field(2, high) + _double_field(3, float(values.size))
-             + _double_field(4, float(values.sum())) + _double_field(5, float(np.dot(values, values)))
-             + _bytes_field(6, struct.pack(f"<{len(limits)}d", *limits))
-             + _bytes_field(7, struct.pack(f"<{len(buckets)}d", *buckets)))
-    value_bytes = (_bytes_field(1, tag.encode()) if tag else b"") + _bytes_field(5, histo)
-    return _bytes_field(1, value_bytes)
+    p = pb()
+    histo = p.HistogramProto(min=float(values.min()) if values.size else _DBL_MAX,
+                             max=float(values.max()) if values.size else -_DBL_MAX,
+                             num=float(values.size), sum=float(values.sum()),
+                             sum_squares=float(np.dot(values, values)), bucket_limit=limits, bucket=buckets)
+    return p.Summary(value=[p.Summary.Value(tag=tag, histo=histo)]).SerializeToString()
 
 
-def tags(summary):
-    """The tags of a serialized Summary's values, in order (for MergeSummary's duplicate check)."""
-    out, i = [], 0
-    while i < len(summary):
-        key, i = _read_varint(summary, i)
-        if key != (1 << 3 | 2):
-            raise ValueError("not a Summary")
-        size, i = _read_varint(summary, i)
-        value, i = summary[i:i + size], i + size
-        if len(value) != size:
-            raise ValueError("not a Summary")
-        tag = b""
-        if value[:1] == b"\n":  # field 1 (tag) comes first when set
-            n, j = _read_varint(value, 1)
-            tag = value[j:j + n]
-        out.append(tag.decode("utf-8", "replace"))
-    return out
-
-
-def _read_varint(data, i):
-    shift = result = 0
-    while True:
-        if i >= len(data) or shift > 63:
-            raise ValueError("not a Summary")
-        b = data[i]
-        result |= (b & 0x7F) << shift
-        i, shift = i + 1, shift + 7
-        if not b & 0x80:
-            return result, i
+def merged(summaries):
+    """The values of several serialized Summaries in one, in order; a ValueError names a tag that
+    comes twice, a TypeError an input that is not a Summary."""
+    p = pb()
+    out, seen = p.Summary(), set()
+    for raw in summaries:
+        try:
+            summary = p.Summary.FromString(raw)
+        except p.DecodeError:
+            raise TypeError("Could not parse one of the summary inputs") from None
+        for value in summary.value:
+            if value.tag and value.tag in seen:
+                raise ValueError(f"Duplicate tag {value.tag} found in summary inputs ")
+            seen.add(value.tag)
+            out.value.append(value)
+    return out.SerializeToString()

@@ -200,7 +200,7 @@ def _import_tf(meta, clear_devices, import_scope):
     """TensorFlow's MetaGraphDef (a ``.meta`` file): imported as TF's importer does it; a Saver of
     its variables (None if it has none)."""
     from ..graphs.load import import_tf_meta_graph
-    from ..graphs.protos import pb
+    from ..framework.tf_protos import pb
     if not isinstance(meta, pb().MetaGraphDef):
         meta = pb().MetaGraphDef.FromString(meta.SerializeToString())
     _scope_prefix(import_scope)  # the same checks as for devlab's format

@@ -9,8 +9,8 @@ the rest of devlab works without it.
 import functools
 import types
 
-INSTALL = ("reading and writing TensorFlow's graph and event files needs TensorBoard's copy of TensorFlow's "
-           "protocol buffers: pip install 'devlab[graphs]' (or pip install tensorboard)")
+INSTALL = ("reading and writing TensorFlow's graph files, event files and summaries needs TensorBoard's copy "
+           "of TensorFlow's protocol buffers: pip install 'devlab[graphs]' (or pip install tensorboard)")
 
 
 @functools.lru_cache(maxsize=None)
@@ -29,6 +29,7 @@ def pb():
         TensorShapeProto=tensor_shape_pb2.TensorShapeProto, MetaGraphDef=meta_graph_pb2.MetaGraphDef,
         VariableDef=variable_pb2.VariableDef, RunMetadata=config_pb2.RunMetadata,
         StepStats=step_stats_pb2.StepStats, Event=event_pb2.Event, Summary=summary_pb2.Summary,
+        HistogramProto=summary_pb2.HistogramProto,
         TaggedRunMetadata=event_pb2.TaggedRunMetadata, DataType=types_pb2.DataType,
         text_format=text_format, DecodeError=message.DecodeError, Message=message.Message)
 
