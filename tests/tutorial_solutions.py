@@ -15,5 +15,5 @@ SOLUTIONS = {
     # GPU:1 is a real card only on a machine where CuPy sees at least two GPUs.
     "09_real_gpu": ['gpu1_is = "real" if gpu.physical_gpu_count() >= 2 else "simulated"', 'fetched_in = "host"'],
     "10_towers": ["copies_gpu0 = 8", 'faster_average_on = "/gpu:0"'],
-    "11_parameter_server_cluster": ["copies_per_step = 4"],
+    "11_parameter_server_cluster": ["copies_per_step = 4", 'lost = {"global_step", "b"}'],
 }

@@ -9,6 +9,7 @@ attaches to its task's worker and ``tf.Session(server.target)`` runs through it.
 import copy
 import logging
 import re
+import time
 
 from ..runtime.cluster import ClusterSpec
 from .backend import DaskBackend
@@ -46,7 +47,7 @@ def local(ps=1, worker=2, *, memory_limit="auto", dashboard=True, silence_logs=l
             cluster.worker_spec[worker_name(job, i)] = copy.deepcopy(cluster.new_spec)
         cluster.scale(len(tasks))
         client = Client(cluster, set_as_default=False)
-        client.wait_for_workers(len(tasks), timeout=120)
+        _wait_for_workers(cluster, client, len(tasks))
     except BaseException:
         cluster.close()
         raise
@@ -61,6 +62,23 @@ def local(ps=1, worker=2, *, memory_limit="auto", dashboard=True, silence_logs=l
               + ", ".join(f"{task_name(t)} at {_host_port(addresses[worker_name(*t)])}" for t in tasks) + ")"
               + (f"\nDask dashboard: {link}" if link else ""))
     return spec
+
+
+def _wait_for_workers(cluster, client, n, timeout=120):
+    """Waits until ``n`` workers joined; a worker process that failed to start stops the wait at
+    once, with the usual cause."""
+    from distributed.core import Status
+    deadline = time.monotonic() + timeout
+    while len(client.scheduler_info(n_workers=-1)["workers"]) < n:
+        if any(getattr(w, "status", None) == Status.failed for w in cluster.workers.values()):
+            raise RuntimeError(
+                "devlab.cluster.local: the Dask worker processes failed to start. In a script, start the "
+                "cluster under `if __name__ == \"__main__\":` (Dask starts each worker with Python's spawn "
+                "method, which imports the script again); the error above says more.")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"devlab.cluster.local: only {len(client.scheduler_info(n_workers=-1)['workers'])} "
+                               f"of {n} Dask workers started in {timeout} s")
+        time.sleep(0.1)
 
 
 def connect(address, cluster=None, workers=None, timeout=60):
