@@ -141,6 +141,23 @@ def test_stepper_widget_next_back_change_highlight_and_values():
     assert repr(w).startswith(f"Stepper over the {len(w.stepper.steps)} steps") and "run this cell" in repr(w)
 
 
+def test_stepper_widget_walks_every_iteration_of_a_loop():
+    """A loop's steps run once per iteration: the widget keeps going past the plan's step count,
+    its slider grows as it goes and ends at the run's last step."""
+    i, total = tf.while_loop(lambda i, t: i < 4, lambda i, t: (i + 1, t + tf.cast(i, tf.float32)),
+                             [tf.constant(0), tf.constant(0.0)])
+    sess = tf.Session()
+    w = StepperWidget(sess, total, draw=False)
+    planned = len(w.stepper.steps)
+    while not w.stepper.done:
+        w.next_button.click()
+    assert w.stepper.position > planned and w.slider.max == w.slider.value == w.stepper.position
+    assert "run complete" in w.info.value and "a loop's repeat each iteration" in w.info.value
+    assert w.stepper.finish() == 6.0
+    w.slider.value = 3
+    assert w.stepper.position == 3 and not w.stepper.done
+
+
 def test_summarize_is_short_and_deterministic():
     import numpy as np
     assert summarize(np.arange(3.0)) == "[0., 1., 2.]"

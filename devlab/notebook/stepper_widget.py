@@ -66,10 +66,17 @@ class StepperWidget(widgets.VBox):
         return self.stepper.history[-1] if self.stepper.history else None
 
     def go(self, position):
-        """Moves to ``position`` steps run (forward by running, backward by replaying)."""
-        position = max(0, min(position, len(self.stepper.steps)))
+        """Moves to ``position`` steps run (forward by running, backward by replaying). A loop runs
+        its steps once per iteration, so a run can have more positions than the plan has steps:
+        the slider grows as they are found, and stops at the end of the run."""
+        position = max(0, position)
         if position != self.stepper.position:
             self.stepper.run_to(position)
+        position = self.stepper.position  # the end of the run, if that came first
+        last = position if self.stepper.done else max(self.slider.max, position + 1)
+        for control in (self.slider, self.play):
+            if control.max != last:
+                control.max = last
         if self.slider.value != position:
             self.slider.value = position
         self._render()
@@ -86,7 +93,8 @@ class StepperWidget(widgets.VBox):
             body = self._describe(view)
             body += (f"<p style='color:#666'>next: {html.escape(st.describe_next())}</p>" if not st.done
                      else "<p><b>run complete</b></p>")
-        self.info.value = f"<div class='devlab-step'><b>step {st.position} of {n}</b>{body}</div>"
+        total = f"{n}" if not st.plan.has_control_flow else f"{n} in the plan; a loop's repeat each iteration"
+        self.info.value = f"<div class='devlab-step'><b>step {st.position} of {total}</b>{body}</div>"
         history = st.history  # what ran, in order (a loop's steps once per iteration)
         done = {v.index for v in history[:-1]}
         current = history[-1].index if history else None
