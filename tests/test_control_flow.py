@@ -5,7 +5,6 @@ import json
 import pathlib
 import sys
 
-import numpy as np
 import pytest
 
 import devlab as tf

@@ -21,8 +21,15 @@ class GraphFileError(ValueError):
     """A graph file that cannot be read as TensorFlow's GraphDef or MetaGraphDef."""
 
 
-def read_bytes(filename, limit=MAX_FILE_BYTES, what="a graph file"):
-    """The bytes of a regular file, at most ``limit`` of them; TF's errors otherwise."""
+def read_bytes(filename, limit=MAX_FILE_BYTES, what="a graph file", too_large=GraphFileError,
+               limit_name="devlab.graphs.files.MAX_FILE_BYTES"):
+    """The bytes of a regular file, at most ``limit`` of them; TF's errors otherwise (a file too
+    large raises ``too_large``, naming the setting ``limit_name``)."""
+    return read_file(filename, limit, what, too_large, limit_name)[0]
+
+
+def read_file(filename, limit, what, too_large, limit_name):
+    """(the bytes of a regular file, its path): ``read_bytes``, for callers that name the path."""
     try:
         path = os.fsdecode(os.fspath(filename))
     except (TypeError, UnicodeDecodeError) as e:
@@ -44,15 +51,15 @@ def read_bytes(filename, limit=MAX_FILE_BYTES, what="a graph file"):
                 None, None, f"{path}; Not a regular file: {what} is read only from a file, never from a "
                 "device, pipe or socket")
         if info.st_size > limit:
-            raise GraphFileError(f"Cannot parse file {path}: it is {info.st_size} bytes, more than the {limit} "
-                                 f"devlab reads as {what} (devlab.graphs.files.MAX_FILE_BYTES).")
+            raise too_large(f"Cannot parse file {path}: it is {info.st_size} bytes, more than the {limit} "
+                            f"devlab reads as {what} ({limit_name}).")
         with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(limit + 1)
     finally:
         os.close(fd)
     if len(data) > limit:
-        raise GraphFileError(f"Cannot parse file {path}: it grew past {limit} bytes while being read.")
-    return data
+        raise too_large(f"Cannot parse file {path}: it grew past {limit} bytes while being read.")
+    return data, path
 
 
 def _looks_like_text(data):

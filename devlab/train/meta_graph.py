@@ -26,12 +26,11 @@ import json
 import math
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..framework import dtypes, errors
+from ..framework import dtypes
 from ..framework.device_spec import DeviceSpec
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
@@ -219,36 +218,8 @@ def read_meta_graph_file(filename):
 def _read_bounded(filename):
     """(the bytes of a meta graph file, its path), read with bounds; TF's errors for a file that
     is missing, a folder, not a regular file or too large."""
-    try:
-        path = os.fsdecode(os.fspath(filename))
-    except (TypeError, UnicodeDecodeError) as e:
-        raise TypeError(f"Expected binary or unicode string, got {filename!r}") from e
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
-    except FileNotFoundError:
-        raise OSError(f"File does not exist. Received: {path}.") from None
-    except IsADirectoryError:
-        raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory") from None
-    except OSError as e:
-        raise OSError(f"Cannot read file {path}: {e.strerror or e}.") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory")
-        if not stat.S_ISREG(info.st_mode):
-            raise errors.FailedPreconditionError(
-                None, None, f"{path}; Not a regular file: a meta graph is read only from a file, never from a "
-                "device, pipe or socket")
-        if info.st_size > MAX_FILE_BYTES:
-            raise OSError(f"Cannot parse file {path}: it is {info.st_size} bytes, more than the {MAX_FILE_BYTES} "
-                          "a devlab meta graph may have (devlab.train.meta_graph.MAX_FILE_BYTES).")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows meanwhile
-    finally:
-        os.close(fd)
-    if len(data) > MAX_FILE_BYTES:
-        raise OSError(f"Cannot parse file {path}: it grew past {MAX_FILE_BYTES} bytes while being read.")
-    return data, path
+    from ..graphs.files import read_file
+    return read_file(filename, MAX_FILE_BYTES, "a meta graph", OSError, "devlab.train.meta_graph.MAX_FILE_BYTES")
 
 
 def parse_meta_graph_bytes(data, path="<bytes>"):

@@ -4,7 +4,6 @@
 # ExponentialMovingAverage is public in tf.train). `gen_state_ops.variable` builds a raw
 # VariableV2 op, here with devlab's op builder. `self.cached_session()` / `self.evaluate` /
 # `op.run()` use a tf.Session made default. Graph-mode branches only. Left out: README.md.
-import numpy as np
 import pytest
 
 import devlab as tf
