@@ -2,12 +2,21 @@
 
 The simulated GPU is always present; the real-GPU variant skips only where CuPy finds no GPU.
 """
+import os
+
 import pytest
+from hypothesis import settings
 
 import devlab as tf
 from devlab.devices import gpu
 
 HAS_GPU = gpu.cupy_module() is not None
+
+# Property tests draw the same examples on every run, so CI is repeatable; HYPOTHESIS_PROFILE=fuzz
+# draws new random ones (and 20x as many) to hunt for failures.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("fuzz", derandomize=False, max_examples=2000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture(autouse=True)

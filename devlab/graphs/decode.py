@@ -330,7 +330,10 @@ def _check_references(nodes, by_name):
         for src in n.control_inputs:
             if src not in by_name:
                 raise GraphFileError(f"{where}: Node '{n.name}': Unknown input node '^{src}'")
-        for group in n.attrs.get("_class", ()):
+        groups = n.attrs.get("_class", ())
+        if not isinstance(groups, (list, tuple)) or not all(isinstance(g, bytes) for g in groups):
+            raise GraphFileError(f"{where}: attr '_class' is {groups!r}, not a list of 'loc:@node' strings")
+        for group in groups:
             if group[5:].decode("utf-8", "replace") not in by_name:
                 raise GraphFileError(f"{where}: attr '_class' names {group!r}, which is not a node of the file")
 
