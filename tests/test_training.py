@@ -49,9 +49,20 @@ BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf
           "Select": lambda a, b: tf.where(a > b, a * b, a + b),
           "SelectV2": lambda a, b: tf.where_v2(a[:1] > 1.0, a, b[0] * 2.0)}
 del UNARY["SplitV_unused"]
+# tf.cond and tf.while_loop: their gradients pass through Switch, Merge, Enter, Exit, NextIteration.
+CONTROL_FLOW = {
+    "cond taken": lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * x, lambda: tf.sin(x)),
+    "cond not taken": lambda x: tf.cond(tf.reduce_sum(x) < 0, lambda: x * x, lambda: tf.sin(x)),
+    "while": lambda x: tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) * x), [0, x])[1],
+    "while with a cond": lambda x: tf.while_loop(
+        lambda i, v: i < 4, lambda i, v: (i + 1, tf.cond(i < 2, lambda: v * x, lambda: v + tf.cos(x))), [0, x])[1],
+}
 # Ops whose gradients need inputs of their own shape (images, labels): checked below.
 CHECKED_ELSEWHERE = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "PlaceholderWithDefault",
-                     "Conv2D", "MaxPool", "AvgPool", "LRN", "FusedBatchNormV3"}
+                     "Conv2D", "MaxPool", "AvgPool", "LRN", "FusedBatchNormV3",
+                     # through CONTROL_FLOW
+                     "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
+                     "NextIteration", "RefNextIteration", "LoopCond"}
 
 
 def check_grads(build, *arrays, device_kind, eps=1e-3, rtol=1e-4, atol=1e-6):
@@ -85,6 +96,12 @@ def test_unary_gradients_match_finite_differences(op_type, device_kind):
 def test_binary_gradients_match_finite_differences(op_type, device_kind):
     a, b = RNG.uniform(0.5, 2.0, size=(2, 3)), RNG.uniform(0.5, 2.0, size=(2, 3))
     check_grads(BINARY[op_type], a, b, device_kind=device_kind)
+
+
+@pytest.mark.parametrize("case", sorted(CONTROL_FLOW))
+def test_control_flow_gradients_match_finite_differences(case, device_kind):
+    x = RNG.uniform(0.5, 1.5, size=(2, 3))
+    check_grads(CONTROL_FLOW[case], x, device_kind=device_kind, eps=1e-5)
 
 
 def test_broadcast_gradients_sum_back_to_input_shape(device_kind):

@@ -84,6 +84,7 @@ float16, float32, float64 = _BY_NAME["float16"], _BY_NAME["float32"], _BY_NAME["
 int8, int16, int32, int64 = _BY_NAME["int8"], _BY_NAME["int16"], _BY_NAME["int32"], _BY_NAME["int64"]
 uint8, bool, string = _BY_NAME["uint8"], _BY_NAME["bool"], _BY_NAME["string"]  # noqa: A001 - TF's names
 half, double = float16, float64
+resource, variant = _BY_NAME["resource"], _BY_NAME["variant"]  # handles (stacks, TensorArrays) and opaque values
 
 
 def as_dtype(value):

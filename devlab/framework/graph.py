@@ -83,9 +83,12 @@ class Graph:
             device_stack.apply_device_stack(op, scopes.device_stack)
         if scopes.colocation_stack:
             device_stack.apply_colocation_stack(op, scopes.colocation_stack)
+        op.control_flow_context = scopes.control_flow_context
+        for t in inputs:  # a tensor made in a while loop may be read only from that loop (TF's check)
+            if t.op.control_flow_context is not None:
+                t.op.control_flow_context.check_consumer(op, t.op)
         if scopes.control_flow_context is not None:  # inside tf.cond / tf.while_loop: the context
-            op.control_flow_context = scopes.control_flow_context  # may switch or enter its inputs
-            scopes.control_flow_context.add_op(op)
+            scopes.control_flow_context.add_op(op)  # may switch or enter its inputs
         return op
 
     def _prevent_fetching(self, op):
@@ -276,14 +279,17 @@ class Graph:
     # -- control dependencies --------------------------------------------------------------
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
-        """Ops created inside run after ``control_inputs``; None clears outer blocks."""
+        """Ops created inside run after ``control_inputs``; None clears outer blocks and, as in
+        TF, the tf.cond / tf.while_loop being built (the ops are made outside it)."""
         if control_inputs is None:
-            saved = self._scopes.control_stack
+            saved, saved_context = self._scopes.control_stack, self._scopes.control_flow_context
             self._scopes.control_stack = []
+            self._scopes.control_flow_context = None
             try:
                 yield
             finally:
                 self._scopes.control_stack = saved
+                self._scopes.control_flow_context = saved_context
             return
         # As TF: an op already a control input of an enclosing block is not repeated, and each
         # control input is marked with ``_has_manual_control_dependencies`` (TF 2.x does so).
@@ -324,6 +330,11 @@ class Graph:
         if c.graph is not op.graph:
             raise ValueError(f"{c} must be from the same graph as {op} (graphs are {c.graph} and {op.graph}).")
         self.control_edges_added += 1
+
+    def _record_op_seen_by_control_dependencies(self, op):
+        """Marks ``op`` as made inside the open control_dependencies blocks (its users need not wait)."""
+        for scope in self._scopes.control_stack:
+            scope.seen.add(op)
 
     def _control_inputs_for(self, input_ops):
         control = []

@@ -12,14 +12,19 @@ for the body, or ``Exit`` when the condition is false. A tensor from outside tha
 reads comes in through an ``Enter`` with ``is_constant=True``.
 
 The contexts hook into op creation (``Graph.create_op`` calls ``context.add_op``), as TF's
-``ControlFlowContext.AddOp`` does; the runtime gives DEAD values and frames their meaning.
+``ControlFlowContext.AddOp`` does; the runtime gives DEAD values and frames their meaning. A
+``WhileContext`` with a ``grad_state`` is the gradient loop of a forward loop
+(``control_flow_state.py``): a forward value its ops read is fetched from a stack, iteration by
+iteration, instead of being entered as a constant.
 """
+from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
+from . import control_flow_util as util
 from . import math_ops
-from .array_ops import constant, identity
+from .array_ops import constant, identity, zeros
 from .build import apply_op, convert_to_tensor
 
 
@@ -70,87 +75,147 @@ def next_iteration(data, name=None):
     return _unary("NextIteration", data, name)
 
 
+def control_trigger(name=None):
+    """An op that only orders others; it runs even when the ops it waits for were DEAD."""
+    return apply_op("ControlTrigger", [], None, name or "ControlTrigger")
+
+
+def _add_next_and_back_edge(m, v, enforce_shape_invariant=True):
+    """Closes a loop: ``v`` goes through a NextIteration into the Merge ``m``."""
+    v = next_iteration(convert_to_tensor(v))
+    if enforce_shape_invariant:
+        _enforce_shape_invariant(m, v)
+    m.op._update_input(1, v)
+    return v
+
+
 # -- contexts --------------------------------------------------------------------------------------
 class ControlFlowContext:
-    """A branch or loop being built: the tensors known inside it and what outer ones became."""
+    """A branch or loop being built: the tensors known inside it and what outer ones became.
+
+    ``enter``/``exit`` make it the graph's current context (and restore the one before), as TF's
+    ``Enter``/``Exit`` do; the gradient code enters and leaves contexts out of nesting order.
+    """
+    is_cond = is_while = False
 
     def __init__(self):
         self.graph = get_default_graph()
         self.outer = self.graph._get_control_flow_context()
         self.values = set()  # tensors that live in this context
         self.external = {}  # an outer tensor -> the Switch or Enter output that stands for it
+        self._context_stack = []
 
     def enter(self):
+        self._context_stack.append(self.graph._get_control_flow_context())
         self.graph._set_control_flow_context(self)
 
     def exit(self):
-        self.graph._set_control_flow_context(self.outer)
+        self.graph._set_control_flow_context(self._context_stack.pop())
 
     def while_context(self):
         """The innermost while loop this context is in (itself, if it is one), or None."""
-        ctx = self
-        while ctx is not None and not isinstance(ctx, WhileContext):
-            ctx = ctx.outer
-        return ctx
+        return self.outer.while_context() if self.outer is not None else None
 
-    def outer_value(self, value):
-        """``value`` as the enclosing context sees it; ops that makes are built in that context."""
-        if self.outer is None:
-            return value
-        self.graph._set_control_flow_context(self.outer)
-        try:
-            return self.outer.add_value(value)
-        finally:
-            self.graph._set_control_flow_context(self)
+    def control_pivot(self):
+        return None
 
     def exit_result(self, tensors):
         """Makes ``tensors`` (the context's outputs) known to the enclosing context."""
         if self.outer is not None:
             self.outer.values.update(tensors)
 
-    def _inside(self, op):
-        """Whether ``op`` was built in this context or one inside it."""
-        ctx = op.control_flow_context
-        while ctx is not None:
-            if ctx is self:
-                return True
-            ctx = ctx.outer
-        return False
+    def add_inner_op(self, op):
+        """Tells the enclosing contexts about an op made in a context inside them."""
+        if self.outer is not None:
+            self.outer.add_inner_op(op)
 
-    def _prevent_fetching(self, op):
-        op.graph._prevent_fetching(op)
+    def check_consumer(self, op, input_op):
+        """TF's check, at op creation, that ``op`` may read ``input_op``'s output."""
+        util.check_input_from_valid_context(op, input_op)
+
+    def _remove_external_control_edges(self, op):
+        """Drops ``op``'s control inputs from outside its while loop; returns (kept, dropped)."""
+        while_ctxt = self.while_context()
+        if while_ctxt is None:
+            return list(op.control_inputs), []
+        internal, external = [], []
+        for x in op.control_inputs:
+            ctxt = util.output_context(x)
+            (internal if ctxt is not None and ctxt.while_context() is while_ctxt else external).append(x)
+        if external:
+            op._remove_control_inputs(external)
+        return internal, external
+
+    def _mark_seen(self, tensors):
+        """``tensors`` are known here and in every enclosing context."""
+        ctxt = self
+        while ctxt is not None:
+            ctxt.values.update(tensors)
+            ctxt = ctxt.outer
 
 
 class CondContext(ControlFlowContext):
+    is_cond = True
+
     def __init__(self, pred, pivot, branch):
         super().__init__()
+        self.name = self.graph.unique_name("cond_text")
         self.pred, self.pivot, self.branch = pred, pivot, branch
-        self.values.update([pred, pivot])
+        self.values.add(pred)
+        self.external[pred] = pred
+        self.values.add(pivot)
+        pivot.op.control_flow_context = self
 
-    def add_value(self, value):
-        """The tensor that stands for ``value`` inside this branch (a Switch of it, if outer)."""
-        if value in self.values:
-            return self.external.get(value, value)
-        self.values.add(value)
-        result = self.outer_value(value)
-        self.values.add(result)  # known here, so the Switch made next does not switch it again
+    @property
+    def grad_state(self):
+        while_ctxt = self.while_context()
+        return while_ctxt.grad_state if while_ctxt is not None else None
+
+    @property
+    def back_prop(self):
+        while_ctxt = self.while_context()
+        return while_ctxt.back_prop if while_ctxt is not None else False
+
+    def control_pivot(self):
+        return self.pivot
+
+    def add_value(self, val):
+        """The tensor that stands for ``val`` inside this branch (a Switch of it, if outer)."""
+        if val in self.values:
+            result = self.external.get(val)
+            return val if result is None else result
+        result = val
+        self.values.add(val)
+        if self.outer is not None:
+            result = self.outer.add_value(val)
+            self.values.add(result)
+            self.external[result] = result
         with control_dependencies(None):
             result = _switch_ref_or_tensor(result, self.pred)[self.branch]
+            if self.outer is not None:
+                self.outer.add_inner_op(result.op)
+        self.graph._prevent_fetching(result.op)
         result.op.control_flow_context = self
-        self.values.add(result)
-        self.external[value] = result
+        self._mark_seen([result])
+        self.external[val] = result
         return result
 
     def add_op(self, op):
         if not op.inputs:
-            op._add_control_input(self.pivot.op)  # an op without inputs runs only on this branch
+            self._remove_external_control_edges(op)
+            if not any(util.op_in_context(c, self) for c in op.control_inputs):
+                op._add_control_input(self.pivot.op)  # an op without inputs runs only on this branch
         else:
             for i, x in enumerate(op.inputs):
-                real = self.add_value(x)
+                real = x if op.type == "Merge" and x.op.type == "NextIteration" else self.add_value(x)
                 if real is not x:
                     op._update_input(i, real)
-        self.values.update(op.outputs)
-        self._prevent_fetching(op)
+            self._remove_external_control_edges(op)
+        self._mark_seen(op.outputs)
+        if self.outer is not None or not util.is_loop_exit(op):
+            self.graph._prevent_fetching(op)
+        if self.outer is not None:
+            self.outer.add_inner_op(op)
 
     def build_branch(self, fn):
         """Calls ``fn`` inside the branch; returns (its results, the tensors leaving the branch)."""
@@ -166,8 +231,11 @@ class CondContext(ControlFlowContext):
         v = convert_to_tensor(v)
         if v not in self.values:  # ``lambda: x``: the branch returns an outer tensor as it is
             self.values.add(v)
-            real = self.outer_value(v)
-            self.values.add(real)
+            real = v
+            if self.outer is not None:
+                real = self.outer.add_value(v)
+                self.values.add(real)
+                self.external[real] = real
             real = _switch_ref_or_tensor(real, self.pred)[self.branch]
             self.external[v] = real
             return real
@@ -175,64 +243,155 @@ class CondContext(ControlFlowContext):
 
 
 class WhileContext(ControlFlowContext):
-    def __init__(self, parallel_iterations=10, maximum_iterations=None):
+    """A while loop's frame; with ``grad_state``, the gradient loop of another loop."""
+    is_while = True
+
+    def __init__(self, maximum_iterations=None, parallel_iterations=10, back_prop=True, swap_memory=False,
+                 name="while_context", grad_state=None):
         super().__init__()
-        self.name = self.graph.unique_name("while_context")  # the frame's name, e.g. while/while_context
-        self.parallel_iterations = parallel_iterations
+        if not isinstance(parallel_iterations, int) or parallel_iterations <= 0:
+            raise ValueError(f"'parallel_iterations' must be a positive integer: {parallel_iterations}")
+        self.name = self.graph.unique_name(name)  # the frame's name, e.g. while/while_context
         self.maximum_iterations = maximum_iterations
+        self.parallel_iterations = parallel_iterations
+        self.back_prop, self.swap_memory = back_prop, swap_memory
+        self.grad_state = grad_state
         self.pivot_for_pred = self.pivot_for_body = self.pivot = None
+        self.loop_enters, self.loop_exits = [], []
+
+    def while_context(self):
+        return self
 
     def control_pivot(self):
         return self.pivot_for_body if self.pivot_for_body is not None else self.pivot_for_pred
 
-    def add_value(self, value):
-        """The tensor that stands for ``value`` inside the loop (an Enter of it, if outer)."""
-        if value in self.values or self._inside(value.op):
-            return self.external.get(value, value)
-        self.values.add(value)
-        result = self.outer_value(value)
-        self.values.add(result)  # known here, so the Enter made next does not enter it again
+    def add_value(self, val):
+        """The tensor that stands for ``val`` inside the loop: an Enter of it if it comes from
+        outside; in a gradient loop, a forward value comes from its history (a stack pop)."""
+        if val in self.values or val.op.control_flow_context is self:
+            actual = self.external.get(val)
+            return val if actual is None else actual
+        self.values.add(val)
+        grad_ctxt = self.graph._get_control_flow_context()
+        grad_ctxt = grad_ctxt.while_context() if grad_ctxt is not None else None
+        if grad_ctxt is not None and grad_ctxt.grad_state is not None:
+            forward_ctxt = util.while_context_of(val.op)
+            if util.is_loop_exit(val.op):
+                forward_ctxt = forward_ctxt.outer
+                forward_ctxt = forward_ctxt.while_context() if forward_ctxt is not None else None
+            if forward_ctxt is grad_ctxt.grad_state.forward_context:
+                real_val = grad_ctxt.grad_state.get_real_value(val)
+                self.external[val] = real_val
+                return real_val
+        result = self.outer.add_value(val) if self.outer is not None else val
         with control_dependencies(None):
             enter = _enter(result, self.name, is_constant=True, parallel_iterations=self.parallel_iterations)
-        enter.op.control_flow_context = self
+            self.graph._prevent_feeding(enter)
+            if self.outer is not None:
+                self.outer.add_inner_op(enter.op)
+        self._fix_control_inputs_and_context([enter])
         self.values.add(enter)
-        self.external[value] = enter
+        self.external[val] = enter
         return enter
 
     def add_op(self, op):
+        # A Shape, Size or Rank of a forward value, built for a gradient, runs in the forward loop
+        # (so the small result is kept in a stack, not the tensor it describes).
+        if op.type in ("Shape", "Size", "Rank"):
+            grad_ctxt = self.graph._get_control_flow_context()
+            grad_ctxt = grad_ctxt.while_context() if grad_ctxt is not None else None
+            if grad_ctxt is not None and grad_ctxt.grad_state is not None:
+                if util.while_context_of(op.inputs[0].op) is grad_ctxt.grad_state.forward_context:
+                    input_ctxt = op.inputs[0].op.control_flow_context
+                    op.control_flow_context = input_ctxt
+                    input_ctxt._add_op_internal(op)
+                    return
+        self._add_op_internal(op)
+
+    def _add_op_internal(self, op):
         if not op.inputs:
-            if not op.control_inputs:  # TF: an op with no inputs runs once per iteration
+            control_inputs, external_inputs = self._remove_external_control_edges(op)
+            if not control_inputs:  # an op with no inputs runs once per iteration
                 op._add_control_input(self.control_pivot().op)
         else:
             for i, x in enumerate(op.inputs):
                 real = self.add_value(x)
                 if real is not x:
                     op._update_input(i, real)
-            if not op.control_inputs and all(_is_loop_constant_enter(x.op) for x in op.inputs):
+            _, external_inputs = self._remove_external_control_edges(op)
+            if not op.control_inputs and all(util.is_loop_constant_enter(x.op) for x in op.inputs):
                 op._add_control_input(self.control_pivot().op)  # only reads loop invariants
         self.values.update(op.outputs)
-        if self.outer is not None or op.type != "Exit":
-            self._prevent_fetching(op)
+        if external_inputs:
+            # A control input from outside the loop comes in as the data of an Identity.
+            with control_dependencies(None):
+                self.enter()
+                external_inputs = [identity(x.outputs[0]).op for x in external_inputs if x.outputs]
+                self.exit()
+            op._add_control_inputs(external_inputs)
+        if self.outer is not None or not util.is_loop_exit(op):
+            self.graph._prevent_fetching(op)
+            for x in op.outputs:
+                self.graph._prevent_feeding(x)
+        if self.outer is not None:
+            self.outer.add_inner_op(op)
+
+    def _fix_control_inputs_and_context(self, enters):
+        """Each Enter belongs to this loop and keeps the open control dependencies that come
+        from the contexts around it (not from an enclosing loop)."""
+        graph = self.graph
+        for x in enters:
+            inp_op = x.op.inputs[0].op
+            keep = []
+            for op in graph._control_inputs_for([inp_op]):
+                op_ctxt = util.output_context(op)
+                outer_ctxt = self.outer
+                outer_while = outer_ctxt.while_context() if outer_ctxt is not None else None
+                ok = True
+                while outer_ctxt is not op_ctxt:
+                    if outer_ctxt is None or outer_ctxt is outer_while:
+                        ok = False
+                        break
+                    outer_ctxt = outer_ctxt.outer
+                if ok:
+                    keep.append(op)
+            x.op.control_flow_context = self
+            x.op._add_control_inputs(keep)
+            graph._record_op_seen_by_control_dependencies(x.op)
 
     def build_loop(self, cond, body, loop_vars, shape_invariants):
         flat = [convert_to_tensor(v) for v in _flatten(loop_vars)]
-        self.values.update(flat)
+        invariants = [None] * len(flat) if shape_invariants is None else [as_shape(s) for s in
+                                                                           _flatten(shape_invariants)]
         self.enter()
         try:
+            self.values = set(flat)
+            real_vars = [self.outer.add_value(x) for x in flat] if self.outer is not None else flat
+            enters = []
             with control_dependencies(None):
-                enters = [_enter(x, self.name, is_constant=False, parallel_iterations=self.parallel_iterations)
-                          for x in flat]
-            for x in enters:
-                x.graph._prevent_feeding(x)
-            if shape_invariants is not None:
-                for x, enter, shape in zip(flat, enters, _flatten(shape_invariants)):
-                    shape = as_shape(shape)
-                    if not shape.is_compatible_with(x.shape):
-                        raise ValueError(f"The shape invariant specified for {x.name} is not compatible with the "
-                                         f"initial shape of the loop variable. It enters the loop with shape "
-                                         f"{x.shape}, but the specified shape invariant is {shape}.")
-                    enter._shape = TensorShape(shape)
+                for x, real, shape in zip(flat, real_vars, invariants):
+                    enter = _enter(real, self.name, is_constant=False, parallel_iterations=self.parallel_iterations)
+                    if shape is not None:
+                        if not _shape_less_than_or_equal(real.shape, shape):
+                            raise ValueError(f"The shape invariant specified for {real.name} is not compatible "
+                                             f"with the initial shape of the loop variable. It enters the loop "
+                                             f"with shape {real.shape}, but the specified shape invariant is "
+                                             f"{shape}.")
+                        enter._shape = TensorShape(shape)
+                    self.graph._prevent_feeding(enter)
+                    if self.outer is not None:
+                        self.outer.add_inner_op(enter.op)
+                    enters.append(enter)
+            control_pivot, outer = None, self.outer
+            while outer is not None and control_pivot is None:  # the closest enclosing pivot
+                control_pivot, outer = outer.control_pivot(), outer.outer
+            if control_pivot is not None:
+                for var in enters:
+                    if util.is_loop_constant_enter(var.op.inputs[0].op):
+                        var.op._add_control_input(control_pivot.op)
+            self._fix_control_inputs_and_context(enters)
             self.values = set(enters)
+            self.loop_enters = enters
             merges = [merge([x, x])[0] for x in enters]
             for m, x in zip(merges, enters):
                 m._shape = x.shape  # the Merge's shape is the loop variable's invariant shape
@@ -249,18 +408,114 @@ class WhileContext(ControlFlowContext):
                 raise ValueError(f"Number of inputs and outputs of body must match loop_vars: "
                                  f"{len(merges)}, {len(result)}")
             for m, v in zip(merges, result):
-                nxt = next_iteration(v)
-                _enforce_shape_invariant(m, nxt)
-                m.op._update_input(1, nxt)
+                _add_next_and_back_edge(m, v)
             exits = [exit(s[0]) for s in switches]
+            self.loop_exits = exits
             self.exit_result(exits)
         finally:
             self.exit()
         return original, exits
 
+    # -- the loops a gradient adds (TF's WhileContext.AddForwardLoopCounter...) --------------------
+    def add_forward_loop_counter(self, outer_grad_state):
+        """Counts this (forward) loop's iterations: ``n = 0; while (pivot) n++``. Called in the
+        context around the loop; returns (the count at exit, the NextIteration of the count)."""
+        n = constant(0, name="f_count")
+        if outer_grad_state is not None:
+            # An inner loop's pushes in one outer iteration come before those of the next.
+            n.op._add_control_input(outer_grad_state.forward_index.op.inputs[0].op)
+        self.enter()
+        self.values.add(n)
+        enter_n = _enter(n, self.name, is_constant=False, parallel_iterations=self.parallel_iterations,
+                         name="f_count")
+        self.loop_enters.append(enter_n)
+        merge_n = merge([enter_n, enter_n])[0]
+        switch_n = switch(merge_n, self.pivot)
+        index = math_ops.add(switch_n[1], 1)
+        next_n = next_iteration(index)
+        merge_n.op._update_input(1, next_n)
+        total_iterations = exit(switch_n[0], name="f_count")
+        self.loop_exits.append(total_iterations)
+        self.exit_result([total_iterations])
+        self.exit()
+        return total_iterations, next_n
 
-def _is_loop_constant_enter(op):
-    return op.type in ("Enter", "RefEnter") and op.get_attr("is_constant")
+    def add_backprop_loop_counter(self, count, outer_grad_state):
+        """The gradient loop's own counter, which decides when it ends: ``n = count; while
+        (n >= 1) n--``. Sets this loop's pivots; returns the NextIteration of the count."""
+        one = constant(1, name="b_count")
+        self.enter()
+        self.values.add(count)
+        enter_count = _enter(count, self.name, is_constant=False, parallel_iterations=self.parallel_iterations,
+                             name="b_count")
+        self.loop_enters.append(enter_count)
+        merge_count = merge([enter_count, enter_count])[0]
+        self.pivot_for_pred = merge_count
+        pred = math_ops.greater_equal(merge_count, one)
+        self.pivot = loop_cond(pred, name="b_count")
+        switch_count = switch(merge_count, self.pivot)
+        index = math_ops.subtract(switch_count[1], one)
+        self.pivot_for_body = index
+        next_count = next_iteration(index)
+        merge_count.op._update_input(1, next_count)
+        final_zero = exit(switch_count[0], name="b_count")
+        self.loop_exits.append(final_zero)
+        if outer_grad_state is not None:
+            # An inner gradient loop's pops in one outer iteration come before those of the next.
+            outer_grad_state.grad_sync._add_control_input(final_zero.op)
+        self.exit_result([final_zero])
+        self.exit()
+        return next_count
+
+    def add_backprop_accumulator(self, op, grad):
+        """Sums, over the iterations, the gradient of a loop invariant (the constant Enter ``op``):
+        ``acc = 0; while (pivot) acc += grad``. Called in this gradient loop; returns the sum."""
+        self.exit()
+        shape = grad.shape
+        if shape.is_fully_defined():
+            if self.outer is not None:
+                self.outer.enter()
+            acc = constant(0, dtype=grad.dtype.base_dtype, shape=list(shape.dims), name="b_acc")
+            if self.outer is not None:
+                self.outer.exit()
+        else:
+            value = op.inputs[0]
+            if self.outer is not None and self.outer.is_while and self.outer.grad_state is not None:
+                forward_ctxt = self.grad_state.forward_context  # a nested loop: the shape from a stack
+                forward_ctxt.outer.enter()
+                zeros_shape = _shape_internal(value)
+                forward_ctxt.outer.exit()
+                outer_grad_state = self.grad_state.outer_grad_state
+                history = outer_grad_state.add_forward_accumulator(zeros_shape)
+                self.outer.enter()
+                real_shape = outer_grad_state.add_backprop_accumulated_value(history, zeros_shape)
+                acc = zeros(real_shape, grad.dtype.base_dtype)
+                self.outer.exit()
+            else:
+                if self.outer is not None:
+                    self.outer.enter()
+                acc = zeros(_shape_internal(value), grad.dtype.base_dtype)
+                if self.outer is not None:
+                    self.outer.exit()
+        self.enter()
+        self.values.add(acc)
+        enter_acc = _enter(acc, self.name, is_constant=False, parallel_iterations=self.parallel_iterations,
+                           name="b_acc")
+        self.loop_enters.append(enter_acc)
+        merge_acc = merge([enter_acc, enter_acc], name="b_acc")[0]
+        switch_acc_false, switch_acc_true = switch(merge_acc, self.pivot)
+        add_acc = math_ops.add(switch_acc_true, grad)
+        next_acc = next_iteration(add_acc)
+        merge_acc.op._update_input(1, next_acc)
+        result_acc = exit(switch_acc_false, name="b_acc")
+        self.loop_exits.append(result_acc)
+        self.exit_result([result_acc])
+        return result_acc
+
+
+def _shape_internal(x):
+    """``Shape`` of ``x`` as an op, never folded into a Const (TF's ``shape_internal(optimize=False)``)."""
+    return apply_op("Shape", [x], {"out_type": dtypes.int32}, "Shape").outputs[0]
 
 
 def _enforce_shape_invariant(merge_var, next_var):
@@ -338,6 +593,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         if parallel_iterations < 1:
             raise TypeError("parallel_iterations must be a positive integer.")
         try_to_pack = len(loop_vars) == 1 and not return_same_structure
+        limit = None
         if maximum_iterations is not None:
             limit = convert_to_tensor(maximum_iterations, name="maximum_iterations")
             if limit.shape.ndims != 0:
@@ -352,8 +608,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 loop_vars = (counter, loop_vars)
                 cond = lambda i, lv: math_ops.logical_and(i < limit, orig_cond(*lv))  # noqa: E731
                 body = lambda i, lv: (i + 1, orig_body(*lv))  # noqa: E731
+            if shape_invariants is not None:
+                shape_invariants = (TensorShape([]), shape_invariants)
             try_to_pack = False
-        context = WhileContext(parallel_iterations, maximum_iterations)
+        context = WhileContext(limit, parallel_iterations, back_prop, swap_memory)
         original, exits = context.build_loop(cond, body, loop_vars, shape_invariants)
         packed = _pack(original, exits)
         if maximum_iterations is not None:

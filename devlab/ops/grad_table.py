@@ -21,6 +21,7 @@ from . import math_ops as M
 from . import nn_ops as N
 from .array_ops import op_output
 from .build import apply_op, apply_op_output
+from .control_flow_grad import GRADIENTS as CONTROL_FLOW_GRADIENTS
 from .tensor_util import constant_value
 
 
@@ -602,5 +603,8 @@ NOT_DIFFERENTIABLE = {
     "LogicalNot", "ArgMax", "OneHot", "NoOp", "AsString", "StringJoin", "ScalarSummary", "HistogramSummary",
     "MergeSummary", "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "Range",
     "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "DynamicStitch", "PyFunc",
-    "PyFuncStateless",
+    "PyFuncStateless", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
 }
+
+# tf.cond and tf.while_loop: Switch, Merge, Enter, Exit, NextIteration, LoopCond (control_flow_grad.py).
+GRADIENTS.update(CONTROL_FLOW_GRADIENTS)

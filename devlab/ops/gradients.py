@@ -16,9 +16,11 @@ import contextlib
 
 from ..framework import dtypes
 from ..framework.scopes import colocate_with, device, name_scope
-from .array_ops import constant, identity, ones_like, zeros_like
+from .array_ops import constant, identity, ones_like
 from .build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
+from .control_flow_state import maybe_create_control_flow_state, zeros_like_output
+from .control_flow_util import is_loop_exit, is_loop_switch
 from .grad_table import GRADIENTS, NOT_DIFFERENTIABLE
 from .math_ops import add_n
 
@@ -46,31 +48,49 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 else:
                     grad_ys[i] = identity(gy, name=f"grad_ys_{i}")
         to_ops, from_ops = [y.op for y in ys], [x.op for x in xs]
-        reachable_to_ops, pending_count = _pending_count(to_ops, from_ops)
+        reachable_to_ops, pending_count, loop_state = _pending_count(to_ops, from_ops, colocate_gradients_with_ops)
         grads = {}  # op -> one list of gradients per output
         for y, gy in zip(ys, grad_ys):
             _set_grad(grads, y, gy)
-        queue, queued = collections.deque(), set()
+        queue, to_ops_set = collections.deque(), set()
         for op in to_ops:
-            if pending_count[op] == 0 and op not in queued and op in reachable_to_ops:
-                queued.add(op)
+            if pending_count[op] == 0 and op not in to_ops_set and op in reachable_to_ops:
+                to_ops_set.add(op)
                 queue.append(op)
+        if loop_state is not None:
+            # Loop outputs no y depends on still need a gradient loop (zeros, if any exit has one).
+            for y in loop_state.process_unused_loop_exits(pending_count, to_ops_set):
+                if _backpropagatable(y):
+                    _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
+                    queue.append(y.op)
         stop_ops = _stop_ops(from_ops, stop_gradient_ops, pending_count)
         while queue:
             op = queue.popleft()
             with maybe_colocate(op):
+                if loop_state is not None:
+                    loop_state.enter_grad_while_context(op, before=True)
                 out_grads = _aggregated_grads(grads, op)
+                if loop_state is not None:
+                    loop_state.exit_grad_while_context(op, before=True)
                 has_out_grads = any(g is not None for g in out_grads)
                 grad_fn = None
                 if has_out_grads and op not in stop_ops and op.type not in NOT_DIFFERENTIABLE:
                     if op.type not in GRADIENTS:
                         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
                     grad_fn = GRADIENTS[op.type]
+                if loop_state is not None:
+                    loop_state.enter_grad_while_context(op, before=False)
+                if (op.type in ("Switch", "RefSwitch") and op.control_flow_context is not None
+                        and op.control_flow_context.is_while
+                        and op.control_flow_context is op.graph._get_control_flow_context()):
+                    _raise_no_grad_wrt_initial_loop_val(op, from_ops)
                 if grad_fn is not None:
                     # An output the ys do not depend on has gradient zero: TF makes it here, in
                     # the gradients scope, for every floating output (its rule may ignore it).
-                    out_grads = [zeros_like(t, optimize=False) if g is None and _backpropagatable(t) else g
-                                 for t, g in zip(op.outputs, out_grads)]
+                    for i, (t, g) in enumerate(zip(op.outputs, out_grads)):
+                        if g is None and _backpropagatable(t):
+                            out_grads[i] = (loop_state.zeros_like_v1_while_loop(op, i) if loop_state is not None
+                                            else zeros_like_output(op, i))
                     with name_scope(op.name + "_grad"):
                         in_grads = list(grad_fn(op, *out_grads))
                         if gate_gradients and sum(g is not None for g in in_grads) > 1:
@@ -82,11 +102,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 for t_in, in_grad in zip(op.inputs, in_grads):
                     if in_grad is not None:
                         _set_grad(grads, t_in, in_grad)
-            # Inputs whose consumers on the way to the ys have all been visited are ready.
-            for x in op.inputs:
-                pending_count[x.op] -= 1
-                if pending_count[x.op] == 0:
-                    queue.append(x.op)
+                if loop_state is not None:
+                    loop_state.exit_grad_while_context(op, before=False)
+            _update_pending_and_enqueue_ready(grads, op, queue, pending_count, loop_state)
+        if loop_state is not None:
+            loop_state.post_processing()
         return [_get_grad(grads, x) for x in xs]
 
 
@@ -109,9 +129,10 @@ def _backpropagatable(t):
     return t.dtype.base_dtype.is_floating
 
 
-def _pending_count(to_ops, from_ops):
-    """The ys' ops reachable from the xs, and for each op between xs and ys how many of its
-    consumers between them still have to hand it a gradient (TF's ``_PendingCount``)."""
+def _pending_count(to_ops, from_ops, colocate_gradients_with_ops=False):
+    """The ys' ops reachable from the xs, for each op between xs and ys how many of its
+    consumers between them still have to hand it a gradient (TF's ``_PendingCount``), and the
+    state of the while loops between them (None when there is none)."""
     consumers = {}
     for op in to_ops[0].graph.get_operations():
         for t in op.inputs:
@@ -133,12 +154,13 @@ def _pending_count(to_ops, from_ops):
             between_list.append(op)
             reached.discard(op)
             queue.extend(t.op for t in op.inputs)
+    loop_state = maybe_create_control_flow_state(between_list, between, colocate_gradients_with_ops)
     pending_count = collections.defaultdict(int)
     for op in between_list:
         for t in op.inputs:
             if t.op in between:
                 pending_count[t.op] += 1
-    return reachable_to_ops, pending_count
+    return reachable_to_ops, pending_count, loop_state
 
 
 def _stop_ops(from_ops, stop_gradient_ops, pending_count):
@@ -148,7 +170,11 @@ def _stop_ops(from_ops, stop_gradient_ops, pending_count):
 
 
 def _set_grad(grads, t, grad):
-    grads.setdefault(t.op, [[] for _ in t.op.outputs])[t.value_index].append(grad)
+    op_grads = grads.setdefault(t.op, [[] for _ in t.op.outputs])
+    if isinstance(op_grads[t.value_index], list):
+        op_grads[t.value_index].append(grad)
+    else:  # a loop Switch visited a second time: its gradient was already summed
+        op_grads[t.value_index] = grad
 
 
 def _get_grad(grads, t):
@@ -157,7 +183,8 @@ def _get_grad(grads, t):
 
 
 def _aggregated_grads(grads, op):
-    """The gradient of each output of ``op``: the sum of those its consumers handed it."""
+    """The gradient of each output of ``op``: the sum of those its consumers handed it (kept, so a
+    loop Switch visited twice finds it summed)."""
     op_grads = grads.get(op, [[] for _ in op.outputs])
     for i, out_grad in enumerate(op_grads):
         if isinstance(out_grad, list):
@@ -165,6 +192,59 @@ def _aggregated_grads(grads, op):
     if op in grads:
         grads[op] = op_grads
     return list(op_grads)
+
+
+def _has_any_not_none_grads(grads, op):
+    """Whether any output of ``op`` has received a gradient."""
+    return any(bool(g) if isinstance(g, list) else g is not None for g in grads.get(op, ()))
+
+
+def _update_pending_and_enqueue_ready(grads, op, queue, pending_count, loop_state):
+    """Counts ``op``'s gradient as handed to each of its inputs' ops, queueing those now ready. A
+    loop Switch is ready at its first visit too; a loop's Exits wait for each other, and those
+    without a gradient get zeros when another Exit of their loop has one (TF's rule)."""
+    for x in op.inputs:
+        pending_count[x.op] -= 1
+        ready = pending_count[x.op] == 0
+        if loop_state is not None and not ready:
+            ready = pending_count[x.op] > 0 and is_loop_switch(x.op)
+        if not ready:
+            continue
+        if not is_loop_exit(x.op):
+            queue.append(x.op)
+            continue
+        grad_state = loop_state.get_grad_state(x.op, before=False)
+        grad_state.deferred_exits.append(x)
+        grad_state.pending_exits_count -= 1
+        if grad_state.pending_exits_count == 0:
+            has_not_none_grad = False
+            for y in grad_state.deferred_exits:
+                if _has_any_not_none_grads(grads, y.op):
+                    has_not_none_grad = True
+                    queue.append(y.op)
+                else:
+                    grad_state.unused_exits.append(y)
+            for y in grad_state.unused_exits:
+                if has_not_none_grad and _backpropagatable(y):
+                    _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
+                queue.append(y.op)
+
+
+def _raise_no_grad_wrt_initial_loop_val(op, from_ops):
+    """TF's error for a gradient taken inside a loop with respect to a loop variable's initial value."""
+    target, queue, visited = None, collections.deque([op]), set()
+    while queue:
+        cur = queue.popleft()
+        if cur in visited:
+            continue
+        visited.add(cur)
+        if cur in from_ops:
+            target = cur
+            break
+        queue.extend(t.op for t in cur.inputs)
+    raise ValueError(f"Cannot compute gradient inside while loop with respect to op '{target.name}'. We do not "
+                     f"support taking the gradient wrt or through the initial value of a loop variable. Gradients "
+                     f"can be computed through loop invariants or wrt the input parameters to the loop body.")
 
 
 def _multi_device_add_n(tensors):

@@ -9,6 +9,8 @@ Gradient rules live in ``grad_table.py``, written in terms of the ops below.
 """
 from dataclasses import dataclass, field
 
+from . import data_flow_kernels as DK
+from . import data_flow_shapes as DS
 from . import kernels as K
 from . import nn_kernels as NK
 from . import nn_shapes as NS
@@ -187,6 +189,11 @@ OPS = _table(
     OpDef("Exit", S.same_as_first, K.forward),
     OpDef("NextIteration", S.same_as_first, K.forward),
     OpDef("LoopCond", S.scalar_bool, K.forward),
+    OpDef("ControlTrigger", S.none, DK.control_trigger),
+    # stacks: a while loop pushes what its gradient loop pops (data_flow_kernels.py)
+    OpDef("StackV2", DS.stack, DK.stack, stateful=True, type_input=None),
+    OpDef("StackPushV2", DS.stack_push, DK.stack_push, stateful=True, type_input=1),
+    OpDef("StackPopV2", DS.stack_pop, DK.stack_pop, stateful=True, type_input=None),
     # a Python function, run in the process of the task the op is placed on (TF has only CPU kernels)
     OpDef("PyFunc", S.py_func, K.py_func, devices=CPU_ONLY, stateful=True),
     OpDef("PyFuncStateless", S.py_func, K.py_func, devices=CPU_ONLY),

@@ -141,7 +141,16 @@ def colocation_partners(op, by_name):
         if i < len(op._inputs) and op._inputs[i].dtype.is_ref:
             src = op._inputs[i].op
             out.append((src, f"takes variable '{src.name}' by reference, so it runs where the variable lives"))
+    for t in op._inputs:
+        if _is_resource(t):
+            out.append((t.op, f"takes the handle '{t.op.name}' makes (a resource edge), so it runs where that "
+                              f"resource lives"))
     return out
+
+
+def _is_resource(t):
+    """A resource handle (a stack, a TensorArray): TF runs its reader beside its maker."""
+    return t.dtype.name == "resource"
 
 
 _PRIORITY = {"GPU": 210, "CPU": 60}
@@ -175,7 +184,7 @@ def _build_groups(ops, present, soft):
                 f"Registered kernels:\n  {registered}" + errors.defined_at(op))
         group_of[op.name] = _Group(op, _parse_request(op), types)
     for op in ops:
-        if "_class" not in op._attrs and not lookup(op.type).ref_inputs:
+        if "_class" not in op._attrs and not lookup(op.type).ref_inputs and not any(map(_is_resource, op._inputs)):
             continue  # nothing to join: the common case, kept cheap
         for other, _ in colocation_partners(op, by_name):
             _join(uf, group_of, op, other, soft, present)

@@ -55,10 +55,12 @@ def compute(step, values):
 def compute_dead_aware(step, values):
     """``compute`` for plans with control flow: a step whose input is DEAD (the untaken side of a
     Switch), or whose control input did not run, does not run either and passes DEAD on; only
-    Merge reads past DEAD. Each op an op waits on leaves a token: True, or DEAD."""
+    Merge reads past DEAD (and a ControlTrigger past DEAD control inputs). Each op an op waits on
+    leaves a token: True, or DEAD."""
     if isinstance(step, OpStep):
-        dead = any(values[s] is DEAD for s in step.controls) or (
-            not getattr(step.kernel, "reads_dead", False) and any(values[i] is DEAD for i in step.inputs))
+        kernel = step.kernel
+        dead = (not getattr(kernel, "live_controls", False) and any(values[s] is DEAD for s in step.controls)) or (
+            not getattr(kernel, "reads_dead", False) and any(values[i] is DEAD for i in step.inputs))
         if dead:
             for s in step.outputs:
                 values[s] = DEAD
