@@ -134,6 +134,10 @@ def _reduction(op_type, default_name):
             axis = _all_axes(input_tensor)
         with name_scope(name, default_name, [input_tensor]) as scope:
             x = convert_to_tensor(input_tensor, name="input")
+            if isinstance(axis, (list, tuple)) and not axis:
+                # TF converts ``[]`` first without a dtype (float32, not an index type), then again
+                # as int32: its graph keeps both Consts, the first one unused.
+                convert_to_tensor(axis, name="reduction_indices")
             axes = convert_to_tensor(axis, dtype=None if isinstance(axis, Tensor) else "int32",
                                      name="reduction_indices")
             out = apply_op_output(op_type, [x, axes], {"keep_dims": keep}, scope)

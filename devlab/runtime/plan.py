@@ -140,7 +140,7 @@ def compile_plan(fetches, feeds, placement, rngs):
     device_of = placement.assigned
     replicas = _replicated_constants(needed, placement, fed)
     if control_flow:
-        device_of = _control_flow_devices(items, device_of, needed, fed)
+        device_of = _control_flow_devices(items, device_of, needed, fed, replicas)
     builder = _StepBuilder(device_of, rngs, fed, replicas)
     feed_slots = [(builder.slot(t, device_of[t.op.name]), t, device_of[t.op.name]) for t in feeds]
     steps = builder.build(items)
@@ -335,12 +335,14 @@ def _replicated_constants(needed, placement, fed):
     return out
 
 
-def _control_flow_devices(items, placed, needed, fed):
+def _control_flow_devices(items, placed, needed, fed, replicas=None):
     """Where control-flow ops run, which TF's partitioner decides after placement (and after the
     placement log): a Switch runs with its data, an Exit with its input, an Enter or a
     NextIteration with the first op that reads it (graph_partition.cc,
-    OptimizeControlFlowColocation). Every other op runs where the placer put it."""
+    OptimizeControlFlowColocation). Every other op runs where the placer put it. A Switch of a
+    small constant that TF copied to its device (``_replicated_constants``) reads that copy."""
     device_of = dict(placed)
+    replicas = replicas or {}
     consumers = {}
     for op in sorted(needed, key=lambda op: op.id):
         for t in op._inputs:
@@ -355,7 +357,9 @@ def _control_flow_devices(items, placed, needed, fed):
 
     for op in walk(items):
         if op.type in ("Switch", "RefSwitch", "Exit"):
-            device_of[op.name] = device_of[op._inputs[0].op.name]
+            data = op._inputs[0].op
+            copies = replicas.get(data)
+            device_of[op.name] = copies[placed[op.name].name] if copies else device_of[data.name]
         elif (op.type == "Enter" or op.type == "NextIteration") and consumers.get(op):
             device_of[op.name] = placed[consumers[op][0].name]
     return device_of
