@@ -1,10 +1,19 @@
-"""``tf.nn``: activations, convolution and pooling, dropout and losses."""
-from .unimplemented import module_getattr
+"""``tf.nn``: activations, convolution and pooling, dropout, losses and recurrent networks."""
+from .unimplemented import Namespace, module_getattr
 from .ops.math_ops import sigmoid, tanh  # noqa: F401
 from .ops.nn_impl import (batch_normalization, dropout, fused_batch_norm, moments, xw_plus_b,  # noqa: F401
                           zero_fraction)
 from .ops.nn_ops import (avg_pool, bias_add, conv2d, convolution, l2_loss, local_response_normalization,  # noqa: F401
                          log_softmax, lrn, max_pool, relu, softmax, softmax_cross_entropy_with_logits,
                          softmax_cross_entropy_with_logits_v2, sparse_softmax_cross_entropy_with_logits)
+from .ops.rnn import dynamic_rnn, static_rnn  # noqa: F401
+from .ops.rnn_cell import BasicLSTMCell, BasicRNNCell, GRUCell, LSTMCell, LSTMStateTuple
+from .ops.rnn_cell_base import LayerRNNCell, RNNCell
+from .ops.rnn_cell_wrappers import DeviceWrapper, DropoutWrapper, MultiRNNCell, ResidualWrapper
+
+rnn_cell = Namespace("tf.nn.rnn_cell", RNNCell=RNNCell, LayerRNNCell=LayerRNNCell, BasicRNNCell=BasicRNNCell,
+                     GRUCell=GRUCell, BasicLSTMCell=BasicLSTMCell, LSTMCell=LSTMCell, LSTMStateTuple=LSTMStateTuple,
+                     MultiRNNCell=MultiRNNCell, DeviceWrapper=DeviceWrapper, DropoutWrapper=DropoutWrapper,
+                     ResidualWrapper=ResidualWrapper)
 
 __getattr__ = module_getattr("tf.nn", __name__)

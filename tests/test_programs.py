@@ -27,7 +27,6 @@ WAITS = {  # (program, variant or None for all): what the variant waits for
                                 "init_all_tables, Merge/MergeSummary, group_deps)",
     ("p13_monitored_session", None): "cluster: MonitoredTrainingSession builds TF's Scaffold graph "
                                        "(global_step cond, report_uninitialized_variables concat)",
-    ("p14_rnn_device_wrapper", None): "tf.nn.rnn_cell and dynamic_rnn",
 }
 
 

@@ -56,13 +56,26 @@ CONTROL_FLOW = {
     "while": lambda x: tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) * x), [0, x])[1],
     "while with a cond": lambda x: tf.while_loop(
         lambda i, v: i < 4, lambda i, v: (i + 1, tf.cond(i < 2, lambda: v * x, lambda: v + tf.cos(x))), [0, x])[1],
+    "tensor arrays": lambda x: _through_tensor_arrays(x),
 }
+
+
+def _through_tensor_arrays(x):
+    """Rows of x unstacked into a TensorArray, read in a loop, written to another, stacked."""
+    rows = tf.TensorArray(x.dtype, size=2).unstack(x)
+
+    def body(t, acc, out):
+        v = tf.sin(rows.read(t)) + acc * x[0]
+        return t + 1, v, out.write(t, v)
+    _, _, out = tf.while_loop(lambda t, *_: t < 2, body, [0, tf.zeros([3], x.dtype), tf.TensorArray(x.dtype, 2)])
+    return out.stack()
 # Ops whose gradients need inputs of their own shape (images, labels): checked below.
 CHECKED_ELSEWHERE = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "PlaceholderWithDefault",
                      "Conv2D", "MaxPool", "AvgPool", "LRN", "FusedBatchNormV3",
                      # through CONTROL_FLOW
                      "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
-                     "NextIteration", "RefNextIteration", "LoopCond"}
+                     "NextIteration", "RefNextIteration", "LoopCond",
+                     "TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayScatterV3", "TensorArrayGatherV3"}
 
 
 def check_grads(build, *arrays, device_kind, eps=1e-3, rtol=1e-4, atol=1e-6):

@@ -70,6 +70,13 @@ class TensorShape:
             return self
         return TensorShape([a if a is not None else b for a, b in zip(self.sizes, other.sizes)])
 
+    def concatenate(self, other):
+        """This shape's dims followed by ``other``'s (unknown if either rank is)."""
+        other = as_shape(other)
+        if self.dims is None or other.dims is None:
+            return TensorShape(None)
+        return TensorShape(self.dims + other.dims)
+
     def __len__(self):
         if self.sizes is None:
             raise ValueError("Cannot take the length of shape with unknown rank.")

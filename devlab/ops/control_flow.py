@@ -26,6 +26,7 @@ from . import control_flow_util as util
 from . import math_ops
 from .array_ops import constant, identity, zeros
 from .build import apply_op, convert_to_tensor
+from .tensor_array_ops import TensorArray
 
 
 # -- the primitive ops ---------------------------------------------------------------------------
@@ -360,7 +361,14 @@ class WhileContext(ControlFlowContext):
             graph._record_op_seen_by_control_dependencies(x.op)
 
     def build_loop(self, cond, body, loop_vars, shape_invariants):
-        flat = [convert_to_tensor(v) for v in _flatten(loop_vars)]
+        """Builds the loop; returns (the body's result, the Exits: a TensorArray for each
+        TensorArray loop variable, which goes around the loop as its flow)."""
+        flat_orig = _flatten(loop_vars)
+        flat = [convert_to_tensor(_flow_of(v)) for v in flat_orig]
+
+        def with_arrays(tensors):  # loop variables as the body sees them: TensorArrays rebuilt
+            return _pack(loop_vars, [o._with_flow(t) if isinstance(o, TensorArray) else t
+                                     for o, t in zip(flat_orig, tensors)])
         invariants = [None] * len(flat) if shape_invariants is None else [as_shape(s) for s in
                                                                            _flatten(shape_invariants)]
         self.enter()
@@ -396,14 +404,15 @@ class WhileContext(ControlFlowContext):
             for m, x in zip(merges, enters):
                 m._shape = x.shape  # the Merge's shape is the loop variable's invariant shape
             self.pivot_for_pred = merges[0]
-            c = convert_to_tensor(cond(*_pack(loop_vars, merges)))
+            c = convert_to_tensor(cond(*with_arrays(merges)))
             self.pivot = loop_cond(c, name="LoopCond")
             switches = [_switch_ref_or_tensor(m, self.pivot) for m in merges]
             body_vars = [identity(s[1]) for s in switches]
             self.pivot_for_body = body_vars[0]
-            result = body(*_pack(loop_vars, body_vars))
+            result = body(*with_arrays(body_vars))
             original = result if isinstance(result, (list, tuple)) else [result]
-            result = [convert_to_tensor(v) for v in _flatten(original)]
+            flat_result = _flatten(original)
+            result = [convert_to_tensor(_flow_of(v)) for v in flat_result]
             if len(result) != len(merges):
                 raise ValueError(f"Number of inputs and outputs of body must match loop_vars: "
                                  f"{len(merges)}, {len(result)}")
@@ -414,7 +423,7 @@ class WhileContext(ControlFlowContext):
             self.exit_result(exits)
         finally:
             self.exit()
-        return original, exits
+        return original, [r._with_flow(e) if isinstance(r, TensorArray) else e for r, e in zip(flat_result, exits)]
 
     # -- the loops a gradient adds (TF's WhileContext.AddForwardLoopCounter...) --------------------
     def add_forward_loop_counter(self, outer_grad_state):
@@ -511,6 +520,11 @@ class WhileContext(ControlFlowContext):
         self.loop_exits.append(result_acc)
         self.exit_result([result_acc])
         return result_acc
+
+
+def _flow_of(value):
+    """A TensorArray goes around a loop (or out of a cond) as its flow."""
+    return value.flow if isinstance(value, TensorArray) else value
 
 
 def _shape_internal(x):

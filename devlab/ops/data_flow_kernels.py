@@ -1,10 +1,15 @@
 """Kernels of the ops that keep values for the rest of a run: stacks (``StackV2``, pushed by a
-while loop and popped by its gradient loop, last in first out).
+while loop and popped by its gradient loop, last in first out) and TensorArrays (``TensorArrayV3``,
+one tensor per index, written and read by the steps of ``tf.nn.dynamic_rnn``).
 
-A stack lives in one run only: ``StackV2`` makes a fresh one each time it runs, and the handle
-(a ``resource`` tensor) is what the other ops receive. The placer keeps every op that takes a
-handle on the device of the op that made it, as TensorFlow does for resource edges.
+Both live in one run only: ``StackV2`` or ``TensorArrayV3`` makes a fresh one each time it runs,
+and the handle (a ``resource`` tensor) is what the other ops receive. The placer keeps every op
+that takes a handle on the device of the op that made it, as TensorFlow does for resource edges.
+A TensorArray op also takes and gives a ``flow`` scalar: it carries no data, only the order of
+the writes and reads (a read waits for the write whose flow it takes).
 """
+import numpy as np
+
 from ..framework import errors
 
 
@@ -47,3 +52,109 @@ def control_trigger(k):
 
 
 control_trigger.live_controls = True
+
+
+# -- TensorArrays ------------------------------------------------------------------------------------
+class TensorArray:
+    """TF's ``TensorArray`` resource: ``size`` slots of tensors of one dtype. A gradient array
+    (``TensorArrayGradV3``) sums what is written to one slot, and reads zeros from a slot never
+    written; its forward array keeps it, one per gradient computation (``source``)."""
+
+    __slots__ = ("name", "dtype", "element_shape", "dynamic_size", "values", "is_grad", "grads")
+
+    def __init__(self, name, dtype, size, element_shape, dynamic_size, is_grad=False):
+        self.name, self.dtype, self.element_shape = name, dtype, element_shape
+        self.dynamic_size, self.is_grad = dynamic_size, is_grad
+        self.values = [None] * size
+        self.grads = {}
+
+    def __repr__(self):
+        return f"<TensorArray {self.name}: {sum(v is not None for v in self.values)}/{len(self.values)} written>"
+
+    def write(self, index, value):
+        index = int(index)
+        if index < 0:
+            raise errors.InvalidArgumentError(None, None, f"Tried to write to index {index} but array size is: "
+                                                          f"{len(self.values)}")
+        if index >= len(self.values):
+            if not self.dynamic_size:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Tried to write to index {index} but array is not resizeable and size is: "
+                                f"{len(self.values)}")
+            self.values.extend([None] * (index + 1 - len(self.values)))
+        old = self.values[index]
+        if old is not None and not self.is_grad:
+            raise errors.InvalidArgumentError(
+                None, None, f"Could not write to TensorArray index {index} because it has already been written to.")
+        self.values[index] = value if old is None else old + value
+
+    def read(self, k, index):
+        index = int(index)
+        if not 0 <= index < len(self.values):
+            raise errors.InvalidArgumentError(None, None, f"Tried to read from index {index} but array size is: "
+                                                          f"{len(self.values)}")
+        value = self.values[index]
+        if value is None:
+            shape = self.element_shape
+            if self.is_grad and shape is not None and None not in shape:
+                return k.xp.zeros(shape, dtype=self.dtype.as_numpy_dtype)
+            raise errors.InvalidArgumentError(
+                None, None, f"TensorArray {self.name}: Could not read from TensorArray index {index} because it "
+                            f"has not yet been written to.")
+        return value
+
+
+def _flow(flow_in):
+    return np.float32(flow_in)
+
+
+def tensor_array(k, size):
+    """A new TensorArray of ``size`` slots, and its first flow."""
+    attrs = k.attrs
+    shape = attrs.get("element_shape")
+    shape = tuple(shape) if shape is not None else None
+    ta = TensorArray(attrs.get("tensor_array_name") or k.op_name, attrs["dtype"], int(size), shape,
+                     bool(attrs.get("dynamic_size")))
+    return ta, np.float32(0)
+
+
+def tensor_array_write(k, handle, index, value, flow_in):
+    handle.write(index, value)
+    return _flow(flow_in)
+
+
+def tensor_array_read(k, handle, index, flow_in):
+    return handle.read(k, index)
+
+
+def tensor_array_scatter(k, handle, indices, value, flow_in):
+    """Writes ``value[i]`` to slot ``indices[i]``."""
+    indices = np.asarray(indices).reshape(-1)
+    if len(indices) != len(value):
+        raise errors.InvalidArgumentError(None, None, f"Expected len(indices) == values.shape[0], but saw: "
+                                                      f"{len(indices)} vs. {len(value)}")
+    for i, index in enumerate(indices):
+        handle.write(index, value[i])
+    return _flow(flow_in)
+
+
+def tensor_array_gather(k, handle, indices, flow_in):
+    """The slots ``indices``, stacked along a new first axis."""
+    return k.xp.stack([handle.read(k, i) for i in np.asarray(indices).reshape(-1)])
+
+
+def tensor_array_grad(k, handle, flow_in):
+    """The gradient array of ``handle`` for this ``source`` (made on first use: same size and shape)."""
+    source = k.attrs.get("source", "")
+    grad = handle.grads.get(source)
+    if grad is None:
+        grad = handle.grads[source] = TensorArray(f"{handle.name}@{source}", handle.dtype, len(handle.values),
+                                                  handle.element_shape, False, is_grad=True)
+        if handle.element_shape is None:  # the forward writes tell the shape of the zeros
+            written = next((v for v in handle.values if v is not None), None)
+            grad.element_shape = tuple(written.shape) if written is not None else None
+    return grad, _flow(flow_in)
+
+
+def tensor_array_size(k, handle, flow_in):
+    return np.int32(len(handle.values))

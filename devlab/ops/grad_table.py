@@ -22,6 +22,9 @@ from . import nn_ops as N
 from .array_ops import op_output
 from .build import apply_op, apply_op_output
 from .control_flow_grad import GRADIENTS as CONTROL_FLOW_GRADIENTS
+from .control_flow_util import output_context
+from .tensor_array_grad import GRADIENTS as TENSOR_ARRAY_GRADIENTS
+from .tensor_array_grad import NOT_DIFFERENTIABLE as TENSOR_ARRAY_NOT_DIFFERENTIABLE
 from .tensor_util import constant_value
 
 
@@ -433,6 +436,9 @@ def _concat_grad(op, grad):
     values, axis = op.inputs[:-1], op.inputs[-1]
     if len(values) == 1:
         return [grad, None]
+    if axis.op.type == "Const" and output_context(grad.op) is not output_context(axis.op):
+        # An axis from another loop context is copied here rather than entered (TF's rule).
+        axis = A.constant(constant_value(axis), dtype=axis.dtype.base_dtype)
     non_neg_axis = axis % A.rank(values[0])
     sizes = []
     for v in values:  # TF stops at the first shape it cannot fold, and takes them all from ShapeN
@@ -608,3 +614,6 @@ NOT_DIFFERENTIABLE = {
 
 # tf.cond and tf.while_loop: Switch, Merge, Enter, Exit, NextIteration, LoopCond (control_flow_grad.py).
 GRADIENTS.update(CONTROL_FLOW_GRADIENTS)
+# TensorArrays: a read's gradient is a write to the gradient array, and so on (tensor_array_grad.py).
+GRADIENTS.update(TENSOR_ARRAY_GRADIENTS)
+NOT_DIFFERENTIABLE |= TENSOR_ARRAY_NOT_DIFFERENTIABLE

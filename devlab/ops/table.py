@@ -194,6 +194,14 @@ OPS = _table(
     OpDef("StackV2", DS.stack, DK.stack, stateful=True, type_input=None),
     OpDef("StackPushV2", DS.stack_push, DK.stack_push, stateful=True, type_input=1),
     OpDef("StackPopV2", DS.stack_pop, DK.stack_pop, stateful=True, type_input=None),
+    # TensorArrays: a slot per time step of tf.nn.dynamic_rnn (data_flow_kernels.py)
+    OpDef("TensorArrayV3", DS.tensor_array, DK.tensor_array, stateful=True, type_input=None),
+    OpDef("TensorArrayWriteV3", DS.flow, DK.tensor_array_write, stateful=True, type_input=2),
+    OpDef("TensorArrayReadV3", DS.tensor_array_read, DK.tensor_array_read, stateful=True, type_input=None),
+    OpDef("TensorArrayScatterV3", DS.flow, DK.tensor_array_scatter, stateful=True, type_input=2),
+    OpDef("TensorArrayGatherV3", DS.tensor_array_gather, DK.tensor_array_gather, stateful=True, type_input=None),
+    OpDef("TensorArrayGradV3", DS.tensor_array_grad, DK.tensor_array_grad, stateful=True, type_input=None),
+    OpDef("TensorArraySizeV3", DS.tensor_array_size, DK.tensor_array_size, stateful=True, type_input=None),
     # a Python function, run in the process of the task the op is placed on (TF has only CPU kernels)
     OpDef("PyFunc", S.py_func, K.py_func, devices=CPU_ONLY, stateful=True),
     OpDef("PyFuncStateless", S.py_func, K.py_func, devices=CPU_ONLY),

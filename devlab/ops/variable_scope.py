@@ -26,11 +26,12 @@ AUTO_REUSE = "AUTO_REUSE"
 class VariableScope:
     """A prefix for variable names, with the reuse flag and default initializer inside it."""
 
-    def __init__(self, name, reuse=None, initializer=None, name_scope=""):
+    def __init__(self, name, reuse=None, initializer=None, name_scope="", caching_device=None):
         self.name = name
         self.reuse = reuse
         self.initializer = initializer
         self.original_name_scope = name_scope
+        self.caching_device = caching_device  # where a new variable's ``read`` goes (else beside it)
 
     def reuse_variables(self):
         """From here on, ``get_variable`` in this scope returns existing variables (and fails for
@@ -39,6 +40,11 @@ class VariableScope:
 
     def set_initializer(self, initializer):
         self.initializer = initializer
+
+    def set_caching_device(self, caching_device):
+        """New variables of this scope (and scopes inside it) get their ``read`` Identity on
+        ``caching_device`` (a device or a device function), not colocated with the variable."""
+        self.caching_device = caching_device
 
     def get_collection(self, name):
         """The items of collection ``name`` whose names start with this scope's name."""
@@ -109,13 +115,14 @@ def _pure_variable_scope(graph, name_or_scope, reuse, initializer, old_name_scop
     counts = graph.variable_scopes_count
     if isinstance(name_or_scope, VariableScope):
         new = VariableScope(name_or_scope.name, reuse or name_or_scope.reuse,
-                            initializer or name_or_scope.initializer, name_or_scope.original_name_scope)
+                            initializer or name_or_scope.initializer, name_or_scope.original_name_scope,
+                            name_or_scope.caching_device)
         counts[new.name] = counts.get(new.name, 0) + 1
         saved_counts = dict(counts)
     else:
         full = f"{old.name}/{name_or_scope}" if old.name else name_or_scope
         new = VariableScope(full, reuse or old.reuse, initializer or old.initializer,
-                            name_or_scope if old_name_scope is None else old_name_scope)
+                            name_or_scope if old_name_scope is None else old_name_scope, old.caching_device)
         counts[full] = counts.get(full, 0) + 1
     scopes = graph.variable_scope_stack
     scopes.append(new)
@@ -177,7 +184,7 @@ def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regul
         initial, dtype = init, None
     with name_scope(None):
         var = Variable(initial, trainable=trainable, collections=collections, name=full, dtype=dtype,
-                       caching_device=caching_device, validate_shape=validate_shape)
+                       caching_device=caching_device or scope.caching_device, validate_shape=validate_shape)
     graph.variable_store[full] = var
     if regularizer is not None:
         with name_scope(f"{full}/Regularizer/"):
