@@ -25,7 +25,7 @@ from .ops.array_ops import (cast, concat, constant, expand_dims, fill, gather, i
                             transpose, unstack, where, where_v2, zeros, zeros_like)
 from .ops import compat as _compat
 from .ops.build import convert_to_tensor
-from .ops.control_flow_ops import group, no_op
+from .ops.control_flow_ops import Assert, group, no_op
 from .ops.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .ops.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,

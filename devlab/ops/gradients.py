@@ -99,8 +99,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                 in_grads = tuple_(in_grads)
                 else:
                     in_grads = [None] * len(op.inputs)
-                for t_in, in_grad in zip(op.inputs, in_grads):
+                for i, (t_in, in_grad) in enumerate(zip(op.inputs, in_grads)):
                     if in_grad is not None:
+                        if t_in.dtype.base_dtype != dtypes.resource:
+                            _set_shape_of_input(op, i, t_in, in_grad)
                         _set_grad(grads, t_in, in_grad)
                 if loop_state is not None:
                     loop_state.exit_grad_while_context(op, before=False)
@@ -108,6 +110,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         if loop_state is not None:
             loop_state.post_processing()
         return [_get_grad(grads, x) for x in xs]
+
+
+def _set_shape_of_input(op, i, t_in, in_grad):
+    """A gradient has its input's static shape (TF sets it, and says so when they differ)."""
+    try:
+        in_grad.set_shape(t_in.shape)
+    except ValueError:
+        raise ValueError(f"Incompatible shapes between op input and calculated input gradient. Forward operation: "
+                         f"{op.name}. Input index: {i}. Original input shape: {t_in.shape}. Calculated input "
+                         f"gradient shape: {in_grad.shape}") from None
 
 
 def _ones_like_y(y, name):

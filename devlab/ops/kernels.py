@@ -520,6 +520,21 @@ def string_join(k, *xs):
     return host_bytes(np.asarray(joined, dtype=object).reshape(parts[0].shape) if parts[0].shape else joined[0])
 
 
+def assert_(k, condition, *data):
+    """Nothing when ``condition`` holds; else TF's InvalidArgumentError listing the data (at
+    most ``summarize`` elements of each)."""
+    import numpy as np
+    if bool(to_host(condition)):
+        return None
+    summarize = k.attrs.get("summarize", 3)
+    parts = []
+    for x in data:
+        x = to_host(x).reshape(-1)
+        shown = " ".join(text(v) for v in x[:summarize])
+        parts.append(f"[{shown}{'...' if x.size > summarize else ''}]")
+    raise errors.InvalidArgumentError(None, None, "assertion failed: " + " ".join(parts))
+
+
 @returns_view
 def stop_gradient(k, x):
     return x

@@ -12,17 +12,25 @@ each variable's ``read`` runs where the cell runs (its ``DeviceWrapper``'s devic
 """
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
-from ..framework.scopes import colocate_with, name_scope
+from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from .build import convert_to_tensor
 from .control_flow import _flatten, _pack, cond, while_loop
+from .control_flow_ops import Assert
 from .rnn_cell_base import concat_shapes
 from .rnn_cell_wrappers import assert_like_rnncell
 from .tensor_array_ops import TensorArray
 from .tensor_util import constant_value
 from .variable_scope import variable_scope
+
+
+def _str(x):
+    """A tensor as TF's messages print one: ``Tensor("x:0", shape=(2, 3), dtype=float32)``."""
+    if not isinstance(x, Tensor):
+        return str(x)
+    return f'Tensor("{x.name}", shape={x.shape}, dtype={x.dtype.name})'
 
 
 def _transpose_batch_time(x):
@@ -98,12 +106,22 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             sequence_length = array_ops.identity(sequence_length, name="sequence_length")
         batch_size = _best_effort_input_batch_size(flat_input)
         state = _initial_state(cell, initial_state, batch_size, dtype)
+        if sequence_length is not None:  # one length per example, checked when the graph runs
+            with control_dependencies([_assert_has_shape(sequence_length, [batch_size])]):
+                sequence_length = array_ops.identity(sequence_length, name="CheckSeqLen")
         inputs = _pack(inputs, list(flat_input))
         outputs, final_state = _dynamic_rnn_loop(cell, inputs, state, parallel_iterations, swap_memory,
                                                  sequence_length, dtype)
         if not time_major:
             outputs = _pack(outputs, [_transpose_batch_time(x) for x in _flatten(outputs)])
         return outputs, final_state
+
+
+def _assert_has_shape(x, shape):
+    x_shape = array_ops.shape(x)
+    packed_shape = array_ops.stack(shape)
+    return Assert(math_ops.reduce_all(math_ops.equal(x_shape, packed_shape)),
+                  [f"Expected shape for Tensor {x.name} is ", packed_shape, " but saw shape: ", x_shape])
 
 
 def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_memory, sequence_length, dtype):
@@ -124,13 +142,13 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
     for x, dims in zip(flat_input, got_shapes):
         if None in dims[2:]:
             raise ValueError(f"Input size (depth of inputs) must be accessible via shape inference, but saw value "
-                             f"None for input={x}.")
+                             f"None for input={_str(x)}.")
         if dims[0] != const_time_steps:
             raise ValueError(f"Time steps is not the same for all the elements in the input in a batch. Received "
-                             f"time steps={dims[0]} for input={x}.")
+                             f"time steps={dims[0]} for input={_str(x)}.")
         if dims[1] != const_batch_size:
             raise ValueError(f"Batch_size is not the same for all the elements in the input. Received batch "
-                             f"size={dims[1]} for input={x}.")
+                             f"size={dims[1]} for input={_str(x)}.")
 
     state_dtype = _infer_state_dtype(dtype, state)
     zero_output = _pack(cell.output_size, [array_ops.zeros(concat_shapes(batch_size, size), state_dtype)
@@ -233,7 +251,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
     variables after the first step; returns (the list of outputs, the final state)."""
     assert_like_rnncell("cell", cell)
     if not isinstance(inputs, (list, tuple)):
-        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
+        raise TypeError(f"Argument `inputs` must be a sequence. Received: {_str(inputs)}")
     if not inputs:
         raise ValueError("Argument `inputs` must not be empty.")
     outputs = []

@@ -180,6 +180,7 @@ OPS = _table(
     OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True, type_input=1),
     OpDef("HistogramSummary", S.string_scalar, K.histogram_summary, devices=CPU_ONLY, stateful=True),
     OpDef("MergeSummary", S.string_scalar, K.merge_summary, devices=CPU_ONLY, stateful=True),
+    OpDef("Assert", S.none, K.assert_, stateful=True, type_input=None),
     # control flow (tf.cond, tf.while_loop): the executor gives DEAD and loop frames their meaning
     OpDef("Switch", S.switch, K.switch),
     OpDef("RefSwitch", S.switch, K.switch, ref_inputs=(0,)),

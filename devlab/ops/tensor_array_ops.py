@@ -160,7 +160,7 @@ class TensorArray:
         with colocate_with(self._handle), name_scope(name, "TensorArrayStack", [self._handle]):
             value = self.gather(range_(0, self.size()), name=name)
             if self.element_shape.dims is not None and not self._dynamic_size and self._size is not None:
-                size = constant_value(convert_to_tensor(self._size))
+                size = constant_value(self._size) if isinstance(self._size, Tensor) else self._size
                 value.set_shape([None if size is None else int(size)] + list(self.element_shape.dims))
             return value
 
