@@ -73,9 +73,9 @@ class TensorShape:
     def concatenate(self, other):
         """This shape's dims followed by ``other``'s (unknown if either rank is)."""
         other = as_shape(other)
-        if self.dims is None or other.dims is None:
+        if self.sizes is None or other.sizes is None:
             return TensorShape(None)
-        return TensorShape(self.dims + other.dims)
+        return TensorShape(self.sizes + other.sizes)
 
     def __len__(self):
         if self.sizes is None:

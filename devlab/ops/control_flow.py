@@ -484,7 +484,7 @@ class WhileContext(ControlFlowContext):
         if shape.is_fully_defined():
             if self.outer is not None:
                 self.outer.enter()
-            acc = constant(0, dtype=grad.dtype.base_dtype, shape=list(shape.dims), name="b_acc")
+            acc = constant(0, dtype=grad.dtype.base_dtype, shape=list(shape.sizes), name="b_acc")
             if self.outer is not None:
                 self.outer.exit()
         else:

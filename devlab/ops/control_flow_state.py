@@ -265,11 +265,11 @@ class ControlFlowState:
         outer_grad_state = self._map.get(outer_forward_ctxt) if outer_forward_ctxt is not None else None
         if outer_grad_state is None:
             if val_shape.is_fully_defined():
-                return zeros(list(val_shape.dims), val.dtype.base_dtype)
+                return zeros(list(val_shape.sizes), val.dtype.base_dtype)
             return zeros_like(val, optimize=False)
         if val_shape.is_fully_defined():
             outer_grad_state.grad_context.enter()
-            result = zeros(list(val_shape.dims), val.dtype.base_dtype)
+            result = zeros(list(val_shape.sizes), val.dtype.base_dtype)
             outer_grad_state.grad_context.exit()
             return result
         forward_ctxt.outer.enter()
@@ -295,7 +295,7 @@ class ControlFlowState:
         val = op.outputs[index]
         shape = val.shape
         if shape.is_fully_defined():
-            result = constant(0, shape=list(shape.dims), dtype=val.dtype.base_dtype)
+            result = constant(0, shape=list(shape.sizes), dtype=val.dtype.base_dtype)
             if dead_branch:  # a cond's Switch: the zeros only on the branch not taken
                 pred = grad_state.history_map.get(op_ctxt.pred)
                 result = _switch_ref_or_tensor(result, pred)[1 - op_ctxt.branch]
@@ -326,7 +326,7 @@ class ControlFlowState:
                     dtype, shape = b_merge.op.inputs[0].dtype.base_dtype, b_merge.op.inputs[0].shape
                     if shape.is_fully_defined():
                         grad_state.grad_context.enter()
-                        grad_val = constant(0, dtype=dtype, shape=list(shape.dims))
+                        grad_val = constant(0, dtype=dtype, shape=list(shape.sizes))
                         next_grad_val = next_iteration(grad_val)
                         grad_state.grad_context.exit()
                     else:

@@ -8,9 +8,18 @@ that takes a handle on the device of the op that made it, as TensorFlow does for
 A TensorArray op also takes and gives a ``flow`` scalar: it carries no data, only the order of
 the writes and reads (a read waits for the write whose flow it takes).
 """
+import itertools
+
 import numpy as np
 
 from ..framework import errors
+from .kernels import to_host
+
+_IDS = itertools.count()  # TF names each stack or array it makes in a process: <name>_<n>
+
+
+def _resource_name(k, attr):
+    return f"{k.attrs.get(attr) or k.op_name}_{next(_IDS)}"
 
 
 class Stack:
@@ -28,7 +37,7 @@ class Stack:
 
 def stack(k, max_size):
     """A new, empty stack (``max_size`` < 0: no limit)."""
-    return Stack(k.attrs.get("stack_name") or k.op_name, k.attrs["elem_type"], int(max_size))
+    return Stack(_resource_name(k, "stack_name"), k.attrs["elem_type"], int(max_size))
 
 
 def stack_push(k, handle, elem):
@@ -42,7 +51,7 @@ def stack_push(k, handle, elem):
 
 def stack_pop(k, handle):
     if not handle.items:
-        raise errors.InvalidArgumentError(None, None, f"Stack[{handle.name}] is empty.")
+        raise errors.InvalidArgumentError(None, None, f"Stack[{handle.name}] is empty when calling Pop().")
     return handle.items.pop()
 
 
@@ -56,9 +65,10 @@ control_trigger.live_controls = True
 
 # -- TensorArrays ------------------------------------------------------------------------------------
 class TensorArray:
-    """TF's ``TensorArray`` resource: ``size`` slots of tensors of one dtype. A gradient array
-    (``TensorArrayGradV3``) sums what is written to one slot, and reads zeros from a slot never
-    written; its forward array keeps it, one per gradient computation (``source``)."""
+    """TF's ``TensorArray`` resource: ``size`` slots of tensors of one dtype. A slot never written
+    reads as zeros when the element shape is fully known (a gradient array's slots that nothing
+    flowed back to). A gradient array (``TensorArrayGradV3``) sums what is written to one slot;
+    its forward array keeps it, one per gradient computation (``source``)."""
 
     __slots__ = ("name", "dtype", "element_shape", "dynamic_size", "values", "is_grad", "grads")
 
@@ -71,36 +81,38 @@ class TensorArray:
     def __repr__(self):
         return f"<TensorArray {self.name}: {sum(v is not None for v in self.values)}/{len(self.values)} written>"
 
+    def _error(self, text):
+        return errors.InvalidArgumentError(None, None, f"TensorArray {self.name}: {text}")
+
     def write(self, index, value):
         index = int(index)
         if index < 0:
-            raise errors.InvalidArgumentError(None, None, f"Tried to write to index {index} but array size is: "
-                                                          f"{len(self.values)}")
+            raise self._error(f"Tried to write to index {index} but array size is: {len(self.values)}")
         if index >= len(self.values):
             if not self.dynamic_size:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Tried to write to index {index} but array is not resizeable and size is: "
-                                f"{len(self.values)}")
+                raise self._error(f"Tried to write to index {index} but array is not resizeable and size is: "
+                                  f"{len(self.values)}")
             self.values.extend([None] * (index + 1 - len(self.values)))
         old = self.values[index]
         if old is not None and not self.is_grad:
-            raise errors.InvalidArgumentError(
-                None, None, f"Could not write to TensorArray index {index} because it has already been written to.")
+            raise self._error(f"Could not write to TensorArray index {index} because it has already been written to.")
         self.values[index] = value if old is None else old + value
 
     def read(self, k, index):
         index = int(index)
         if not 0 <= index < len(self.values):
-            raise errors.InvalidArgumentError(None, None, f"Tried to read from index {index} but array size is: "
-                                                          f"{len(self.values)}")
+            raise self._error(f"Tried to read from index {index} but array size is: {len(self.values)}")
         value = self.values[index]
         if value is None:
             shape = self.element_shape
-            if self.is_grad and shape is not None and None not in shape:
+            if shape is not None and None not in shape:
                 return k.xp.zeros(shape, dtype=self.dtype.as_numpy_dtype)
-            raise errors.InvalidArgumentError(
-                None, None, f"TensorArray {self.name}: Could not read from TensorArray index {index} because it "
-                            f"has not yet been written to.")
+            shown = "<unknown>" if shape is None else "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+            raise self._error(f"Could not read from TensorArray index {index}.  Furthermore, the element shape is "
+                              f"not fully defined: {shown}.  It is possible you are working with a resizeable "
+                              f"TensorArray and stop_gradients is not allowing the gradients to be written.  If you "
+                              f"set the full element_shape property on the forward TensorArray, the proper "
+                              f"all-zeros tensor will be returned instead of incurring this error.")
         return value
 
 
@@ -113,7 +125,7 @@ def tensor_array(k, size):
     attrs = k.attrs
     shape = attrs.get("element_shape")
     shape = tuple(shape) if shape is not None else None
-    ta = TensorArray(attrs.get("tensor_array_name") or k.op_name, attrs["dtype"], int(size), shape,
+    ta = TensorArray(_resource_name(k, "tensor_array_name"), attrs["dtype"], int(size), shape,
                      bool(attrs.get("dynamic_size")))
     return ta, np.float32(0)
 
@@ -129,7 +141,7 @@ def tensor_array_read(k, handle, index, flow_in):
 
 def tensor_array_scatter(k, handle, indices, value, flow_in):
     """Writes ``value[i]`` to slot ``indices[i]``."""
-    indices = np.asarray(indices).reshape(-1)
+    indices = to_host(indices).reshape(-1)
     if len(indices) != len(value):
         raise errors.InvalidArgumentError(None, None, f"Expected len(indices) == values.shape[0], but saw: "
                                                       f"{len(indices)} vs. {len(value)}")
@@ -140,7 +152,7 @@ def tensor_array_scatter(k, handle, indices, value, flow_in):
 
 def tensor_array_gather(k, handle, indices, flow_in):
     """The slots ``indices``, stacked along a new first axis."""
-    return k.xp.stack([handle.read(k, i) for i in np.asarray(indices).reshape(-1)])
+    return k.xp.stack([handle.read(k, i) for i in to_host(indices).reshape(-1)])
 
 
 def tensor_array_grad(k, handle, flow_in):

@@ -10,7 +10,7 @@ def stack(inputs, attrs):
 def stack_push(inputs, attrs):
     """StackPushV2: the element pushed."""
     elem = inputs[1]
-    return [(elem.dtype.base_dtype, elem.shape.dims)]
+    return [(elem.dtype.base_dtype, elem.shape.sizes)]
 
 
 def stack_pop(inputs, attrs):

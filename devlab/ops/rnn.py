@@ -35,7 +35,7 @@ def _str(x):
 
 def _transpose_batch_time(x):
     """``x`` with its first two dims swapped (the static shape kept)."""
-    dims = x.shape.dims
+    dims = x.shape.sizes
     if dims is not None and len(dims) < 2:
         return x
     x_rank = array_ops.rank(x)
@@ -48,7 +48,7 @@ def _transpose_batch_time(x):
 def _best_effort_input_batch_size(flat_input):
     """The batch size (dim 1 of time-major inputs): an int when known, else a tensor."""
     for input_ in flat_input:
-        dims = input_.shape.dims
+        dims = input_.shape.sizes
         if dims is None:
             continue
         if len(dims) < 2:
@@ -134,7 +134,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
     batch_size = _best_effort_input_batch_size(flat_input)
     got_shapes = []
     for x in flat_input:
-        dims = x.shape.dims
+        dims = x.shape.sizes
         if dims is None or len(dims) < 3:
             raise ValueError(f"Shape {x.shape} must have rank at least 3")
         got_shapes.append(dims)
@@ -168,7 +168,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
 
     output_ta = tuple(create_ta(f"output_{i}", TensorShape([const_batch_size]).concatenate(
         _as_dims(size)), state_dtype) for i, size in enumerate(flat_output_size))
-    input_ta = tuple(create_ta(f"input_{i}", TensorShape(x.shape.dims[1:]), x.dtype.base_dtype)
+    input_ta = tuple(create_ta(f"input_{i}", TensorShape(x.shape.sizes[1:]), x.dtype.base_dtype)
                      for i, x in enumerate(flat_input))
     input_ta = tuple(ta.unstack(x) for ta, x in zip(input_ta, flat_input))
 
@@ -262,11 +262,11 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         while isinstance(first_input, (list, tuple)):
             first_input = first_input[0]
         first_input = convert_to_tensor(first_input)
-        dims = first_input.shape.dims
+        dims = first_input.shape.sizes
         fixed_batch_size = dims[0] if dims else None
         if dims is not None and len(dims) != 1:
             for x in _flatten(inputs):
-                x_dims = convert_to_tensor(x).shape.dims
+                x_dims = convert_to_tensor(x).shape.sizes
                 for i, size in enumerate((x_dims or [None, None])[1:]):
                     if size is None:
                         raise ValueError(f"Input size (dimension {i} of input {x}) must be accessible via shape "

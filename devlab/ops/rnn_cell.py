@@ -34,7 +34,7 @@ def _check_inputs_dtypes(inputs):
 
 
 def _depth(inputs_shape):
-    dims = inputs_shape.dims
+    dims = inputs_shape.sizes
     if dims is None or dims[-1] is None:
         raise ValueError(f"Expected inputs.shape[-1] to be known, saw shape: {tuple(dims or ())}")
     return dims[-1]
@@ -229,7 +229,7 @@ class LSTMCell(LayerRNNCell):
         else:
             c_prev = array_ops.slice(state, [0, 0], [-1, self._num_units])
             m_prev = array_ops.slice(state, [0, self._num_units], [-1, num_proj])
-        if inputs.shape.dims is None or len(inputs.shape.dims) != 2 or inputs.shape.dims[1] is None:
+        if inputs.shape.sizes is None or len(inputs.shape.sizes) != 2 or inputs.shape.sizes[1] is None:
             raise ValueError("Could not infer input size from inputs.get_shape()[-1]")
         lstm_matrix = math_ops.matmul(array_ops.concat([inputs, m_prev], 1), self._kernel)
         lstm_matrix = nn_ops.bias_add(lstm_matrix, self._bias)

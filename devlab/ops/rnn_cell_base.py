@@ -124,7 +124,7 @@ class RNNCell:
             if ndim is not None and ndim != self.input_ndim:
                 raise ValueError(f"Input {i} of layer {self.name or self._base_name} is incompatible with the "
                                  f"layer: expected ndim={self.input_ndim}, found ndim={ndim}. Full shape received: "
-                                 f"{tuple(x.shape.dims)}")
+                                 f"{tuple(x.shape.sizes)}")
 
     def add_variable(self, name, shape, dtype=None, initializer=None, trainable=True, **kwargs):
         """A variable ``<cell scope>/<name>`` (tf.layers' ``add_weight``): the scope's initializer
@@ -147,7 +147,7 @@ class RNNCell:
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
         if inputs is not None:
             inputs = convert_to_tensor(inputs, name="inputs")
-            batch_size = inputs.shape.dims[0] if inputs.shape.dims and inputs.shape.dims[0] is not None else \
+            batch_size = inputs.shape.sizes[0] if inputs.shape.sizes and inputs.shape.sizes[0] is not None else \
                 array_ops.shape(inputs)[0]
             dtype = inputs.dtype
         if batch_size is None or dtype is None:
@@ -190,7 +190,7 @@ def concat_shapes(prefix, suffix, static=False):
                 raise ValueError(f"prefix tensor must be either a scalar or vector, but saw tensor: {x}")
             return x, (None if static_value is None else list(static_value.reshape(-1)))
         shape = TensorShape(x if isinstance(x, (list, tuple, TensorShape)) or x is None else [x])
-        dims = shape.dims
+        dims = shape.sizes
         return (constant(list(dims), dtype=dtypes.int32) if shape.is_fully_defined() else None), dims
     p, p_static = part(prefix)
     s, s_static = part(suffix)

@@ -51,7 +51,7 @@ class TensorArray:
                     raise ValueError("flow must not be None if handle is not None.")
                 self._handle, self._flow = handle, flow
                 return
-            attrs = {"dtype": self._dtype, "element_shape": self._element_shape[0].dims,
+            attrs = {"dtype": self._dtype, "element_shape": self._element_shape[0].sizes,
                      "identical_element_shapes": infer_shape, "dynamic_size": self._dynamic_size,
                      "clear_after_read": True if clear_after_read is None else clear_after_read,
                      "tensor_array_name": tensor_array_name or ""}
@@ -122,8 +122,8 @@ class TensorArray:
         """This array with ``value[i]`` at ``indices[i]``."""
         with name_scope(name, "TensorArrayScatter", [self._handle, value, indices]):
             value = convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
-            if value.shape.dims is not None:
-                self._check_element_shape(TensorShape(value.shape.dims[1:]))
+            if value.shape.sizes is not None:
+                self._check_element_shape(TensorShape(value.shape.sizes[1:]))
             with self._maybe_colocate_with(value):
                 flow_out = op_output("TensorArrayScatterV3", name, [("handle", self._handle, None),
                                                                     ("indices", indices, dtypes.int32),
@@ -142,7 +142,7 @@ class TensorArray:
         value = op_output("TensorArrayReadV3", name, [("handle", self._handle, None), ("index", index, dtypes.int32),
                                                      ("flow_in", self._flow, None)], {"dtype": self._dtype})
         if self._element_shape:
-            value.set_shape(self._element_shape[0].dims)
+            value.set_shape(self._element_shape[0].sizes)
         return value
 
     def gather(self, indices, name=None):
@@ -150,18 +150,18 @@ class TensorArray:
         element_shape = self._element_shape[0] if self._element_shape else TensorShape(None)
         value = op_output("TensorArrayGatherV3", name, [("handle", self._handle, None),
                                                        ("indices", indices, dtypes.int32), ("flow_in", self._flow, None)],
-                          {"dtype": self._dtype, "element_shape": element_shape.dims})
-        if self.element_shape.dims is not None:
-            value.set_shape([None] + list(self.element_shape.dims))
+                          {"dtype": self._dtype, "element_shape": element_shape.sizes})
+        if self.element_shape.sizes is not None:
+            value.set_shape([None] + list(self.element_shape.sizes))
         return value
 
     def stack(self, name=None):
         """Every tensor of the array, stacked along a new first axis."""
         with colocate_with(self._handle), name_scope(name, "TensorArrayStack", [self._handle]):
             value = self.gather(range_(0, self.size()), name=name)
-            if self.element_shape.dims is not None and not self._dynamic_size and self._size is not None:
+            if self.element_shape.sizes is not None and not self._dynamic_size and self._size is not None:
                 size = constant_value(self._size) if isinstance(self._size, Tensor) else self._size
-                value.set_shape([None if size is None else int(size)] + list(self.element_shape.dims))
+                value.set_shape([None if size is None else int(size)] + list(self.element_shape.sizes))
             return value
 
     def size(self, name=None):

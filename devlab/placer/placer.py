@@ -143,7 +143,7 @@ def colocation_partners(op, by_name):
             out.append((src, f"takes variable '{src.name}' by reference, so it runs where the variable lives"))
     for t in op._inputs:
         if _is_resource(t):
-            out.append((t.op, f"takes the handle '{t.op.name}' makes (a resource edge), so it runs where that "
+            out.append((t.op, f"takes a handle made by '{t.op.name}' (a resource edge), so it runs where that "
                               f"resource lives"))
     return out
 
