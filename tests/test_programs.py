@@ -68,6 +68,13 @@ def differences(got, want):
     w_ops = {json.dumps(o) for o in want.get("ops", [])}
     out += [f"op only TF has: {o}" for o in sorted(w_ops - g_ops)[:10]]
     out += [f"op only devlab has: {o}" for o in sorted(g_ops - w_ops)[:10]]
+    # creation order is the order of the graph file and of the placement log
+    g_names, w_names = [o[0] for o in got.get("ops", [])], [o[0] for o in want.get("ops", [])]
+    g_order = [n for n in g_names if n in set(w_names)]
+    w_order = [n for n in w_names if n in set(g_names)]
+    if g_order != w_order:
+        i = next(i for i, (a, b) in enumerate(zip(g_order, w_order)) if a != b)
+        out.append(f"ops created in another order from {i}: devlab {g_order[i:i + 4]}, TF {w_order[i:i + 4]}")
     for key in ("placed", "values", "extra"):
         if key in want and not close(got.get(key), want[key]):
             out.append(f"{key}: devlab {got.get(key)}, TF {want[key]}")

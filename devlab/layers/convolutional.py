@@ -34,10 +34,11 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_f
     with variable_scope(name, default_name="conv2d", reuse=reuse):
         kernel = get_variable("kernel", [kh, kw, x.shape[-1], filters], initializer=kernel_initializer,
                               regularizer=kernel_regularizer, trainable=trainable)
+        # TF's layer builds all its variables before it computes (Layer.build, then call)
+        bias = get_variable("bias", [filters], initializer=bias_initializer, regularizer=bias_regularizer,
+                            trainable=trainable) if use_bias else None
         y = nn_ops.conv2d(x, kernel, strides=[1, sh, sw, 1], padding=padding.upper(), dilations=[1, dh, dw, 1],
                           name="Conv2D")
         if use_bias:
-            bias = get_variable("bias", [filters], initializer=bias_initializer, regularizer=bias_regularizer,
-                                trainable=trainable)
             y = nn_ops.bias_add(y, bias)
         return activation(y) if activation is not None else y

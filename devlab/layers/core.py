@@ -18,10 +18,11 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
     with variable_scope(name, default_name="dense", reuse=reuse):
         kernel = get_variable("kernel", [x.shape[-1], units], initializer=kernel_initializer,
                               regularizer=kernel_regularizer, trainable=trainable)
+        # TF's layer builds all its variables before it computes (Layer.build, then call)
+        bias = get_variable("bias", [units], initializer=bias_initializer, regularizer=bias_regularizer,
+                            trainable=trainable) if use_bias else None
         y = math_ops.matmul(x, kernel)
         if use_bias:
-            bias = get_variable("bias", [units], initializer=bias_initializer, regularizer=bias_regularizer,
-                                trainable=trainable)
             y = nn_ops.bias_add(y, bias)
         return activation(y) if activation is not None else y
 
