@@ -37,6 +37,9 @@ from .ops.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_n
                            reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid, sign, sin, sqrt,
                            square, squared_difference, subtract, tanh, truediv, unsorted_segment_sum)
 from .ops.control_flow import cond, while_loop
+from .ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
+from .ops.control_flow_case import case
+from .ops.math_ops import ceil
 from .ops.tensor_array_ops import TensorArray
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .ops.script_ops import py_func

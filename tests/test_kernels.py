@@ -22,6 +22,8 @@ DY = R.uniform(-1, 1, (2, 3, 3, 4)).astype(np.float32)  # conv2d(IMG, W) with st
 I = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
 CONV = {"strides": [1, 2, 2, 1], "padding": "SAME", "dilations": [1, 1, 1, 1], "data_format": "NHWC"}
 POOL = {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": "SAME", "data_format": "NHWC"}
+S = np.array([[-7.0, -0.5, 0.0], [0.25, 3.0, 8.0]], np.float32)  # both sides of 0 and of relu6's 6
+SELU = (1.0507009873554804934193349852946, 1.6732632423543772848170429916717)
 LRN = {"depth_radius": 1, "bias": 1.0, "alpha": 0.3, "beta": 0.75}
 
 
@@ -65,6 +67,7 @@ CASES = {
     "Rsqrt": (lambda: tf.rsqrt(A), lambda: 1 / np.sqrt(A)),
     "Reciprocal": (lambda: tf.reciprocal(A), lambda: 1 / A),
     "Tanh": (lambda: tf.tanh(A), lambda: np.tanh(A)),
+    "Ceil": (lambda: tf.ceil(A), lambda: np.ceil(A)),
     "Relu": (lambda: tf.nn.relu(A - 1.0), lambda: np.maximum(A - 1.0, 0)),
     "Sigmoid": (lambda: tf.sigmoid(A), lambda: 1 / (1 + np.exp(-A))),
     "Softmax": (lambda: tf.nn.softmax(A), lambda: softmax(A)),
@@ -179,6 +182,19 @@ CASES = {
                                                                  np.zeros(0, np.float32)],
                                         {"epsilon": 0.0, "is_training": False}),
                              lambda: np.ones_like(IMG) * [1, 2, 3]),
+    "LeakyRelu": (lambda: tf.nn.leaky_relu(S, 0.1), lambda: np.where(S > 0, S, 0.1 * S)),
+    "LeakyReluGrad": (lambda: op("LeakyReluGrad", [B, S], {"alpha": 0.1}), lambda: np.where(S > 0, B, 0.1 * B)),
+    "Elu": (lambda: tf.nn.elu(S), lambda: np.where(S < 0, np.exp(S) - 1, S)),
+    "EluGrad": (lambda: op("EluGrad", [B, np.minimum(S, 0.5)]),
+                lambda: np.where(S < 0, B * (np.minimum(S, 0.5) + 1), B)),
+    "Selu": (lambda: tf.nn.selu(S), lambda: SELU[0] * np.where(S < 0, SELU[1] * (np.exp(S) - 1), S)),
+    "SeluGrad": (lambda: op("SeluGrad", [B, S]), lambda: np.where(S < 0, B * (S + SELU[0] * SELU[1]), B * SELU[0])),
+    "Softplus": (lambda: tf.nn.softplus(S), lambda: np.log1p(np.exp(S))),
+    "Relu6": (lambda: tf.nn.relu6(S), lambda: np.clip(S, 0, 6)),
+    "Relu6Grad": (lambda: op("Relu6Grad", [B, S]), lambda: B * ((S > 0) & (S < 6))),
+    "TopKV2": (lambda: tf.nn.top_k(M, 2).values, lambda: -np.sort(-M, axis=1)[:, :2]),
+    "InTopKV2": (lambda: tf.nn.in_top_k(M, [0, 3, 1], 2),
+                 lambda: [(M[i] > M[i, t]).sum() < 2 for i, t in enumerate([0, 3, 1])]),
     "LRNGrad": (lambda: op("LRNGrad", [np.ones_like(IMG), IMG, ref.lrn(IMG, 1, 1.0, 0.3, 0.75).astype(np.float32)],
                            LRN),
                 lambda: lrn_grad_by_differences(IMG)),
@@ -198,7 +214,9 @@ def lrn_grad_by_differences(x, eps=1e-3):
 # Ops checked elsewhere: sources and stateful ops (test_session, test_training, test_distribute),
 # CPU-only string ops (test_placer), Python functions (test_cluster).
 ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
-             "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "RandomUniform", "RandomUniformInt",
+             "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "RandomUniform",
+             # the other optimizers' updates: tests/test_script_surface.py, against TF's values
+             "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2", "RandomUniformInt",
              "RandomStandardNormal", "TruncatedNormal", "NoOp", "AsString", "StringJoin", "ScalarSummary",
              "HistogramSummary", "MergeSummary", "DatasetSlice",
              # control flow: tests/test_control_flow.py runs them through tf.cond and tf.while_loop

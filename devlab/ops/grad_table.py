@@ -195,6 +195,7 @@ GRADIENTS = {
     "FloorMod": _floor_mod_grad,
     "FloorDiv": lambda op, g: [None, None],
     "Floor": lambda op, g: [None],
+    "Ceil": lambda op, g: [None],
     "AddN": lambda op, g: [g] * len(op.inputs),
     "Neg": lambda op, g: [-g],
     "Abs": lambda op, g: [g * M.sign(op.inputs[0])],
@@ -599,6 +600,12 @@ GRADIENTS.update({
     "AvgPool": _avg_pool_grad,
     "LRN": _lrn_grad,
     "FusedBatchNormV3": _fused_batch_norm_grad,
+    "LeakyRelu": lambda op, g: [apply_op_output("LeakyReluGrad", [g, op.inputs[0]], {"alpha": op.get_attr("alpha")},
+                                                "LeakyReluGrad")],
+    "Elu": lambda op, g: [apply_op_output("EluGrad", [g, op.outputs[0]], None, "EluGrad")],
+    "Selu": lambda op, g: [apply_op_output("SeluGrad", [g, op.outputs[0]], None, "SeluGrad")],
+    "Softplus": lambda op, g: [g * M.sigmoid(op.inputs[0])],
+    "Relu6": lambda op, g: [apply_op_output("Relu6Grad", [g, op.outputs[0]], None, "Relu6Grad")],
 })
 
 # Ops whose outputs carry no gradient (integer, boolean, shape or source ops).
@@ -608,8 +615,9 @@ NOT_DIFFERENTIABLE = {
     "OnesLike", "Equal", "NotEqual", "Greater", "Less", "GreaterEqual", "LessEqual", "LogicalAnd", "LogicalOr",
     "LogicalNot", "ArgMax", "OneHot", "NoOp", "AsString", "StringJoin", "ScalarSummary", "HistogramSummary",
     "MergeSummary", "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "Range",
+    "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2",
     "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "DynamicStitch", "PyFunc",
-    "PyFuncStateless", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
+    "PyFuncStateless", "InTopKV2", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
 }
 
 # tf.cond and tf.while_loop: Switch, Merge, Enter, Exit, NextIteration, LoopCond (control_flow_grad.py).

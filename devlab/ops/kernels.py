@@ -54,6 +54,7 @@ log = elementwise("log", lambda a: f"log({a})")
 sqrt = elementwise("sqrt", lambda a: f"sqrt({a})")
 tanh = elementwise("tanh", lambda a: f"tanh({a})")
 floor = elementwise("floor", None)
+ceil = elementwise("ceil", None)
 sign = elementwise("sign", None)
 square = elementwise("square", None)
 maximum = elementwise("maximum", None)  # NaN rules differ from numexpr's where(): not fused

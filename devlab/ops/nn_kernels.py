@@ -7,6 +7,7 @@ that this tap sees at every output position. Stacking the views gives im2col's m
 convolution is one matrix product; a gradient adds each tap's share back into its view. Only
 slicing, ``stack``, ``matmul`` and reductions are used, so the same code runs on numpy and cupy.
 """
+from ..framework import errors
 from .kernels import ints, writes_out
 
 
@@ -250,3 +251,29 @@ def fused_batch_norm_grad(k, dy, x, scale, mean, variance, reserve_3):
         dx = dy * scale * inv
     dtype = dy.dtype
     return [dx.astype(dtype), dscale.astype(dtype), doffset.astype(dtype), xp.zeros((0,), dtype), xp.zeros((0,), dtype)]
+
+
+# -- top k -----------------------------------------------------------------------------------------
+def top_k(k, x, want):
+    """The ``want`` largest values along the last axis, largest first, and their indices (a tie
+    goes to the lower index, as TF's stable sort does)."""
+    xp, want = k.xp, int(want)
+    if want < 0:
+        raise errors.InvalidArgumentError(None, None, f"Need k >= 0, got {want}")
+    if x.shape[-1] < want:
+        raise errors.InvalidArgumentError(
+            None, None, f"input must have at least k columns. Had {x.shape[-1]}, needed {want}")
+    order = xp.argsort(-x, axis=-1, kind="stable")[..., :want]
+    values = xp.take_along_axis(x, order, axis=-1)
+    return values, order.astype(k.attrs["index_type"].as_numpy_dtype)
+
+
+def in_top_k(k, predictions, targets, want):
+    """Whether each row's target class is among its ``want`` highest predictions: fewer than
+    ``want`` classes score strictly more (ties all count as in), and the target's score is finite."""
+    xp = k.xp
+    rows = xp.arange(predictions.shape[0])
+    valid = (targets >= 0) & (targets < predictions.shape[1])
+    target = predictions[rows, xp.where(valid, targets, 0)]
+    above = (predictions > target[:, None]).sum(axis=1)
+    return valid & xp.isfinite(target) & (above < int(want))

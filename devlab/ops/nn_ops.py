@@ -207,3 +207,57 @@ def _xent_args(name, labels, logits, sentinel=None):
         raise ValueError(f"Both `labels` and `logits` must be provided for {name}"
                          f"Received: labels={labels} and logits={logits}")
 
+
+
+# -- more activations (their gradients are LeakyReluGrad, EluGrad... in grad_table.py) ------------------
+def leaky_relu(features, alpha=0.2, name=None):
+    """x above 0, alpha * x below: a small slope keeps negative units learning. Integer input is
+    cast to float32 first, as TF does."""
+    from ..framework import dtypes
+    with name_scope(name, "LeakyRelu", [features, alpha]) as scope:
+        x = convert_to_tensor(features, name="features")
+        if x.dtype.is_integer:
+            x = math_ops.cast(x, dtypes.float32)
+        return apply_op_output("LeakyRelu", [x], {"alpha": float(alpha)}, scope)
+
+
+def elu(features, name=None):
+    """e^x - 1 below 0, x above (Clevert et al.)."""
+    return op_output("Elu", name, [("features", features, None)])
+
+
+def selu(features, name=None):
+    """elu scaled so activations keep mean 0 and variance 1 (Klambauer et al.)."""
+    return op_output("Selu", name, [("features", features, None)])
+
+
+def softplus(features, name=None):
+    """log(e^x + 1), a smooth relu; its gradient is sigmoid(x)."""
+    return op_output("Softplus", name, [("features", features, None)])
+
+
+def relu6(features, name=None):
+    """min(max(x, 0), 6)."""
+    return op_output("Relu6", name, [("features", features, None)])
+
+
+# -- ranking ------------------------------------------------------------------------------------------
+TopKV2 = __import__("collections").namedtuple("TopKV2", ["values", "indices"])
+
+
+def top_k(input, k=1, sorted=True, index_type=None, name=None):  # noqa: A002 - TF's names
+    """The ``k`` largest entries of the last axis and their indices (one ``TopKV2`` op; its ``k``
+    is an int32 Const input)."""
+    from ..framework import dtypes
+    attrs = {"sorted": bool(sorted), "index_type": dtypes.as_dtype(index_type or dtypes.int32)}
+    op = array_ops.op("TopKV2", name, [("input", input, None), ("k", k, dtypes.int32)], attrs)
+    return TopKV2(*op.outputs)
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether each row's ``targets`` class is among its ``k`` highest ``predictions`` (ties count
+    as in): the usual precision@k. ``k`` becomes a Const of the targets' dtype."""
+    with name_scope(name, "in_top_k"):
+        targets = convert_to_tensor(targets)
+        return array_ops.op_output("InTopKV2", name, [("predictions", predictions, None), ("targets", targets, None),
+                                                      ("k", k, targets.dtype.base_dtype)])

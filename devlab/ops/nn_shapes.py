@@ -1,5 +1,6 @@
 """Static shape rules of the neural-network ops (convolution, pooling, bias, losses), raising
 ShapeError with TensorFlow's words. Same contract as ``shapes.py``."""
+from ..framework import dtypes
 from .nn_kernels import output_size
 from .shapes import ShapeError, _partial, dims
 from .tensor_util import constant_value_as_shape
@@ -121,3 +122,24 @@ def fused_batch_norm_grad(inputs, attrs):
     dtype = inputs[0].dtype.base_dtype
     channels = (None if x is None else x[-1],)
     return [(dtype, x), (dtype, channels), (dtype, channels), (dtype, (0,)), (dtype, (0,))]
+
+
+def top_k(inputs, attrs):
+    """TopKV2: the input's shape with its last dim k, twice (values, then indices)."""
+    from .tensor_util import static_value
+    x, k = dims(inputs[0]), static_value(inputs[1])
+    if x is not None and len(x) < 1:
+        raise ShapeError("Shape must be at least rank 1 but is rank 0")
+    if x is not None and k is not None and x[-1] is not None and x[-1] < int(k):
+        raise ShapeError(f"input must have last dimension >= k = {int(k)} but is {x[-1]}")
+    out = None if x is None else tuple(x[:-1]) + (None if k is None else int(k),)
+    return [(inputs[0].dtype.base_dtype, out), (attrs["index_type"], out)]
+
+
+def in_top_k(inputs, attrs):
+    """InTopKV2: one bool per row of the [batch, classes] predictions."""
+    p, t = dims(inputs[0]), dims(inputs[1])
+    _rank(p, 2)
+    _rank(t, 1)
+    _rank(dims(inputs[2]), 0)
+    return [(dtypes.bool, None if p is None else (p[0],))]

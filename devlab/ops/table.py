@@ -9,11 +9,13 @@ Gradient rules live in ``grad_table.py``, written in terms of the ops below.
 """
 from dataclasses import dataclass, field
 
+from . import activation_kernels as AK
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
 from . import kernels as K
 from . import nn_kernels as NK
 from . import nn_shapes as NS
+from . import optimizer_kernels as OK
 from . import shapes as S
 
 BOTH = ("GPU", "CPU")
@@ -59,6 +61,12 @@ OPS = _table(
     OpDef("ApplyGradientDescent", S.ref_of_first, K.apply_gradient_descent, ref_inputs=(0,), stateful=True),
     OpDef("ApplyMomentum", S.ref_of_first, K.apply_momentum, ref_inputs=(0, 1), stateful=True),
     OpDef("ApplyAdam", S.ref_of_first, K.apply_adam, ref_inputs=(0, 1, 2), stateful=True),
+    OpDef("ApplyRMSProp", S.ref_of_first, OK.apply_rms_prop, ref_inputs=(0, 1, 2), stateful=True),
+    OpDef("ApplyCenteredRMSProp", S.ref_of_first, OK.apply_centered_rms_prop, ref_inputs=(0, 1, 2, 3), stateful=True),
+    OpDef("ApplyAdagrad", S.ref_of_first, OK.apply_adagrad, ref_inputs=(0, 1), stateful=True),
+    OpDef("ApplyAdadelta", S.ref_of_first, OK.apply_adadelta, ref_inputs=(0, 1, 2), stateful=True),
+    OpDef("ApplyFtrl", S.ref_of_first, OK.apply_ftrl, ref_inputs=(0, 1, 2), stateful=True),
+    OpDef("ApplyFtrlV2", S.ref_of_first, OK.apply_ftrl_v2, ref_inputs=(0, 1, 2), stateful=True),
     # elementwise math
     OpDef("Identity", S.same_as_first, K.identity),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient),
@@ -82,6 +90,7 @@ OPS = _table(
     OpDef("Reciprocal", S.same_as_first, K.reciprocal),
     OpDef("Tanh", S.same_as_first, K.tanh),
     OpDef("Floor", S.same_as_first, K.floor),
+    OpDef("Ceil", S.same_as_first, K.ceil),
     OpDef("Relu", S.same_as_first, K.relu),
     OpDef("Sigmoid", S.same_as_first, K.sigmoid),
     OpDef("Softmax", S.same_as_first, K.softmax),
@@ -138,6 +147,17 @@ OPS = _table(
     OpDef("FusedBatchNormGradV3", NS.fused_batch_norm_grad, NK.fused_batch_norm_grad),
     OpDef("LRN", S.same_as_first, NK.lrn),
     OpDef("LRNGrad", S.same_as_first, NK.lrn_grad),
+    OpDef("LeakyRelu", S.same_as_first, AK.leaky_relu),
+    OpDef("LeakyReluGrad", S.same_as_first, AK.leaky_relu_grad),
+    OpDef("Elu", S.same_as_first, AK.elu),
+    OpDef("EluGrad", S.same_as_first, AK.elu_grad),
+    OpDef("Selu", S.same_as_first, AK.selu),
+    OpDef("SeluGrad", S.same_as_first, AK.selu_grad),
+    OpDef("Softplus", S.same_as_first, AK.softplus),
+    OpDef("Relu6", S.same_as_first, AK.relu6),
+    OpDef("Relu6Grad", S.same_as_first, AK.relu6_grad),
+    OpDef("TopKV2", NS.top_k, NK.top_k, type_input=None),
+    OpDef("InTopKV2", NS.in_top_k, NK.in_top_k, type_input=None),
     # shapes and layout
     OpDef("Reshape", S.reshape, K.reshape),
     OpDef("Transpose", S.transpose, K.transpose),

@@ -7,9 +7,11 @@ from .global_step import create_global_step, get_global_step, get_or_create_glob
 from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
 from .moving_averages import ExponentialMovingAverage  # noqa: F401
 from .optimizers import AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer, Optimizer  # noqa: F401
+from .adaptive_optimizers import AdadeltaOptimizer, AdagradOptimizer, FtrlOptimizer, RMSPropOptimizer  # noqa: F401
 from .saver import Saver, latest_checkpoint  # noqa: F401
 from .coordinator import Coordinator, start_queue_runners  # noqa: F401
-from .learning_rate_decay import exponential_decay  # noqa: F401
+from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay, natural_exp_decay,  # noqa: F401
+                                  piecewise_constant, polynomial_decay)
 from .monitored_session import MonitoredSession, MonitoredTrainingSession, Scaffold  # noqa: F401
 from .session_run_hook import (CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunHook,  # noqa: F401
                                SessionRunValues, StopAtStepHook)

@@ -88,6 +88,12 @@ class Optimizer:
     def _finish(self, update_ops, name):
         return group(*update_ops, name=name)
 
+    def _get_or_make_slot_with_initializer(self, var, initializer, shape, dtype, slot_name, op_name):
+        table = self._slots.setdefault(slot_name, {})
+        if var not in table:
+            table[var] = slots.create_slot_with_initializer(var, initializer, shape, dtype, op_name)
+        return table[var]
+
     def _zeros_slot(self, var, slot_name, op_name):
         table = self._slots.setdefault(slot_name, {})
         if var not in table:

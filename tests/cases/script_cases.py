@@ -1,0 +1,176 @@
+"""What newcomers' training scripts paste: the other optimizers (RMSProp, Adagrad, Adadelta, Ftrl),
+learning-rate schedules, gradient clipping by norm, more activations, top-k and accuracy, and
+``tf.metrics``, written once against the TF1 API; each case returns its facts (ops with inputs,
+control inputs and colocation groups, placements from the partition graphs, values) or the error.
+The same functions run under TensorFlow 2.21 (tools/record_script_surface.py writes what it does to
+tests/data/tf_script_surface.json) and under devlab (tests/test_script_surface.py compares)."""
+import numpy as np
+
+from control_flow_cases import graph_facts
+from rnn_cases import _run, _values
+
+R = np.random.RandomState(11)
+X = R.uniform(-1, 1, (4, 3)).astype(np.float32)
+Y = R.uniform(-1, 1, (4, 2)).astype(np.float32)
+W0 = R.uniform(-0.5, 0.5, (3, 2)).astype(np.float32)
+LOGITS = np.array([[0.1, 0.7, 0.2], [0.5, 0.5, -1.0], [2.0, -1.0, 0.3], [0.0, 0.1, 0.9]], np.float32)
+LABELS = np.array([1, 1, 2, 2], np.int64)
+
+
+def _facts(tf, fetch, feed=None, **kw):
+    facts = {"ops": graph_facts(tf)}
+    placed, value = _run(tf, fetch, feed, **kw)
+    facts.update(placed=placed, values=_values(value))
+    return facts
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the class and words are the fact
+        lines = [l for l in str(e).splitlines() if l.strip() and not l[0].isspace()  # TF's run-time error
+                 and not l.startswith(("Graph execution error", "Detected at node", "Node:"))]  # says where first
+        return {"error": [type(e).__name__, lines[0]]}
+    return {"error": None}
+
+
+# -- optimizers: the variables on /cpu:1, the loss on /cpu:2, the updates colocated with the variables
+def _optimizer_case(make):
+    def case(tf, rewrites_off=False):
+        x = tf.placeholder(tf.float32, [4, 3], name="x")
+        y = tf.placeholder(tf.float32, [4, 2], name="y")
+        with tf.device("/cpu:1"):
+            w = tf.Variable(W0, name="w")
+            b = tf.Variable([0.1, -0.2], name="b")
+        with tf.device("/cpu:2"):
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+        global_step = tf.train.get_or_create_global_step()
+        opt = make(tf)
+        train = opt.minimize(loss, global_step=global_step)
+        slots = [opt.get_slot(v, n) for n in opt.get_slot_names() for v in (w, b)]
+        facts = _facts(tf, [loss, w, b, global_step] + slots, {x: X, y: Y}, train=train, steps=3,
+                       rewrites_off=rewrites_off)
+        facts["slots"] = [opt.get_slot_names(), [s.op.name for s in slots], opt.get_name()]
+        return facts
+    return case
+
+
+case_rmsprop = _optimizer_case(lambda tf: tf.train.RMSPropOptimizer(0.05, decay=0.8, momentum=0.5))
+case_rmsprop_centered = _optimizer_case(lambda tf: tf.train.RMSPropOptimizer(0.05, centered=True, epsilon=1e-6))
+case_adagrad = _optimizer_case(lambda tf: tf.train.AdagradOptimizer(0.3, initial_accumulator_value=0.2))
+case_adadelta = _optimizer_case(lambda tf: tf.train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-6))
+case_ftrl = _optimizer_case(lambda tf: tf.train.FtrlOptimizer(0.3, l1_regularization_strength=0.01,
+                                                               l2_regularization_strength=0.02))
+case_ftrl_shrinkage = _optimizer_case(lambda tf: tf.train.FtrlOptimizer(
+    0.3, learning_rate_power=-0.7, l2_shrinkage_regularization_strength=0.05, name="Shrunk"))
+
+
+# -- learning-rate schedules on the global step, read at several steps ----------------------------
+def case_schedules(tf, rewrites_off=False):
+    global_step = tf.train.get_or_create_global_step()
+    step = tf.placeholder(tf.int64, [], name="step")
+    set_step = tf.assign(global_step, step)
+    with tf.device("/cpu:1"):
+        rates = [
+            tf.train.piecewise_constant(global_step, [2, 4], [1.0, 0.5, 0.1]),
+            tf.train.polynomial_decay(0.1, global_step, 10, end_learning_rate=0.01, power=0.5),
+            tf.train.polynomial_decay(0.1, global_step, 4, 0.01, cycle=True, name="cyclic"),
+            tf.train.inverse_time_decay(0.1, global_step, 2, 0.5, staircase=True),
+            tf.train.natural_exp_decay(0.1, global_step, 2, 0.5),
+            tf.train.cosine_decay(0.1, global_step, 10, alpha=0.1),
+            tf.train.exponential_decay(0.1, global_step, 3, 0.5),
+        ]
+    facts = {"ops": graph_facts(tf)}
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    if rewrites_off:
+        config.graph_options.rewrite_options.disable_meta_optimizer = True
+        config.graph_options.optimizer_options.opt_level = -1
+    values = []
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        for s in (0, 1, 2, 3, 5, 9, 12):
+            sess.run(set_step, {step: s})
+            values.append(sess.run(rates))
+    facts["values"] = _values(values)
+    return facts
+
+
+def case_piecewise_float_boundaries(tf, rewrites_off=False):
+    global_step = tf.train.get_or_create_global_step()
+    return _error(lambda: tf.train.piecewise_constant(global_step, [2.0, 4.0], [1.0, 0.5, 0.1]))
+
+
+# -- clipping by norm: a tensor per device, each clipped beside it ------------------------------------
+def case_clip_by_norms(tf, rewrites_off=False):
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    with tf.device("/cpu:1"):
+        a = tf.identity(x * 2.0, name="a")
+    with tf.device("/cpu:2"):
+        b = tf.constant([[3.0, -4.0]], name="b")
+    clipped, norm = tf.clip_by_global_norm([a, None, b], 2.0)
+    loose, _ = tf.clip_by_global_norm([a, b], 100.0, use_norm=norm, name="loose")
+    rows = tf.clip_by_norm(a, 1.0, axes=[1])
+    whole = tf.clip_by_norm(b, 2.5, name="whole")
+    total = tf.global_norm([a, b])
+    grads = tf.gradients(tf.reduce_sum(rows * a) + tf.reduce_sum(clipped[0]), x)
+    return _facts(tf, [clipped[0], clipped[2], norm, loose[0], rows, whole, total] + grads, {x: X}, cpus=3,
+                  rewrites_off=rewrites_off)
+
+
+def case_clip_by_global_norm_of_zip(tf, rewrites_off=False):
+    grads_and_vars = [(tf.constant([1.0, 2.0]), None)]
+    return _error(lambda: tf.clip_by_global_norm(zip(*grads_and_vars), 1.0))
+
+
+# -- activations and their gradients -----------------------------------------------------------------
+def case_activations(tf, rewrites_off=False):
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    g = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0, name="g")
+    with tf.device("/cpu:1"):
+        ys = [tf.nn.leaky_relu(x * 8.0, alpha=0.1), tf.nn.elu(x), tf.nn.selu(x), tf.nn.softplus(x),
+              tf.nn.relu6(x * 8.0), tf.nn.leaky_relu(x, name="lrelu")]
+    grads = [tf.gradients(y, x, grad_ys=g)[0] for y in ys]
+    return _facts(tf, ys + grads, {x: X}, rewrites_off=rewrites_off)
+
+
+def case_leaky_relu_of_ints(tf, rewrites_off=False):
+    y = tf.nn.leaky_relu(tf.constant([-3, 0, 5]))
+    return _facts(tf, [y], rewrites_off=rewrites_off)
+
+
+# -- accuracy, top-k -------------------------------------------------------------------------------
+def case_accuracy_and_top_k(tf, rewrites_off=False):
+    logits = tf.placeholder(tf.float32, [4, 3], name="logits")
+    labels = tf.placeholder(tf.int64, [4], name="labels")
+    with tf.device("/cpu:1"):
+        prediction = tf.argmax(logits, 1)
+        correct = tf.equal(prediction, labels)
+        accuracy = tf.reduce_mean(tf.cast(correct, tf.float32), name="accuracy")
+    values, indices = tf.nn.top_k(logits, k=2)
+    top1 = tf.nn.top_k(logits[0], name="best")
+    in_top2 = tf.nn.in_top_k(logits, tf.cast(labels, tf.int32), 2)
+    in_top1 = tf.nn.in_top_k(logits, labels, 1, name="top1")
+    return _facts(tf, [prediction, correct, accuracy, values, indices, top1.values, top1.indices, in_top2, in_top1],
+                  {logits: LOGITS, labels: LABELS}, rewrites_off=rewrites_off)
+
+
+def case_top_k_too_few_columns(tf, rewrites_off=False):
+    logits = tf.placeholder(tf.float32, [None, None], name="logits")
+    values, _ = tf.nn.top_k(logits, k=4)
+    return _error(lambda: _run(tf, values, {logits: LOGITS}, rewrites_off=rewrites_off))
+
+
+# -- optimizers' argument checks ---------------------------------------------------------------------
+def case_adagrad_zero_accumulator(tf, rewrites_off=False):
+    return _error(lambda: tf.train.AdagradOptimizer(0.1, initial_accumulator_value=0.0))
+
+
+def case_ftrl_negative_l1(tf, rewrites_off=False):
+    return _error(lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=-1.0))
+
+
+def case_ftrl_positive_power(tf, rewrites_off=False):
+    return _error(lambda: tf.train.FtrlOptimizer(0.1, learning_rate_power=0.5))
+
+
+CASES = {name[5:]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}

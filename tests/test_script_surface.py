@@ -1,0 +1,35 @@
+"""The training-script surface newcomers paste (tf.train's RMSProp, Adagrad, Adadelta and Ftrl
+optimizers, learning-rate schedules, clip_by_global_norm / clip_by_norm / global_norm, leaky_relu,
+elu, selu, softplus, relu6, top_k, in_top_k and the argmax accuracy): the graphs, placements,
+values and errors TensorFlow 2.21 recorded for the same programs (tests/cases/script_cases.py;
+tools/record_script_surface.py records them)."""
+import json
+import pathlib
+import sys
+
+import pytest
+
+import devlab as tf
+
+HERE = pathlib.Path(__file__).parent
+sys.path.insert(0, str(HERE / "cases"))
+import script_cases  # noqa: E402
+from test_control_flow import _close  # noqa: E402
+
+RECORDED = json.loads((HERE / "data" / "tf_script_surface.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(script_cases.CASES))
+def test_graph_placement_values_and_errors_match_tensorflow(name):
+    with tf.Graph().as_default():
+        got = json.loads(json.dumps(script_cases.CASES[name](tf)))
+    want = RECORDED[name]
+    assert got.keys() == want.keys()
+    assert got.get("error") == want.get("error")
+    assert got.get("slots") == want.get("slots")
+    if "ops" in want:
+        assert got["ops"] == want["ops"]
+    if "placed" in want:
+        assert got["placed"] == want["placed"]
+    if "values" in want:
+        assert _close(got["values"], want["values"]), (got["values"], want["values"])
