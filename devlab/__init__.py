@@ -55,7 +55,7 @@ from .runtime.explain import explain
 from .views import chrome_trace as timeline
 from .ops.gradients import gradients
 # The namespaces, built from the names above:
-from . import app, config, distribute, flags, layers, losses, nn, strings, summary, train  # noqa: E402
+from . import app, config, distribute, flags, layers, losses, metrics, nn, strings, summary, train  # noqa: E402
 from . import tf_logging as logging  # noqa: E402
 from .unimplemented import Namespace as _Namespace, module_getattr as _module_getattr  # noqa: E402
 from .strings import as_string, join as string_join  # noqa: E402 - TF1's top-level names

@@ -5,6 +5,7 @@ class GraphKeys:
     GLOBAL_VARIABLES = "variables"
     VARIABLES = GLOBAL_VARIABLES
     LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
     MODEL_VARIABLES = "model_variables"
     TRAINABLE_VARIABLES = "trainable_variables"
     MOVING_AVERAGE_VARIABLES = "moving_average_variables"

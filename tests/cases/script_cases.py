@@ -160,6 +160,40 @@ def case_top_k_too_few_columns(tf, rewrites_off=False):
     return _error(lambda: _run(tf, values, {logits: LOGITS}, rewrites_off=rewrites_off))
 
 
+# -- tf.metrics: local variables total/count, an update op per batch, the value read after ------------
+def case_metrics_accuracy_and_mean(tf, rewrites_off=False):
+    logits = tf.placeholder(tf.float32, [4, 3], name="logits")
+    labels = tf.placeholder(tf.int64, [4], name="labels")
+    loss = tf.placeholder(tf.float32, [], name="loss")
+    with tf.device("/cpu:1"):
+        acc, acc_update = tf.metrics.accuracy(labels=labels, predictions=tf.argmax(logits, 1))
+    mean_loss, mean_update = tf.metrics.mean(loss, metrics_collections=["my_metrics"])
+    weighted, weighted_update = tf.metrics.mean(tf.constant([1.0, 2.0, 3.0, 4.0]), weights=[0.0, 1.0, 1.0, 2.0],
+                                                name="weighted")
+    facts = {"ops": graph_facts(tf),
+             "collections": [[v.op.name for v in tf.local_variables()],
+                             [t.name for t in tf.get_collection("my_metrics")],
+                             [v.op.name for v in tf.get_collection(tf.GraphKeys.METRIC_VARIABLES)]]}
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    if rewrites_off:
+        config.graph_options.rewrite_options.disable_meta_optimizer = True
+        config.graph_options.optimizer_options.opt_level = -1
+    values = []
+    with tf.Session(config=config) as sess:
+        sess.run(tf.local_variables_initializer())
+        for i, batch_loss in enumerate((2.0, 1.0, 0.5)):
+            batch_labels = np.roll(LABELS, i)
+            values.append(sess.run([acc_update, mean_update, weighted_update],
+                                   {logits: LOGITS, labels: batch_labels, loss: batch_loss}))
+        values.append(sess.run([acc, mean_loss, weighted]))
+    facts["values"] = _values(values)
+    return facts
+
+
+def case_metrics_accuracy_of_mismatched_shapes(tf, rewrites_off=False):
+    return _error(lambda: tf.metrics.accuracy(labels=tf.constant([1, 2, 0, 1]), predictions=tf.constant([1, 2, 0])))
+
+
 # -- optimizers' argument checks ---------------------------------------------------------------------
 def case_adagrad_zero_accumulator(tf, rewrites_off=False):
     return _error(lambda: tf.train.AdagradOptimizer(0.1, initial_accumulator_value=0.0))
