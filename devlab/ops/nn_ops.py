@@ -214,31 +214,42 @@ def leaky_relu(features, alpha=0.2, name=None):
     """x above 0, alpha * x below: a small slope keeps negative units learning. Integer input is
     cast to float32 first, as TF does."""
     from ..framework import dtypes
+    from .op_defs import check_input_type
     with name_scope(name, "LeakyRelu", [features, alpha]) as scope:
         x = convert_to_tensor(features, name="features")
         if x.dtype.is_integer:
             x = math_ops.cast(x, dtypes.float32)
+        check_input_type("LeakyRelu", "features", x.dtype)
         return apply_op_output("LeakyRelu", [x], {"alpha": float(alpha)}, scope)
+
+
+def _activation(op_type, features, name):
+    """One activation op, its ``features`` checked against the dtypes TF's OpDef allows."""
+    from .op_defs import check_input_type
+    with name_scope(name, op_type, [features]) as scope:
+        x = convert_to_tensor(features, name="features")
+        check_input_type(op_type, "features", x.dtype)
+        return apply_op_output(op_type, [x], None, scope)
 
 
 def elu(features, name=None):
     """e^x - 1 below 0, x above (Clevert et al.)."""
-    return op_output("Elu", name, [("features", features, None)])
+    return _activation("Elu", features, name)
 
 
 def selu(features, name=None):
     """elu scaled so activations keep mean 0 and variance 1 (Klambauer et al.)."""
-    return op_output("Selu", name, [("features", features, None)])
+    return _activation("Selu", features, name)
 
 
 def softplus(features, name=None):
     """log(e^x + 1), a smooth relu; its gradient is sigmoid(x)."""
-    return op_output("Softplus", name, [("features", features, None)])
+    return _activation("Softplus", features, name)
 
 
 def relu6(features, name=None):
     """min(max(x, 0), 6)."""
-    return op_output("Relu6", name, [("features", features, None)])
+    return _activation("Relu6", features, name)
 
 
 # -- ranking ------------------------------------------------------------------------------------------
@@ -257,7 +268,12 @@ def top_k(input, k=1, sorted=True, index_type=None, name=None):  # noqa: A002 - 
 def in_top_k(predictions, targets, k, name=None):
     """Whether each row's ``targets`` class is among its ``k`` highest ``predictions`` (ties count
     as in): the usual precision@k. ``k`` becomes a Const of the targets' dtype."""
+    from .op_defs import check_input_type
     with name_scope(name, "in_top_k"):
-        targets = convert_to_tensor(targets)
-        return array_ops.op_output("InTopKV2", name, [("predictions", predictions, None), ("targets", targets, None),
-                                                      ("k", k, targets.dtype.base_dtype)])
+        with name_scope(name, "InTopKV2") as scope:
+            p = convert_to_tensor(predictions, name="predictions")
+            check_input_type("InTopKV2", "predictions", p.dtype)
+            t = convert_to_tensor(targets, name="targets")
+            check_input_type("InTopKV2", "targets", t.dtype)
+            k = convert_to_tensor(k, dtype=t.dtype.base_dtype, name="k")
+            return apply_op_output("InTopKV2", [p, t, k], None, scope)

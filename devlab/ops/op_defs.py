@@ -45,3 +45,21 @@ def type_attrs(op_type, inputs, attrs):
             found.setdefault(type_attr, inputs[i].dtype.base_dtype)
         i += count
     return found
+
+
+def check_input_type(op_type, arg_name, dtype):
+    """TF's TypeError when ``dtype`` is not one TF's OpDef allows for input ``arg_name`` of
+    ``op_type`` (``Elu`` of int32, ``InTopKV2`` targets of float32): a fixed type must match, a
+    type attr must be in its allowed list. Builders call this before they make the op."""
+    op_def = _defs().get(op_type) or {}
+    arg = next((a for a in op_def.get("inputs", ()) if a["name"] == arg_name), None)
+    if arg is None:
+        return
+    name = dtype.base_dtype.name
+    if "type" in arg and arg["type"] != name:
+        raise TypeError(f"Input '{arg_name}' of '{op_type}' Op has type {name} that does not match expected type "
+                        f"of {arg['type']}.")
+    attr = next((a for a in op_def.get("attrs", ()) if a["name"] == arg.get("type_attr")), None)
+    if attr is not None and "allowed" in attr and name not in attr["allowed"]:
+        raise TypeError(f"Value passed to parameter '{arg_name}' has DataType {name} not in list of allowed values: "
+                        + ", ".join(attr["allowed"]))

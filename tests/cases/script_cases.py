@@ -138,6 +138,14 @@ def case_leaky_relu_of_ints(tf, rewrites_off=False):
     return _facts(tf, [y], rewrites_off=rewrites_off)
 
 
+def case_elu_of_ints(tf, rewrites_off=False):
+    return _error(lambda: tf.nn.elu(tf.constant([1, 2])))
+
+
+def case_relu6_of_strings(tf, rewrites_off=False):
+    return _error(lambda: tf.nn.relu6(tf.constant(["a"])))
+
+
 # -- accuracy, top-k -------------------------------------------------------------------------------
 def case_accuracy_and_top_k(tf, rewrites_off=False):
     logits = tf.placeholder(tf.float32, [4, 3], name="logits")
@@ -192,6 +200,14 @@ def case_metrics_accuracy_and_mean(tf, rewrites_off=False):
 
 def case_metrics_accuracy_of_mismatched_shapes(tf, rewrites_off=False):
     return _error(lambda: tf.metrics.accuracy(labels=tf.constant([1, 2, 0, 1]), predictions=tf.constant([1, 2, 0])))
+
+
+def case_in_top_k_of_float_targets(tf, rewrites_off=False):
+    return _error(lambda: tf.nn.in_top_k(tf.constant(LOGITS), tf.constant([1.0, 0.0, 2.0, 1.0]), 1))
+
+
+def case_in_top_k_of_double_predictions(tf, rewrites_off=False):
+    return _error(lambda: tf.nn.in_top_k(tf.constant(LOGITS, tf.float64), tf.constant([1, 0, 2, 1]), 1))
 
 
 # -- optimizers' argument checks ---------------------------------------------------------------------
