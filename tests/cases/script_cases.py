@@ -55,6 +55,27 @@ def _optimizer_case(make):
     return case
 
 
+def _on_parameter_servers(make):
+    """The same model under replica_device_setter with two ps tasks: graph only (no cluster runs)."""
+    def case(tf, rewrites_off=False):
+        cluster = tf.train.ClusterSpec({"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222"]})
+        with tf.device(tf.train.replica_device_setter(cluster=cluster)):
+            x = tf.placeholder(tf.float32, [4, 3], name="x")
+            y = tf.placeholder(tf.float32, [4, 2], name="y")
+            w = tf.Variable(W0, name="w")
+            b = tf.Variable([0.1, -0.2], name="b")
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+            global_step = tf.train.get_or_create_global_step()
+            grads_and_vars = make(tf).compute_gradients(loss)
+            grads, variables = zip(*grads_and_vars)
+            clipped, _ = tf.clip_by_global_norm(grads, 1.0)
+            make(tf).apply_gradients(zip(clipped, variables), global_step=global_step)
+        return {"ops": graph_facts(tf)}
+    return case
+
+
+case_rmsprop_on_parameter_servers = _on_parameter_servers(lambda tf: tf.train.RMSPropOptimizer(0.05))
+case_ftrl_on_parameter_servers = _on_parameter_servers(lambda tf: tf.train.FtrlOptimizer(0.05))
 case_rmsprop = _optimizer_case(lambda tf: tf.train.RMSPropOptimizer(0.05, decay=0.8, momentum=0.5))
 case_rmsprop_centered = _optimizer_case(lambda tf: tf.train.RMSPropOptimizer(0.05, centered=True, epsilon=1e-6))
 case_adagrad = _optimizer_case(lambda tf: tf.train.AdagradOptimizer(0.3, initial_accumulator_value=0.2))
