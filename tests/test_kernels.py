@@ -193,6 +193,8 @@ CASES = {
     "Relu6": (lambda: tf.nn.relu6(S), lambda: np.clip(S, 0, 6)),
     "Relu6Grad": (lambda: op("Relu6Grad", [B, S]), lambda: B * ((S > 0) & (S < 6))),
     "TopKV2": (lambda: tf.nn.top_k(M, 2).values, lambda: -np.sort(-M, axis=1)[:, :2]),
+    "ScatterNd": (lambda: op("ScatterNd", [np.array([[1], [3], [1]], np.int32), [1.0, 2.0, 4.0], [5]]),
+                  lambda: [0.0, 5.0, 0.0, 2.0, 0.0]),
     "InTopKV2": (lambda: tf.nn.in_top_k(M, [0, 3, 1], 2),
                  lambda: [(M[i] > M[i, t]).sum() < 2 for i, t in enumerate([0, 3, 1])]),
     "LRNGrad": (lambda: op("LRNGrad", [np.ones_like(IMG), IMG, ref.lrn(IMG, 1, 1.0, 0.3, 0.75).astype(np.float32)],

@@ -129,20 +129,21 @@ def test_softmax_cross_entropy_gradient():
                 device_kind=("/cpu:0", tf.ConfigProto()))
 
 
-# Activations of training scripts, on both sides of their kinks (their own numbers, so UNARY's
-# draws stay as they were).
-ACTIVATIONS = {"LeakyRelu": lambda x: tf.nn.leaky_relu(x, 0.3), "Elu": tf.nn.elu, "Selu": tf.nn.selu,
+# Activations and top_k of training scripts, on both sides of their kinks (their own numbers, so
+# UNARY's draws stay as they were).
+SCRIPT_OPS = {"TopKV2": lambda x: tf.nn.top_k(x, 2).values * [[1.0, 0.5]],
+               "LeakyRelu": lambda x: tf.nn.leaky_relu(x, 0.3), "Elu": tf.nn.elu, "Selu": tf.nn.selu,
                "Softplus": tf.nn.softplus, "Relu6": lambda x: tf.nn.relu6(x * 4.0), "Ceil": lambda x: tf.ceil(x) * x}
 
 
-@pytest.mark.parametrize("op_type", sorted(ACTIVATIONS))
-def test_activation_gradients_match_finite_differences(op_type, device_kind):
+@pytest.mark.parametrize("op_type", sorted(SCRIPT_OPS))
+def test_script_op_gradients_match_finite_differences(op_type, device_kind):
     x = np.array([[-1.3, -0.4, 0.35], [0.8, 1.1, 1.9]])  # relu6(4x): 0 below 0, 4 between, 0 above 1.5
-    check_grads(ACTIVATIONS[op_type], x, device_kind=device_kind)
+    check_grads(SCRIPT_OPS[op_type], x, device_kind=device_kind)
 
 
 def test_every_differentiable_op_is_checked():
-    assert set(GRADIENTS) <= set(UNARY) | set(BINARY) | set(ACTIVATIONS) | CHECKED_ELSEWHERE
+    assert set(GRADIENTS) <= set(UNARY) | set(BINARY) | set(SCRIPT_OPS) | CHECKED_ELSEWHERE
 
 
 IMAGES = {

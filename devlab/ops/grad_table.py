@@ -587,6 +587,23 @@ def _lrn_grad(op, grad):
     return [apply_op_output("LRNGrad", [grad, op.inputs[0], op.outputs[0]], attrs, "LRNGrad")]
 
 
+def _top_k_grad(op, grad, _):
+    """The values' gradient scattered back to where each value came from (TF's ``_TopKGrad``: the
+    indices flattened to positions in the flattened input, a ScatterNd, a Reshape); the indices
+    get none."""
+    in_shape, ind_shape = A.shape(op.inputs[0]), A.shape(op.outputs[1])
+    ind_lastdim = A.gather(A.cast(ind_shape, dtypes.int64), A.size(ind_shape) - 1)
+    ind_2d = A.reshape(op.outputs[1], A.stack([-1, ind_lastdim]))
+    in_lastdim = A.gather(A.cast(in_shape, dtypes.int64), A.size(in_shape) - 1)
+    outerdim = A.shape(ind_2d)[0]
+    ind = A.reshape(ind_2d + A.cast(A.expand_dims(A.range(0, A.cast(outerdim, dtypes.int64) * in_lastdim, in_lastdim),
+                                                  -1), dtypes.int32), [-1])
+    scattered = op_output("ScatterNd", None, [("indices", A.expand_dims(ind, -1), None),
+                                              ("updates", A.reshape(grad, [-1]), None),
+                                              ("shape", [M.reduce_prod(in_shape)], None)])
+    return [A.reshape(scattered, in_shape), A.zeros([], dtype=dtypes.int32)]
+
+
 GRADIENTS.update({
     "Softmax": _softmax_grad,
     "LogSoftmax": _log_softmax_grad,
@@ -606,6 +623,7 @@ GRADIENTS.update({
     "Selu": lambda op, g: [apply_op_output("SeluGrad", [g, op.outputs[0]], None, "SeluGrad")],
     "Softplus": lambda op, g: [g * M.sigmoid(op.inputs[0])],
     "Relu6": lambda op, g: [apply_op_output("Relu6Grad", [g, op.outputs[0]], None, "Relu6Grad")],
+    "TopKV2": _top_k_grad,
 })
 
 # Ops whose outputs carry no gradient (integer, boolean, shape or source ops).

@@ -771,3 +771,13 @@ def py_func(k, *args):
                                                           f"{got.tf_type_name}, but expects {want.tf_type_name}")
         out.append(arr)
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def scatter_nd(k, indices, updates, shape):
+    """Zeros of ``shape`` with ``updates`` added at ``indices`` (each row of the last axis an index
+    into the first dims; repeated indices add up)."""
+    xp = k.xp
+    out = xp.zeros(tuple(int(d) for d in shape), dtype=updates.dtype)
+    index = tuple(indices[..., i] for i in range(indices.shape[-1]))
+    scatter_add(xp, out, index, updates)
+    return out

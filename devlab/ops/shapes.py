@@ -569,3 +569,9 @@ def logical(inputs, attrs):
 def py_func(inputs, attrs):
     """One output of unknown shape per ``Tout`` dtype (TF cannot see inside the function)."""
     return [(dtype, None) for dtype in attrs["Tout"]]
+
+
+def scatter_nd(inputs, attrs):
+    """ScatterNd: the shape its third input holds, the dtype of the updates."""
+    out = constant_value_as_shape(inputs[2])
+    return [(inputs[1].dtype.base_dtype, None if out is None else tuple(out))]

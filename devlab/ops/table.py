@@ -174,6 +174,7 @@ OPS = _table(
     OpDef("ConcatOffset", S.concat_offset, K.concat_offset),
     OpDef("GatherV2", S.gather_v2, K.gather_v2),
     OpDef("UnsortedSegmentSum", S.unsorted_segment_sum, K.unsorted_segment_sum),
+    OpDef("ScatterNd", S.scatter_nd, K.scatter_nd, type_input=1),
     OpDef("Where", S.where, K.where),
     OpDef("Range", S.range_, K.range_),
     OpDef("Tile", S.tile, K.tile),

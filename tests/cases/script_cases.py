@@ -183,6 +183,15 @@ def case_accuracy_and_top_k(tf, rewrites_off=False):
                   {logits: LOGITS, labels: LABELS}, rewrites_off=rewrites_off)
 
 
+def case_top_k_gradient(tf, rewrites_off=False):
+    logits = tf.placeholder(tf.float32, [4, 3], name="logits")
+    with tf.device("/cpu:1"):
+        values, _ = tf.nn.top_k(logits * 2.0, k=2)
+    loss = tf.reduce_sum(values * tf.constant([[1.0, 0.5]]))
+    grads = tf.gradients(loss, logits)
+    return _facts(tf, [values] + grads, {logits: LOGITS}, rewrites_off=rewrites_off)
+
+
 def case_top_k_too_few_columns(tf, rewrites_off=False):
     logits = tf.placeholder(tf.float32, [None, None], name="logits")
     values, _ = tf.nn.top_k(logits, k=4)
