@@ -47,10 +47,11 @@ class RMSPropOptimizer(Optimizer):
             self._zeros_slot(v, "momentum", self._name)
 
     def _prepare(self):
-        self._lr_t = convert_to_tensor(self._learning_rate, name="learning_rate")
-        self._decay_t = convert_to_tensor(self._decay, name="decay")
-        self._momentum_t = convert_to_tensor(self._momentum, name="momentum")
-        self._epsilon_t = convert_to_tensor(self._epsilon, name="epsilon")
+        call = self._call_if_callable
+        self._lr_t = convert_to_tensor(call(self._learning_rate), name="learning_rate")
+        self._decay_t = convert_to_tensor(call(self._decay), name="decay")
+        self._momentum_t = convert_to_tensor(call(self._momentum), name="momentum")
+        self._epsilon_t = convert_to_tensor(call(self._epsilon), name="epsilon")
 
     def _apply_dense(self, grad, var):
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
@@ -79,7 +80,7 @@ class AdagradOptimizer(Optimizer):
             self._get_or_make_slot_with_initializer(v, init, v.get_shape(), dtype, "accumulator", self._name)
 
     def _prepare(self):
-        self._lr_t = convert_to_tensor(self._learning_rate, name="learning_rate")
+        self._lr_t = convert_to_tensor(self._call_if_callable(self._learning_rate), name="learning_rate")
 
     def _apply_dense(self, grad, var):
         return _apply("ApplyAdagrad", [var, self.get_slot(var, "accumulator")], [_as(self._lr_t, var), grad],
@@ -100,9 +101,10 @@ class AdadeltaOptimizer(Optimizer):
             self._zeros_slot(v, "accum_update", self._name)
 
     def _prepare(self):
-        self._lr_t = convert_to_tensor(self._lr, name="lr")
-        self._rho_t = convert_to_tensor(self._rho, name="rho")
-        self._epsilon_t = convert_to_tensor(self._epsilon, name="epsilon")
+        call = self._call_if_callable
+        self._lr_t = convert_to_tensor(call(self._lr), name="lr")
+        self._rho_t = convert_to_tensor(call(self._rho), name="rho")
+        self._epsilon_t = convert_to_tensor(call(self._epsilon), name="epsilon")
 
     def _apply_dense(self, grad, var):
         refs = [var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update")]

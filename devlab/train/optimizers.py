@@ -88,6 +88,11 @@ class Optimizer:
     def _finish(self, update_ops, name):
         return group(*update_ops, name=name)
 
+    @staticmethod
+    def _call_if_callable(param):
+        """A hyper-parameter given as a function (``lambda: schedule(step)``) is called here."""
+        return param() if callable(param) else param
+
     def _get_or_make_slot_with_initializer(self, var, initializer, shape, dtype, slot_name, op_name):
         table = self._slots.setdefault(slot_name, {})
         if var not in table:

@@ -79,6 +79,8 @@ case_ftrl_on_parameter_servers = _on_parameter_servers(lambda tf: tf.train.FtrlO
 case_rmsprop = _optimizer_case(lambda tf: tf.train.RMSPropOptimizer(0.05, decay=0.8, momentum=0.5))
 case_rmsprop_centered = _optimizer_case(lambda tf: tf.train.RMSPropOptimizer(0.05, centered=True, epsilon=1e-6))
 case_adagrad = _optimizer_case(lambda tf: tf.train.AdagradOptimizer(0.3, initial_accumulator_value=0.2))
+case_adagrad_callable_rate = _optimizer_case(lambda tf: tf.train.AdagradOptimizer(
+    lambda: tf.train.inverse_time_decay(0.3, tf.train.get_global_step(), 1, 0.5)))
 case_adadelta = _optimizer_case(lambda tf: tf.train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-6))
 case_ftrl = _optimizer_case(lambda tf: tf.train.FtrlOptimizer(0.3, l1_regularization_strength=0.01,
                                                                l2_regularization_strength=0.02))
