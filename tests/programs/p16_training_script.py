@@ -6,7 +6,8 @@ the first tower. The towers' gradients are averaged and clipped together with
 ``tf.clip_by_global_norm`` on the CPU, then applied by ``tf.train.RMSPropOptimizer`` with a
 ``tf.train.piecewise_constant`` learning rate on the global step (its ``rms`` and ``momentum``
 slots sit beside each variable). Accuracy is the usual ``argmax``/``equal``/``cast``/``reduce_mean``
-per tower, plus ``tf.nn.in_top_k`` for top-2 accuracy.
+per tower, plus ``tf.nn.in_top_k`` for top-2 accuracy; the ``streaming`` variant also keeps
+``tf.metrics.accuracy`` over every step's batch.
 """
 import numpy as np
 
@@ -15,7 +16,7 @@ BATCH_SIZE = 8
 MAX_GRAD_NORM = 1.0
 
 
-def build(tf, devices=('/cpu:1', '/cpu:2')):
+def build(tf, devices=('/cpu:1', '/cpu:2'), streaming=False):
     rng = np.random.RandomState(5)
 
     def weight(name, shape):
@@ -53,7 +54,7 @@ def build(tf, devices=('/cpu:1', '/cpu:2')):
         image_batches = tf.split(images, len(devices))
         label_batches = tf.split(labels, len(devices))
 
-        tower_grads, accuracies, losses = [], [], []
+        tower_grads, accuracies, losses, predictions = [], [], [], []
         with tf.variable_scope(tf.get_variable_scope()):
             for i, dev in enumerate(devices):
                 with tf.device(dev), tf.name_scope('tower_%d' % i):
@@ -61,7 +62,8 @@ def build(tf, devices=('/cpu:1', '/cpu:2')):
                     tf.get_variable_scope().reuse_variables()
                     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
                         labels=label_batches[i], logits=logits))
-                    correct = tf.equal(tf.argmax(logits, 1), label_batches[i])
+                    predictions.append(tf.argmax(logits, 1))
+                    correct = tf.equal(predictions[-1], label_batches[i])
                     accuracies.append(tf.reduce_mean(tf.cast(correct, tf.float32)))
                     losses.append(loss)
                     tower_grads.append(opt.compute_gradients(loss))
@@ -72,6 +74,9 @@ def build(tf, devices=('/cpu:1', '/cpu:2')):
         train_op = opt.apply_gradients(zip(clipped, variables), global_step=global_step)
         accuracy = tf.reduce_mean(tf.stack(accuracies), name='accuracy')
         in_top2 = tf.reduce_mean(tf.cast(tf.nn.in_top_k(logits, label_batches[-1], 2), tf.float32))
+        if streaming:  # accuracy over every step's batch: local variables, an update op run with training
+            streamed, streamed_update = tf.metrics.accuracy(labels=labels, predictions=tf.concat(predictions, 0))
+            train_op = tf.group(train_op, streamed_update)
 
     r = np.random.RandomState(9)
     feed = {images: r.rand(BATCH_SIZE, INPUTS).astype(np.float32),
@@ -80,6 +85,8 @@ def build(tf, devices=('/cpu:1', '/cpu:2')):
              "global_norm": global_norm, "learning_rate": learning_rate, "global_step": global_step,
              "logits/b": tf.trainable_variables()[-1],
              "layer1/w/RMSProp": opt.get_slot(tf.trainable_variables()[0], "rms")}
+    if streaming:
+        fetch["streamed_accuracy"] = streamed
     return {"train": train_op, "steps": 5, "feed": feed, "fetch": fetch}
 
 
@@ -88,6 +95,8 @@ VARIANTS = {
             "note": "towers on /cpu:1 and /cpu:2 standing in for GPUs"},
     "one_cpu": {"kwargs": {"devices": ('/cpu:0', '/cpu:0')},
                 "note": "both towers on the one CPU"},
+    "streaming": {"kwargs": {"streaming": True}, "config": {"device_count": {"CPU": 3}},
+                  "note": "tf.metrics.accuracy over the training steps (its update op grouped with the train op)"},
     "gpu": {"kwargs": {"devices": ('/gpu:0', '/gpu:1')}, "config": {"allow_soft_placement": True},
             "record": ["ops", "placed"],
             "note": "the GPU program as written; placed with soft placement on a machine without GPUs"},
