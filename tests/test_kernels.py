@@ -62,6 +62,7 @@ CASES = {
     "Cos": (lambda: tf.cos(A), lambda: np.cos(A)),
     "Exp": (lambda: tf.exp(A), lambda: np.exp(A)),
     "Log": (lambda: tf.log(A), lambda: np.log(A)),
+    "Log1p": (lambda: tf.log1p(A), lambda: np.log1p(A)),
     "Square": (lambda: tf.square(A), lambda: A * A),
     "Sqrt": (lambda: tf.sqrt(A), lambda: np.sqrt(A)),
     "Rsqrt": (lambda: tf.rsqrt(A), lambda: 1 / np.sqrt(A)),

@@ -206,6 +206,7 @@ GRADIENTS = {
     "Reciprocal": lambda op, g: [apply_op_output("ReciprocalGrad", [op.outputs[0], g], None, "ReciprocalGrad")],
     "Exp": lambda op, g: [_after(g, lambda: g * op.outputs[0])],
     "Log": lambda op, g: [_after(g, lambda: g * M.reciprocal(op.inputs[0]))],
+    "Log1p": lambda op, g: [_after(g, lambda: g * M.reciprocal(1 + op.inputs[0]))],
     "Sin": lambda op, g: [_after(g, lambda: g * M.cos(op.inputs[0]))],
     "Cos": lambda op, g: [_after(g, lambda: -g * M.sin(op.inputs[0]))],
     "Tanh": lambda op, g: [_after(g, lambda: apply_op_output("TanhGrad", [op.outputs[0], g], None, "TanhGrad"))],

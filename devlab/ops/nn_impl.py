@@ -124,3 +124,32 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     outputs = apply_op("FusedBatchNormV3", [x] + [convert_to_tensor(t) for t in (scale, offset, mean, variance)],
                        attrs, name or "FusedBatchNormV3").outputs
     return outputs[0], outputs[1], outputs[2]
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """Per element, the cross-entropy of independent binary labels and sigmoid(logits), computed
+    as TF does without overflow: max(x, 0) - x * z + log(1 + e^-|x|) (two Selects and a Log1p)."""
+    if labels is None or logits is None:
+        raise ValueError("Both `labels` and `logits` must be provided for sigmoid_cross_entropy_with_logits"
+                         f"Received: labels={labels} and logits={logits}")
+    with name_scope(name, "logistic_loss", [logits, labels]) as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, name="labels")
+        if not labels.shape.is_compatible_with(logits.shape):
+            raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs "
+                             f"{labels.shape}).")
+        zeros = array_ops.zeros_like(logits, dtype=logits.dtype.base_dtype)
+        cond = logits >= zeros
+        relu_logits = array_ops.where(cond, logits, zeros)
+        neg_abs_logits = array_ops.where(cond, -logits, logits)
+        return math_ops.add(relu_logits - logits * labels, math_ops.log1p(math_ops.exp(neg_abs_logits)), name=scope)
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x²) over ``axis``, epsilon)): unit-length rows (or the whole tensor)."""
+    axis = dim if axis is None else axis
+    with name_scope(name, "l2_normalize", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
+        return math_ops.multiply(x, x_inv_norm, name=scope)

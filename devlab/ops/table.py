@@ -84,6 +84,7 @@ OPS = _table(
     OpDef("Cos", S.same_as_first, K.cos),
     OpDef("Exp", S.same_as_first, K.exp),
     OpDef("Log", S.same_as_first, K.log),
+    OpDef("Log1p", S.same_as_first, K.log1p),
     OpDef("Square", S.same_as_first, K.square),
     OpDef("Sqrt", S.same_as_first, K.sqrt),
     OpDef("Rsqrt", S.same_as_first, K.rsqrt),

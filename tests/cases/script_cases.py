@@ -156,6 +156,23 @@ def case_activations(tf, rewrites_off=False):
     return _facts(tf, ys + grads, {x: X}, rewrites_off=rewrites_off)
 
 
+def case_sigmoid_cross_entropy_and_l2_normalize(tf, rewrites_off=False):
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    targets = tf.constant((X > 0).astype(np.float32), name="targets")
+    with tf.device("/cpu:1"):
+        logits = x * 3.0
+        xent = tf.nn.sigmoid_cross_entropy_with_logits(labels=targets, logits=logits)
+        unit = tf.nn.l2_normalize(x, axis=1)
+    whole = tf.nn.l2_normalize(x, name="whole")
+    loss = tf.reduce_mean(xent) + tf.reduce_sum(unit * targets) + tf.reduce_sum(whole)
+    grads = tf.gradients(loss, x)
+    return _facts(tf, [xent, unit, whole] + grads, {x: X}, rewrites_off=rewrites_off)
+
+
+def case_sigmoid_cross_entropy_of_mismatched_shapes(tf, rewrites_off=False):
+    return _error(lambda: tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.zeros([4, 2]), logits=tf.zeros([4, 3])))
+
+
 def case_leaky_relu_of_ints(tf, rewrites_off=False):
     y = tf.nn.leaky_relu(tf.constant([-3, 0, 5]))
     return _facts(tf, [y], rewrites_off=rewrites_off)
