@@ -104,3 +104,82 @@ def accuracy(labels, predictions, weights=None, metrics_collections=None, update
         predictions = array_ops.cast(predictions, labels.dtype.base_dtype)
     is_correct = array_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
     return mean(is_correct, weights, metrics_collections, updates_collections, name or "accuracy")
+
+
+# -- counts of a condition, and precision and recall built from them ----------------------------------
+def _no_weights(weights, what):
+    if weights is not None:  # TF asserts the weights' rank at run time first (assert_rank_in)
+        raise NotImplementedError(f"devlab's tf.metrics.{what} takes no weights yet")
+
+
+def _as_bools(labels, predictions, weights):
+    """Both cast to bool (predictions first, as TF's call evaluates them), squeezed to one rank."""
+    predictions = array_ops.cast(predictions, dtypes.bool)
+    labels = array_ops.cast(labels, dtypes.bool)
+    labels, predictions = _squeezable(predictions, labels)
+    _compatible(predictions, labels)
+    return labels, predictions
+
+
+def _count_condition(values, metrics_collections=None, updates_collections=None):
+    """A local ``count`` of the true elements of ``values``: (its value, the op adding a batch)."""
+    from .control_flow_ops import no_op
+    if values.dtype.base_dtype != dtypes.bool:
+        raise TypeError(f"{values.name} must be of type <dtype: 'bool'>; got <dtype: '{values.dtype.base_dtype.name}'>")
+    with name_scope(None, "assert_type", [values]):  # TF's check leaves a NoOp when it passes statically
+        no_op(name="statically_determined_correct_type")
+    count = metric_variable([], dtypes.float32, name="count")
+    values = array_ops.cast(values, dtypes.float32)
+    value_tensor = array_ops.identity(count)  # the default strategy's read_var
+    if metrics_collections:
+        get_default_graph().add_to_collections(metrics_collections, value_tensor)
+    update_op = state_ops.assign_add(count, math_ops.reduce_sum(values))
+    if updates_collections:
+        get_default_graph().add_to_collections(updates_collections, update_op)
+    return value_tensor, update_op
+
+
+def _condition_metric(default_name, label_value, prediction_value):
+    def metric(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
+        _no_weights(weights, default_name)
+        with variable_scope(name, default_name, (predictions, labels, weights)):
+            labels, predictions = _as_bools(labels, predictions, weights)
+            hit = math_ops.logical_and(math_ops.equal(labels, label_value), math_ops.equal(predictions, prediction_value))
+            return _count_condition(hit, metrics_collections, updates_collections)
+    metric.__name__ = default_name
+    metric.__doc__ = (f"(how many elements had label {label_value} and prediction {prediction_value} so far, "
+                      "the op that counts a batch).")
+    return metric
+
+
+true_positives = _condition_metric("true_positives", True, True)
+false_positives = _condition_metric("false_positives", False, True)
+false_negatives = _condition_metric("false_negatives", True, False)
+
+
+def _ratio_metric(default_name, other):
+    """precision = tp / (tp + fp), recall = tp / (tp + fn); 0 while the denominator is 0."""
+    def metric(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
+        _no_weights(weights, default_name)
+        with variable_scope(name, default_name, (predictions, labels, weights)):
+            labels, predictions = _as_bools(labels, predictions, weights)
+            tp, tp_update = true_positives(labels, predictions)
+            wrong, wrong_update = other(labels, predictions)
+
+            def ratio(a, b, op_name):
+                return array_ops.where(math_ops.greater(a + b, 0), math_ops.divide(a, a + b), 0, op_name)
+            value = ratio(tp, wrong, "value")
+            if metrics_collections:
+                get_default_graph().add_to_collections(metrics_collections, value)
+            update_op = ratio(tp_update, wrong_update, "update_op")
+            if updates_collections:
+                get_default_graph().add_to_collections(updates_collections, update_op)
+            return value, update_op
+    metric.__name__ = default_name
+    return metric
+
+
+precision = _ratio_metric("precision", false_positives)
+precision.__doc__ = "(true positives / all predicted positives so far, the op that adds a batch)."
+recall = _ratio_metric("recall", false_negatives)
+recall.__doc__ = "(true positives / all actual positives so far, the op that adds a batch)."

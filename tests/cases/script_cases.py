@@ -247,6 +247,31 @@ def case_metrics_accuracy_and_mean(tf, rewrites_off=False):
     return facts
 
 
+def case_metrics_precision_and_recall(tf, rewrites_off=False):
+    predicted = tf.placeholder(tf.int64, [4], name="predicted")
+    labels = tf.placeholder(tf.int64, [4], name="labels")
+    with tf.device("/cpu:1"):
+        precision, precision_update = tf.metrics.precision(labels, predicted)
+    recall, recall_update = tf.metrics.recall(labels=labels, predictions=predicted, name="rec",
+                                              updates_collections=["my_updates"])
+    facts = {"ops": graph_facts(tf), "collections": [[v.op.name for v in tf.local_variables()],
+                                                     [t.name for t in tf.get_collection("my_updates")]]}
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    if rewrites_off:
+        config.graph_options.rewrite_options.disable_meta_optimizer = True
+        config.graph_options.optimizer_options.opt_level = -1
+    values = []
+    with tf.Session(config=config) as sess:
+        sess.run(tf.local_variables_initializer())
+        values.append(sess.run([precision, recall]))  # nothing counted yet: 0, not NaN
+        for batch_predicted, batch_labels in (([1, 0, 1, 1], [1, 1, 0, 1]), ([0, 0, 1, 0], [0, 1, 1, 1])):
+            values.append(sess.run([precision_update, recall_update],
+                                   {predicted: batch_predicted, labels: batch_labels}))
+        values.append(sess.run([precision, recall]))
+    facts["values"] = _values(values)
+    return facts
+
+
 def case_metrics_accuracy_of_mismatched_shapes(tf, rewrites_off=False):
     return _error(lambda: tf.metrics.accuracy(labels=tf.constant([1, 2, 0, 1]), predictions=tf.constant([1, 2, 0])))
 
