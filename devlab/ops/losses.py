@@ -12,6 +12,7 @@ from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import control_dependencies, name_scope
 from . import array_ops, math_ops, nn_ops
 from .build import convert_to_tensor
+from .nn_impl import sigmoid_cross_entropy_with_logits
 from .control_flow_ops import no_op
 from .tensor_util import constant_value
 
@@ -234,3 +235,36 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
     if add_regularization_losses:
         losses = losses + get_regularization_losses(scope=scope)
     return math_ops.add_n(losses, name=name)
+
+
+def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
+               reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """Squared error for errors up to ``delta``, linear beyond (robust to outliers; DQN's loss):
+    0.5 * min(|e|, delta)² + delta * (|e| - min(|e|, delta)), weighted and reduced."""
+    _needs(labels, "labels"), _needs(predictions, "predictions")
+    with name_scope(scope, "huber_loss", (predictions, labels, weights)) as scope:
+        predictions = array_ops.cast(predictions, dtype=dtypes.float32)
+        labels = array_ops.cast(labels, dtype=dtypes.float32)
+        predictions.shape.merge_with(labels.shape)
+        abs_error = math_ops.abs(math_ops.subtract(predictions, labels))
+        quadratic = math_ops.minimum(abs_error, delta)
+        linear = math_ops.subtract(abs_error, quadratic)
+        losses = math_ops.add(math_ops.multiply(convert_to_tensor(0.5, dtype=quadratic.dtype.base_dtype),
+                                                math_ops.multiply(quadratic, quadratic)),
+                              math_ops.multiply(delta, linear))
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction=reduction)
+
+
+def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothing=0, scope=None,
+                          loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """tf.nn.sigmoid_cross_entropy_with_logits per element (labels smoothed towards 0.5 when
+    ``label_smoothing``), weighted and reduced."""
+    _needs(multi_class_labels, "multi_class_labels"), _needs(logits, "logits")
+    with name_scope(scope, "sigmoid_cross_entropy_loss", (logits, multi_class_labels, weights)) as scope:
+        logits = convert_to_tensor(logits)
+        multi_class_labels = array_ops.cast(multi_class_labels, logits.dtype.base_dtype)
+        logits.shape.merge_with(multi_class_labels.shape)
+        if label_smoothing > 0:
+            multi_class_labels = multi_class_labels * (1 - label_smoothing) + 0.5 * label_smoothing
+        losses = sigmoid_cross_entropy_with_logits(labels=multi_class_labels, logits=logits, name="xentropy")
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction=reduction)

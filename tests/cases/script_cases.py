@@ -169,6 +169,19 @@ def case_sigmoid_cross_entropy_and_l2_normalize(tf, rewrites_off=False):
     return _facts(tf, [xent, unit, whole] + grads, {x: X}, rewrites_off=rewrites_off)
 
 
+def case_huber_and_sigmoid_losses(tf, rewrites_off=False):
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    targets = tf.constant((X > 0).astype(np.int32), name="targets")
+    with tf.device("/cpu:1"):
+        huber = tf.losses.huber_loss(tf.zeros([4, 3]), x * 3.0, delta=0.5)
+    xent = tf.losses.sigmoid_cross_entropy(targets, x, label_smoothing=0.1, weights=[[1.0], [0.0], [2.0], [1.0]])
+    total = tf.losses.get_total_loss()
+    grads = tf.gradients(total, x)
+    facts = _facts(tf, [huber, xent, total] + grads, {x: X}, rewrites_off=rewrites_off)
+    facts["collections"] = [t.name for t in tf.losses.get_losses()]
+    return facts
+
+
 def case_sigmoid_cross_entropy_of_mismatched_shapes(tf, rewrites_off=False):
     return _error(lambda: tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.zeros([4, 2]), logits=tf.zeros([4, 3])))
 
