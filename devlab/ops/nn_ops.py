@@ -42,8 +42,12 @@ def bias_add(value, bias, data_format=None, name=None):
 
 
 def l2_loss(t, name=None):
-    """sum(t²) / 2, the usual weight-decay term."""
-    return op_output("L2Loss", name, [("t", t, None)])
+    """sum(t²) / 2, the usual weight-decay term (float tensors only, as TF's OpDef says)."""
+    from .op_defs import check_input_type
+    with name_scope(name, "L2Loss", [t]) as scope:
+        t = convert_to_tensor(t, name="t")
+        check_input_type("L2Loss", "t", t.dtype)
+        return apply_op_output("L2Loss", [t], None, scope)
 
 
 def lrn(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):  # noqa: A002 - TF's name

@@ -128,6 +128,8 @@ def top_k(inputs, attrs):
     """TopKV2: the input's shape with its last dim k, twice (values, then indices)."""
     from .tensor_util import static_value
     x, k = dims(inputs[0]), static_value(inputs[1])
+    if k is not None and int(k) < 0:
+        raise ShapeError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(k)}")
     if x is not None and len(x) < 1:
         raise ShapeError("Shape must be at least rank 1 but is rank 0")
     if x is not None and k is not None and x[-1] is not None and x[-1] < int(k):

@@ -118,6 +118,11 @@ def case_schedules(tf, rewrites_off=False):
     return facts
 
 
+def case_piecewise_values_of_two_dtypes(tf, rewrites_off=False):
+    global_step = tf.train.get_or_create_global_step()
+    return _error(lambda: tf.train.piecewise_constant(global_step, [2, 4], [1.0, 2, 3.0]))
+
+
 def case_piecewise_float_boundaries(tf, rewrites_off=False):
     global_step = tf.train.get_or_create_global_step()
     return _error(lambda: tf.train.piecewise_constant(global_step, [2.0, 4.0], [1.0, 0.5, 0.1]))
@@ -138,6 +143,10 @@ def case_clip_by_norms(tf, rewrites_off=False):
     grads = tf.gradients(tf.reduce_sum(rows * a) + tf.reduce_sum(clipped[0]), x)
     return _facts(tf, [clipped[0], clipped[2], norm, loose[0], rows, whole, total] + grads, {x: X}, cpus=3,
                   rewrites_off=rewrites_off)
+
+
+def case_global_norm_of_ints(tf, rewrites_off=False):
+    return _error(lambda: tf.global_norm([tf.constant([1, 2])]))
 
 
 def case_clip_by_global_norm_of_zip(tf, rewrites_off=False):
