@@ -1,5 +1,6 @@
 """``tf.train``'s learning-rate schedules (``exponential_decay``, ``piecewise_constant``,
-``polynomial_decay``, ``inverse_time_decay``, ``natural_exp_decay``, ``cosine_decay``): a learning
+``polynomial_decay``, ``inverse_time_decay``, ``natural_exp_decay``, ``cosine_decay``,
+``cosine_decay_restarts``): a learning
 rate that changes with the global step, built as TF 2.x's schedules of the same names build it
 (TF1's functions call the schedule at once), so their ops read the step where they are placed."""
 import math
@@ -118,3 +119,37 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
         cosine_decayed = 0.5 * (1.0 + math_ops.cos(array_ops.constant(math.pi) * completed_fraction))
         decayed = (1 - alpha) * cosine_decayed + alpha
         return math_ops.multiply(lr, decayed)
+
+
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0, name=None):
+    """Cosine decay with warm restarts (SGDR): a cosine from learning_rate down over
+    first_decay_steps, then again over t_mul times as many steps from m_mul times the rate, and
+    so on. Which period the step is in is found in a ``tf.cond`` (t_mul == 1: equal periods)."""
+    from ..ops.control_flow import cond
+    with name_scope(name or "SGDRDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype.base_dtype
+        first_steps = array_ops.cast(first_decay_steps, dtype)
+        alpha_t = array_ops.cast(alpha, dtype)
+        t_mul_t = array_ops.cast(t_mul, dtype)
+        m_mul_t = array_ops.cast(m_mul, dtype)
+        completed_fraction = array_ops.cast(global_step, dtype) / first_steps
+
+        def compute_step(completed_fraction, geometric=False):
+            if geometric:  # periods growing by t_mul: the restart index from a geometric sum
+                i_restart = math_ops.floor(math_ops.log(1.0 - completed_fraction * (1.0 - t_mul_t)) /
+                                           math_ops.log(t_mul_t))
+                sum_r = (1.0 - t_mul_t ** i_restart) / (1.0 - t_mul_t)
+                completed_fraction = (completed_fraction - sum_r) / t_mul_t ** i_restart
+            else:
+                i_restart = math_ops.floor(completed_fraction)
+                completed_fraction -= i_restart
+            return i_restart, completed_fraction
+
+        i_restart, completed_fraction = cond(math_ops.equal(t_mul_t, 1.0),
+                                             lambda: compute_step(completed_fraction, geometric=False),
+                                             lambda: compute_step(completed_fraction, geometric=True))
+        m_fac = m_mul_t ** i_restart
+        cosine_decayed = 0.5 * m_fac * (1.0 + math_ops.cos(array_ops.constant(math.pi) * completed_fraction))
+        decayed = (1 - alpha_t) * cosine_decayed + alpha_t
+        return math_ops.multiply(lr, decayed, name=scope)
