@@ -39,7 +39,7 @@ from .ops.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_n
 from .ops.control_flow import cond, while_loop
 from .ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_case import case
-from .ops.math_ops import ceil, log1p
+from .ops.math_ops import ceil, count_nonzero, log1p, reduce_logsumexp
 from .ops.tensor_array_ops import TensorArray
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .ops.script_ops import py_func

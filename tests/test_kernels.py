@@ -69,6 +69,7 @@ CASES = {
     "Reciprocal": (lambda: tf.reciprocal(A), lambda: 1 / A),
     "Tanh": (lambda: tf.tanh(A), lambda: np.tanh(A)),
     "Ceil": (lambda: tf.ceil(A), lambda: np.ceil(A)),
+    "IsFinite": (lambda: op("IsFinite", [np.log(A - 1.0)]), lambda: np.isfinite(np.log(A - 1.0))),
     "Relu": (lambda: tf.nn.relu(A - 1.0), lambda: np.maximum(A - 1.0, 0)),
     "Sigmoid": (lambda: tf.sigmoid(A), lambda: 1 / (1 + np.exp(-A))),
     "Softmax": (lambda: tf.nn.softmax(A), lambda: softmax(A)),

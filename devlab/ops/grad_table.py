@@ -636,7 +636,7 @@ NOT_DIFFERENTIABLE = {
     "MergeSummary", "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "Range",
     "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2",
     "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "DynamicStitch", "PyFunc",
-    "PyFuncStateless", "InTopKV2", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
+    "PyFuncStateless", "InTopKV2", "IsFinite", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
 }
 
 # tf.cond and tf.while_loop: Switch, Merge, Enter, Exit, NextIteration, LoopCond (control_flow_grad.py).

@@ -56,6 +56,7 @@ sqrt = elementwise("sqrt", lambda a: f"sqrt({a})")
 tanh = elementwise("tanh", lambda a: f"tanh({a})")
 floor = elementwise("floor", None)
 ceil = elementwise("ceil", None)
+is_finite = elementwise("isfinite", None)
 sign = elementwise("sign", None)
 square = elementwise("square", None)
 maximum = elementwise("maximum", None)  # NaN rules differ from numexpr's where(): not fused

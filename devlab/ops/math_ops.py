@@ -187,3 +187,39 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """out[i] = the sum of the rows of ``data`` whose ``segment_ids`` are i."""
     return op_output("UnsortedSegmentSum", name, [("data", data, None), ("segment_ids", segment_ids, None),
                                                   ("num_segments", num_segments, None)])
+
+
+# -- reductions built from other ops ------------------------------------------------------------------
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    """log(sum(exp(x))) without overflow: the max (where finite) is taken out first and added back.
+    The max is a StopGradient, so the gradient is softmax-shaped, as TF's."""
+    from . import array_ops
+    axis = reduction_indices if axis is None else axis
+    keepdims = bool(keep_dims) if keepdims is None else keepdims
+    with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
+        raw_max = reduce_max(input_tensor, axis=axis, keepdims=True)
+        is_finite = op_output("IsFinite", None, [("x", raw_max, None)])
+        my_max = array_ops.stop_gradient(op_output("SelectV2", None, [("condition", is_finite, None), ("t", raw_max, None),
+                                                                      ("e", 0, raw_max.dtype.base_dtype)]))
+        result = log(reduce_sum(exp(subtract(input_tensor, my_max)), axis=axis, keepdims=keepdims))
+        if not keepdims:
+            shape = apply_op_output("Shape", [result], {"out_type": dtypes.int32}, "Shape")
+            my_max = array_ops.reshape(my_max, shape)
+        return add(result, my_max, name=scope)
+
+
+def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64, name=None, reduction_indices=None,
+                  keep_dims=None, input=None):  # noqa: A002 - TF's name
+    """How many elements are not zero (or true), over ``axis``: a Sum of the int64 cast of NotEqual."""
+    from . import array_ops
+    input_tensor = input if input_tensor is None else input_tensor
+    axis = reduction_indices if axis is None else axis
+    keepdims = bool(keep_dims) if keepdims is None else keepdims
+    with name_scope(name, "count_nonzero", [input_tensor]):
+        x = convert_to_tensor(input_tensor, name="input")
+        if x.dtype.base_dtype == dtypes.bool:
+            predicate = x
+        else:
+            predicate = not_equal(x, array_ops.zeros([], dtype=x.dtype.base_dtype))
+        return array_ops.cast(reduce_sum(array_ops.cast(predicate, dtypes.int64), axis=axis, keepdims=keepdims),
+                              dtype=dtype)

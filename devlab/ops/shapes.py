@@ -575,3 +575,8 @@ def scatter_nd(inputs, attrs):
     """ScatterNd: the shape its third input holds, the dtype of the updates."""
     out = constant_value_as_shape(inputs[2])
     return [(inputs[1].dtype.base_dtype, None if out is None else tuple(out))]
+
+
+def bool_like_first(inputs, attrs):
+    """An elementwise predicate (IsFinite): bools shaped like the input."""
+    return [(dtypes.bool, dims(inputs[0]))]

@@ -92,6 +92,7 @@ OPS = _table(
     OpDef("Tanh", S.same_as_first, K.tanh),
     OpDef("Floor", S.same_as_first, K.floor),
     OpDef("Ceil", S.same_as_first, K.ceil),
+    OpDef("IsFinite", S.bool_like_first, K.is_finite),
     OpDef("Relu", S.same_as_first, K.relu),
     OpDef("Sigmoid", S.same_as_first, K.sigmoid),
     OpDef("Softmax", S.same_as_first, K.softmax),

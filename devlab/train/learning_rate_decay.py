@@ -1,8 +1,8 @@
 """``tf.train``'s learning-rate schedules (``exponential_decay``, ``piecewise_constant``,
 ``polynomial_decay``, ``inverse_time_decay``, ``natural_exp_decay``, ``cosine_decay``,
-``cosine_decay_restarts``): a learning
-rate that changes with the global step, built as TF 2.x's schedules of the same names build it
-(TF1's functions call the schedule at once), so their ops read the step where they are placed."""
+``cosine_decay_restarts``): a learning rate that changes with the global step, built as TF 2.x's
+schedules of the same names build it (TF1's functions call the schedule at once), so their ops
+read the step where they are placed."""
 import math
 
 from ..framework import dtypes

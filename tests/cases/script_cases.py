@@ -197,6 +197,18 @@ def case_sigmoid_cross_entropy_of_mismatched_shapes(tf, rewrites_off=False):
     return _error(lambda: tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.zeros([4, 2]), logits=tf.zeros([4, 3])))
 
 
+def case_logsumexp_and_count_nonzero(tf, rewrites_off=False):
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    with tf.device("/cpu:1"):
+        rows = tf.reduce_logsumexp(x * 30.0, axis=1)
+        kept = tf.reduce_logsumexp(x, axis=0, keepdims=True, name="kept")
+    whole = tf.reduce_logsumexp(x)
+    positive = tf.count_nonzero(tf.nn.relu(x), axis=1)
+    hits = tf.count_nonzero(x > 0.5, dtype=tf.int32)
+    grads = tf.gradients(tf.reduce_sum(rows) + tf.reduce_sum(kept) + whole, x)
+    return _facts(tf, [rows, kept, whole, positive, hits] + grads, {x: X}, rewrites_off=rewrites_off)
+
+
 def case_leaky_relu_of_ints(tf, rewrites_off=False):
     y = tf.nn.leaky_relu(tf.constant([-3, 0, 5]))
     return _facts(tf, [y], rewrites_off=rewrites_off)
