@@ -24,8 +24,9 @@ def metric_variable(shape, dtype, validate_shape=True, name=None):
 def _squeezable(predictions, labels):
     """TF's ``remove_squeezable_dimensions`` for known ranks: drops a trailing dim of 1 from the
     one with rank one more than the other (its name scope is taken even when nothing is done)."""
+    predictions = convert_to_tensor(predictions)  # TF's caller converts the predictions first
     with name_scope(None, "remove_squeezable_dimensions", [labels, predictions]):
-        predictions, labels = convert_to_tensor(predictions), convert_to_tensor(labels)
+        labels = convert_to_tensor(labels)
         p_rank, l_rank = predictions.shape.ndims, labels.shape.ndims
         if p_rank is None or l_rank is None:
             raise NotImplementedError("devlab's tf.metrics need predictions and labels of known rank")
@@ -34,6 +35,14 @@ def _squeezable(predictions, labels):
         elif p_rank - l_rank == -1 and labels.shape.sizes[-1] in (None, 1):
             labels = array_ops.squeeze(labels, [-1])
         return labels, predictions
+
+
+def _remove_squeezable_dimensions(predictions, labels, weights):
+    """TF's helper of the same name: labels and predictions to one rank (they must be compatible),
+    then the weights to the predictions' rank."""
+    labels, predictions = _squeezable(predictions, labels)
+    _compatible(predictions, labels)
+    return predictions, labels, None if weights is None else _weights_like(predictions, weights)
 
 
 def _compatible(a, b):
@@ -98,8 +107,7 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
 def accuracy(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
     """(the fraction of predictions equal to their labels so far, the op that adds a batch):
     the mean of cast(equal(predictions, labels), float32)."""
-    labels, predictions = _squeezable(predictions, labels)
-    _compatible(predictions, labels)
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
     if labels.dtype.base_dtype != predictions.dtype.base_dtype:
         predictions = array_ops.cast(predictions, labels.dtype.base_dtype)
     is_correct = array_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
@@ -183,3 +191,35 @@ precision = _ratio_metric("precision", false_positives)
 precision.__doc__ = "(true positives / all predicted positives so far, the op that adds a batch)."
 recall = _ratio_metric("recall", false_negatives)
 recall.__doc__ = "(true positives / all actual positives so far, the op that adds a batch)."
+
+
+# -- regression errors: means of per-element errors ---------------------------------------------------
+def mean_absolute_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                        name=None):
+    """(the running mean of |predictions - labels|, the op that adds a batch)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    return mean(math_ops.abs(predictions - labels), weights, metrics_collections, updates_collections,
+                name or "mean_absolute_error")
+
+
+def mean_squared_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                       name=None):
+    """(the running mean of (labels - predictions)², the op that adds a batch)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    return mean(math_ops.squared_difference(labels, predictions), weights, metrics_collections, updates_collections,
+                name or "mean_squared_error")
+
+
+def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                            name=None):
+    """(sqrt of the running mean squared error, the op that adds a batch): the Sqrt is outside the
+    mean's scope, as TF builds it."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    mse, update_mse_op = mean_squared_error(labels, predictions, weights, None, None, name or "root_mean_squared_error")
+    rmse = math_ops.sqrt(mse)
+    if metrics_collections:
+        get_default_graph().add_to_collections(metrics_collections, rmse)
+    update_rmse_op = math_ops.sqrt(update_mse_op)
+    if updates_collections:
+        get_default_graph().add_to_collections(updates_collections, update_rmse_op)
+    return rmse, update_rmse_op

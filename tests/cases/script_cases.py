@@ -308,6 +308,24 @@ def case_metrics_precision_and_recall(tf, rewrites_off=False):
     return facts
 
 
+def case_metrics_regression_errors(tf, rewrites_off=False):
+    predictions = tf.placeholder(tf.float32, [4, 1], name="predictions")
+    targets = [0.5, -1.0, 2.0, 0.0]
+    mae, mae_update = tf.metrics.mean_absolute_error(targets, predictions)
+    mse, mse_update = tf.metrics.mean_squared_error(targets, predictions, weights=[1.0, 0.0, 2.0, 1.0])
+    rmse, rmse_update = tf.metrics.root_mean_squared_error(targets, predictions, metrics_collections=["m"])
+    acc, acc_update = tf.metrics.accuracy([1, 0, 1, 1], tf.cast(predictions > 0, tf.int32), weights=[1, 1, 0, 1])
+    facts = {"ops": graph_facts(tf), "collections": [t.name for t in tf.get_collection("m")]}
+    values = []
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for batch in ([[1.0], [0.0], [2.5], [-1.0]], [[0.0], [-1.5], [1.0], [0.5]]):
+            values.append(sess.run([mae_update, mse_update, rmse_update, acc_update], {predictions: batch}))
+        values.append(sess.run([mae, mse, rmse, acc]))
+    facts["values"] = _values(values)
+    return facts
+
+
 def case_metrics_accuracy_of_mismatched_shapes(tf, rewrites_off=False):
     return _error(lambda: tf.metrics.accuracy(labels=tf.constant([1, 2, 0, 1]), predictions=tf.constant([1, 2, 0])))
 
