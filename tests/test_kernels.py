@@ -219,9 +219,7 @@ def lrn_grad_by_differences(x, eps=1e-3):
 # Ops checked elsewhere: sources and stateful ops (test_session, test_training, test_distribute),
 # CPU-only string ops (test_placer), Python functions (test_cluster).
 ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
-             "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "RandomUniform",
-             # the other optimizers' updates: tests/test_script_surface.py, against TF's values
-             "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2", "RandomUniformInt",
+             "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "RandomUniform", "RandomUniformInt",
              "RandomStandardNormal", "TruncatedNormal", "NoOp", "AsString", "StringJoin", "ScalarSummary",
              "HistogramSummary", "MergeSummary", "DatasetSlice",
              # control flow: tests/test_control_flow.py runs them through tf.cond and tf.while_loop
@@ -232,7 +230,10 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              "TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayScatterV3",
              "TensorArrayGatherV3", "TensorArrayGradV3", "TensorArraySizeV3",
              "Assert",  # dynamic_rnn's check of sequence_length: tests/test_rnn.py
-             "PyFunc", "PyFuncStateless"}
+             "PyFunc", "PyFuncStateless",
+             # the other optimizers' updates: tests/test_script_surface.py, against TF's values
+             "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2",
+             "ApplyProximalAdagrad", "ApplyProximalGradientDescent"}
 
 
 def test_every_op_has_a_kernel_test():

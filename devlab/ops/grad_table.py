@@ -635,6 +635,7 @@ NOT_DIFFERENTIABLE = {
     "LogicalNot", "ArgMax", "OneHot", "NoOp", "AsString", "StringJoin", "ScalarSummary", "HistogramSummary",
     "MergeSummary", "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "Range",
     "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2",
+    "ApplyProximalAdagrad", "ApplyProximalGradientDescent",
     "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "DynamicStitch", "PyFunc",
     "PyFuncStateless", "InTopKV2", "IsFinite", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
 }

@@ -96,3 +96,33 @@ def apply_ftrl(k, var, accum, linear, grad, lr, l1, l2, lr_power):
 
 def apply_ftrl_v2(k, var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power):
     return _ftrl(k, var, accum, linear, grad, lr, l1, l2, lr_power, shrinkage=l2_shrinkage)
+
+
+def _proximal(xp, prox_var, step, l1, l2):
+    """The proximal step of l1 and l2 regularisation: soft-threshold by step·l1, shrink by 1 + step·l2."""
+    shrink = prox_var.dtype.type(1) + step * l2
+    if l1 > 0:
+        zero = prox_var.dtype.type(0)
+        return xp.sign(prox_var) * xp.maximum(xp.abs(prox_var) - step * l1, zero) / shrink
+    return prox_var / shrink
+
+
+def apply_proximal_adagrad(k, var, accum, lr, l1, l2, grad):
+    """accum += grad²; step = lr / sqrt(accum); var = prox(var - step·grad)."""
+    xp, v, old = k.xp, var.read(), accum.read()
+    _check(v, [("accum", old)], [("lr", lr), ("l1 regularization strength", l1),
+                                 ("l2 regularization strength", l2)], grad)
+    new_accum = old + grad * grad
+    step = lr / xp.sqrt(new_accum)
+    accum.assign(new_accum)
+    var.assign(_proximal(xp, v - grad * step, step, l1, l2).astype(v.dtype, copy=False))
+    return var
+
+
+def apply_proximal_gradient_descent(k, var, alpha, l1, l2, delta):
+    """var = prox(var - alpha·delta)."""
+    xp, v = k.xp, var.read()
+    _check(v, [], [("alpha", alpha), ("l1 regularization strength", l1), ("l2 regularization strength", l2)],
+           delta)
+    var.assign(_proximal(xp, v - alpha * delta, alpha, l1, l2).astype(v.dtype, copy=False))
+    return var

@@ -67,6 +67,9 @@ OPS = _table(
     OpDef("ApplyAdadelta", S.ref_of_first, OK.apply_adadelta, ref_inputs=(0, 1, 2), stateful=True),
     OpDef("ApplyFtrl", S.ref_of_first, OK.apply_ftrl, ref_inputs=(0, 1, 2), stateful=True),
     OpDef("ApplyFtrlV2", S.ref_of_first, OK.apply_ftrl_v2, ref_inputs=(0, 1, 2), stateful=True),
+    OpDef("ApplyProximalAdagrad", S.ref_of_first, OK.apply_proximal_adagrad, ref_inputs=(0, 1), stateful=True),
+    OpDef("ApplyProximalGradientDescent", S.ref_of_first, OK.apply_proximal_gradient_descent, ref_inputs=(0,),
+          stateful=True),
     # elementwise math
     OpDef("Identity", S.same_as_first, K.identity),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient),

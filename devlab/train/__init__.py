@@ -7,7 +7,8 @@ from .global_step import create_global_step, get_global_step, get_or_create_glob
 from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
 from .moving_averages import ExponentialMovingAverage  # noqa: F401
 from .optimizers import AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer, Optimizer  # noqa: F401
-from .adaptive_optimizers import AdadeltaOptimizer, AdagradOptimizer, FtrlOptimizer, RMSPropOptimizer  # noqa: F401
+from .adaptive_optimizers import (AdadeltaOptimizer, AdagradOptimizer, FtrlOptimizer,  # noqa: F401
+                                  ProximalAdagradOptimizer, ProximalGradientDescentOptimizer, RMSPropOptimizer)
 from .saver import Saver, latest_checkpoint  # noqa: F401
 from .coordinator import Coordinator, start_queue_runners  # noqa: F401
 from .learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponential_decay,  # noqa: F401

@@ -1,5 +1,6 @@
-"""The adaptive optimizers of ``tf.train``: RMSProp, Adagrad, Adadelta and Ftrl, built as TF 2.21's
-``training/rmsprop.py``, ``adagrad.py``, ``adadelta.py`` and ``ftrl.py`` build them.
+"""The adaptive optimizers of ``tf.train``: RMSProp, Adagrad, Adadelta, Ftrl and the proximal ones,
+built as TF 2.21's ``training/rmsprop.py``, ``adagrad.py``, ``adadelta.py``, ``ftrl.py``,
+``proximal_adagrad.py`` and ``proximal_gradient_descent.py`` build them.
 
 Each keeps per-variable slots, made beside their variable (``colocate_with``) and named as TF
 names them: the slot variable is ``<var>/<optimizer name>``, then ``_1``, ``_2`` in the order the
@@ -9,8 +10,10 @@ hyper-parameters become Consts in the optimizer's name scope (``RMSProp/decay``)
 So on a parameter server all of an optimizer's state and work sits with the variables.
 """
 from ..framework import dtypes
+from ..framework.scopes import colocate_with
 from ..ops import array_ops, init_ops, math_ops
 from ..ops.build import apply_op_output, convert_to_tensor
+from . import slots
 from .optimizers import Optimizer
 
 
@@ -166,3 +169,52 @@ class FtrlOptimizer(Optimizer):
             return _apply("ApplyFtrl", refs, [grad, lr, l1, l2, _as(self._lr_power_t, var)], self._use_locking)
         return _apply("ApplyFtrlV2", refs, [grad, lr, l1, l2, _as(self._l2_shrinkage_t, var),
                                             _as(self._lr_power_t, var)], self._use_locking)
+
+
+class ProximalAdagradOptimizer(Optimizer):
+    """Adagrad's step, then the proximal step of l1 (soft-thresholding: weights become exactly 0)
+    and l2 regularisation (Duchi & Singer's FOBOS)."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False, name="ProximalAdagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
+        super().__init__(use_locking, name)
+        self._learning_rate, self._initial_accumulator_value = learning_rate, initial_accumulator_value
+        self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            with colocate_with(v):  # TF makes the initial value first, beside the variable, then the slot
+                val = array_ops.constant(self._initial_accumulator_value, shape=v.get_shape().as_list(),
+                                         dtype=v.dtype.base_dtype)
+            table = self._slots.setdefault("accumulator", {})
+            if v not in table:
+                table[v] = slots.create_slot(v, val, self._name)
+
+    def _prepare(self):
+        self._lr_t = convert_to_tensor(self._learning_rate, name="learning_rate")
+        self._l1_t = convert_to_tensor(self._l1, name="l1_regularization_strength")
+        self._l2_t = convert_to_tensor(self._l2, name="l2_regularization_strength")
+
+    def _apply_dense(self, grad, var):
+        return _apply("ApplyProximalAdagrad", [var, self.get_slot(var, "accumulator")],
+                      [self._lr_t, self._l1_t, self._l2_t, grad], self._use_locking)
+
+
+class ProximalGradientDescentOptimizer(Optimizer):
+    """Gradient descent, then the proximal step of l1 and l2 regularisation (no slots)."""
+
+    def __init__(self, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+                 use_locking=False, name="ProximalGradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate, self._l1, self._l2 = learning_rate, l1_regularization_strength, l2_regularization_strength
+
+    def _prepare(self):
+        self._lr_t = convert_to_tensor(self._learning_rate, name="learning_rate")
+        self._l1_t = convert_to_tensor(self._l1, name="l1_regularization_strength")
+        self._l2_t = convert_to_tensor(self._l2, name="l2_regularization_strength")
+
+    def _apply_dense(self, grad, var):
+        return _apply("ApplyProximalGradientDescent", [var], [self._lr_t, self._l1_t, self._l2_t, grad],
+                      self._use_locking)

@@ -81,6 +81,10 @@ case_rmsprop_centered = _optimizer_case(lambda tf: tf.train.RMSPropOptimizer(0.0
 case_adagrad = _optimizer_case(lambda tf: tf.train.AdagradOptimizer(0.3, initial_accumulator_value=0.2))
 case_adagrad_callable_rate = _optimizer_case(lambda tf: tf.train.AdagradOptimizer(
     lambda: tf.train.inverse_time_decay(0.3, tf.train.get_global_step(), 1, 0.5)))
+case_proximal_adagrad = _optimizer_case(lambda tf: tf.train.ProximalAdagradOptimizer(
+    0.3, l1_regularization_strength=0.05, l2_regularization_strength=0.1))
+case_proximal_gradient_descent = _optimizer_case(lambda tf: tf.train.ProximalGradientDescentOptimizer(
+    0.2, l2_regularization_strength=0.1))
 case_adadelta = _optimizer_case(lambda tf: tf.train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-6))
 case_ftrl = _optimizer_case(lambda tf: tf.train.FtrlOptimizer(0.3, l1_regularization_strength=0.01,
                                                                l2_regularization_strength=0.02))
