@@ -69,6 +69,16 @@ from .ops.variables import variable_creator_scope  # noqa: E402
 _operators.install(_MirroredVariable)
 contrib = _Namespace("tf.contrib", distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
 io = _Namespace("tf.io", write_graph=_write_graph)
+# tf.math: the names TF 1.13+ scripts reach there, the same functions as at the top level and in tf.nn
+math = _Namespace("tf.math", **{n: globals()[n] for n in (
+    "abs", "add", "add_n", "argmax", "ceil", "cos", "count_nonzero", "divide", "equal", "exp", "floor", "floordiv",
+    "floormod", "greater", "greater_equal", "invert_permutation", "less", "less_equal", "log", "log1p",
+    "logical_and", "logical_not", "logical_or", "maximum", "minimum", "mod", "multiply", "negative", "not_equal",
+    "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
+    "reduce_prod", "reduce_sum", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
+    "subtract", "tanh", "truediv", "unsorted_segment_sum")},
+    **{n: getattr(nn, n) for n in ("in_top_k", "l2_normalize", "log_softmax", "softmax", "softplus", "top_k",
+                                   "zero_fraction")}, divide_no_nan=div_no_nan)
 
 _operators.install(Tensor, Variable)
 

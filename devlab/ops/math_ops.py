@@ -69,7 +69,19 @@ floordiv = _binary("FloorDiv", "floordiv")
 floor_div = _binary("FloorDiv", "FloorDiv")
 floormod = mod = _binary("FloorMod", "mod")
 squared_difference = _binary("SquaredDifference", "SquaredDifference")
-div_no_nan = _binary("DivNoNan", "div_no_nan")
+
+
+def div_no_nan(x, y, name=None):
+    """x / y, and 0 where y is 0; integer tensors are cast to floats first, as ``truediv`` does."""
+    with name_scope(name, "div_no_nan", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        target = _TRUEDIV.get(x.dtype.base_dtype.name)
+        if target is not None:
+            x, y = cast(x, target), cast(y, target)
+        return apply_op_output("DivNoNan", [x, y], None, scope)
+
+
 realdiv = _binary("RealDiv", "RealDiv")
 
 logical_and = _binary("LogicalAnd", "LogicalAnd")

@@ -242,6 +242,16 @@ def case_accuracy_and_top_k(tf, rewrites_off=False):
                   {logits: LOGITS, labels: LABELS}, rewrites_off=rewrites_off)
 
 
+def case_math_namespace(tf, rewrites_off=False):
+    logits = tf.placeholder(tf.float32, [4, 3], name="logits")
+    labels = tf.placeholder(tf.int64, [4], name="labels")
+    accuracy = tf.math.reduce_mean(tf.cast(tf.math.equal(tf.math.argmax(logits, 1), labels), tf.float32))
+    top2 = tf.math.in_top_k(logits, labels, 2)
+    spread = tf.math.reduce_logsumexp(tf.math.log1p(tf.math.softplus(logits)), axis=1)
+    safe = tf.math.divide_no_nan(tf.math.count_nonzero(logits > 0.3), tf.constant(0, tf.int64))
+    return _facts(tf, [accuracy, top2, spread, safe], {logits: LOGITS, labels: LABELS}, rewrites_off=rewrites_off)
+
+
 def case_top_k_gradient(tf, rewrites_off=False):
     logits = tf.placeholder(tf.float32, [4, 3], name="logits")
     with tf.device("/cpu:1"):
