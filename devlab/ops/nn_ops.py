@@ -1,10 +1,14 @@
-"""Neural-network ops: activations, softmax, bias, convolution, pooling, normalisation and the
-softmax cross-entropy losses, each built as TensorFlow's ``nn_ops`` builds it."""
+"""Neural-network ops: activations, softmax, bias, convolution, pooling, normalisation, the
+softmax cross-entropy losses and top-k ranking, each built as TensorFlow's ``nn_ops`` builds it."""
+import collections
+
+from ..framework import dtypes
 from ..framework.scopes import name_scope
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from .array_ops import op_output
 from .build import apply_op, apply_op_output, convert_to_tensor
+from .op_defs import check_input_type
 
 
 def relu(features, name=None):
@@ -43,7 +47,6 @@ def bias_add(value, bias, data_format=None, name=None):
 
 def l2_loss(t, name=None):
     """sum(t²) / 2, the usual weight-decay term (float tensors only, as TF's OpDef says)."""
-    from .op_defs import check_input_type
     with name_scope(name, "L2Loss", [t]) as scope:
         t = convert_to_tensor(t, name="t")
         check_input_type("L2Loss", "t", t.dtype)
@@ -217,8 +220,6 @@ def _xent_args(name, labels, logits, sentinel=None):
 def leaky_relu(features, alpha=0.2, name=None):
     """x above 0, alpha * x below: a small slope keeps negative units learning. Integer input is
     cast to float32 first, as TF does."""
-    from ..framework import dtypes
-    from .op_defs import check_input_type
     with name_scope(name, "LeakyRelu", [features, alpha]) as scope:
         x = convert_to_tensor(features, name="features")
         if x.dtype.is_integer:
@@ -229,7 +230,6 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 def _activation(op_type, features, name):
     """One activation op, its ``features`` checked against the dtypes TF's OpDef allows."""
-    from .op_defs import check_input_type
     with name_scope(name, op_type, [features]) as scope:
         x = convert_to_tensor(features, name="features")
         check_input_type(op_type, "features", x.dtype)
@@ -257,13 +257,12 @@ def relu6(features, name=None):
 
 
 # -- ranking ------------------------------------------------------------------------------------------
-TopKV2 = __import__("collections").namedtuple("TopKV2", ["values", "indices"])
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
 def top_k(input, k=1, sorted=True, index_type=None, name=None):  # noqa: A002 - TF's names
     """The ``k`` largest entries of the last axis and their indices (one ``TopKV2`` op; its ``k``
     is an int32 Const input)."""
-    from ..framework import dtypes
     attrs = {"sorted": bool(sorted), "index_type": dtypes.as_dtype(index_type or dtypes.int32)}
     op = array_ops.op("TopKV2", name, [("input", input, None), ("k", k, dtypes.int32)], attrs)
     return TopKV2(*op.outputs)
@@ -272,7 +271,6 @@ def top_k(input, k=1, sorted=True, index_type=None, name=None):  # noqa: A002 - 
 def in_top_k(predictions, targets, k, name=None):
     """Whether each row's ``targets`` class is among its ``k`` highest ``predictions`` (ties count
     as in): the usual precision@k. ``k`` becomes a Const of the targets' dtype."""
-    from .op_defs import check_input_type
     with name_scope(name, "in_top_k"):
         with name_scope(name, "InTopKV2") as scope:
             p = convert_to_tensor(predictions, name="predictions")

@@ -3,7 +3,7 @@ ShapeError with TensorFlow's words. Same contract as ``shapes.py``."""
 from ..framework import dtypes
 from .nn_kernels import output_size
 from .shapes import ShapeError, _partial, dims
-from .tensor_util import constant_value_as_shape
+from .tensor_util import constant_value_as_shape, static_value
 
 
 def _spatial(in_size, window, stride, dilation, padding):
@@ -126,7 +126,6 @@ def fused_batch_norm_grad(inputs, attrs):
 
 def top_k(inputs, attrs):
     """TopKV2: the input's shape with its last dim k, twice (values, then indices)."""
-    from .tensor_util import static_value
     x, k = dims(inputs[0]), static_value(inputs[1])
     if k is not None and int(k) < 0:
         raise ShapeError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(k)}")
