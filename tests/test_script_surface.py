@@ -1,7 +1,10 @@
-"""The training-script surface newcomers paste (tf.train's RMSProp, Adagrad, Adadelta and Ftrl
-optimizers, learning-rate schedules, clip_by_global_norm / clip_by_norm / global_norm, leaky_relu,
-elu, selu, softplus, relu6, top_k, in_top_k and the argmax accuracy): the graphs, placements,
-values and errors TensorFlow 2.21 recorded for the same programs (tests/cases/script_cases.py;
+"""The training-script surface newcomers paste: tf.train's RMSProp, Adagrad, Adadelta, Ftrl and
+proximal optimizers (also under replica_device_setter), learning-rate schedules, clip_by_global_norm /
+clip_by_norm / global_norm, leaky_relu, elu, selu, softplus, relu6, top_k (and its gradient),
+in_top_k, the argmax accuracy, tf.metrics (mean, accuracy, precision, recall, regression errors),
+sigmoid cross-entropy, huber loss, l2_normalize, reduce_logsumexp, count_nonzero and tf.math. The
+graphs (names, types, inputs, control inputs, requested devices, colocation), placements, values
+and errors TensorFlow 2.21 recorded for the same programs (tests/cases/script_cases.py;
 tools/record_script_surface.py records them)."""
 import json
 import pathlib
