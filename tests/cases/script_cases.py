@@ -1,7 +1,8 @@
 """What newcomers' training scripts paste: the other optimizers (RMSProp, Adagrad, Adadelta, Ftrl,
 proximal), learning-rate schedules, gradient clipping by norm, more activations, top-k and accuracy,
-``tf.metrics``, sigmoid and huber losses, ``tf.math``, written once against the TF1 API; each case returns its facts (ops with inputs,
-control inputs and colocation groups, placements from the partition graphs, values) or the error.
+``tf.metrics``, sigmoid and huber losses, ``tf.math``, written once against the TF1 API; each case
+returns its facts (ops with inputs, control inputs and colocation groups, placements from the
+partition graphs, values) or the error.
 The same functions run under TensorFlow 2.21 (tools/record_script_surface.py writes what it does to
 tests/data/tf_script_surface.json) and under devlab (tests/test_script_surface.py compares)."""
 import numpy as np
