@@ -12,7 +12,8 @@ from .adaptive_optimizers import (AdadeltaOptimizer, AdagradOptimizer, FtrlOptim
 from .saver import Saver, latest_checkpoint  # noqa: F401
 from .coordinator import Coordinator, start_queue_runners  # noqa: F401
 from .learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponential_decay,  # noqa: F401
-                                  inverse_time_decay, natural_exp_decay, piecewise_constant, polynomial_decay)
+                                  inverse_time_decay, linear_cosine_decay, natural_exp_decay, piecewise_constant,
+                                  polynomial_decay)
 from .monitored_session import MonitoredSession, MonitoredTrainingSession, Scaffold  # noqa: F401
 from .session_run_hook import (CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunHook,  # noqa: F401
                                SessionRunValues, StopAtStepHook)

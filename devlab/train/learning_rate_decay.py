@@ -1,8 +1,8 @@
 """``tf.train``'s learning-rate schedules (``exponential_decay``, ``piecewise_constant``,
 ``polynomial_decay``, ``inverse_time_decay``, ``natural_exp_decay``, ``cosine_decay``,
-``cosine_decay_restarts``): a learning rate that changes with the global step, built as TF 2.x's
-schedules of the same names build it (TF1's functions call the schedule at once), so their ops
-read the step where they are placed."""
+``cosine_decay_restarts``, ``linear_cosine_decay``): a learning rate that changes with the global
+step, built as TF 2.x's schedules of the same names build it (TF1's functions call the schedule at
+once), so their ops read the step where they are placed."""
 import math
 
 from ..framework import dtypes
@@ -153,3 +153,21 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
         cosine_decayed = 0.5 * m_fac * (1.0 + math_ops.cos(array_ops.constant(math.pi) * completed_fraction))
         decayed = (1 - alpha_t) * cosine_decayed + alpha_t
         return math_ops.multiply(lr, decayed, name=scope)
+
+
+def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0, beta=0.001, name=None):
+    """learning_rate * ((alpha + linear) * cosine + beta): a linear fall to 0 over decay_steps times
+    a cosine of ``num_periods`` periods (Bello et al.'s neural optimizer search)."""
+    with name_scope(name or "LinearCosineDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype.base_dtype
+        steps = array_ops.cast(decay_steps, dtype)
+        periods = array_ops.cast(num_periods, dtype)
+        alpha_t = array_ops.cast(alpha, dtype)
+        beta_t = array_ops.cast(beta, dtype)
+        step = math_ops.minimum(array_ops.cast(global_step, dtype), steps)
+        linear_decayed = (steps - step) / steps
+        completed_fraction = step / steps
+        fraction = 2.0 * periods * completed_fraction
+        cosine_decayed = 0.5 * (1.0 + math_ops.cos(array_ops.constant(math.pi) * fraction))
+        return math_ops.multiply(lr, (alpha_t + linear_decayed) * cosine_decayed + beta_t, name=scope)

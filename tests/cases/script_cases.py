@@ -109,6 +109,7 @@ def case_schedules(tf, rewrites_off=False):
             tf.train.exponential_decay(0.1, global_step, 3, 0.5),
             tf.train.cosine_decay_restarts(0.1, global_step, 2, alpha=0.1),
             tf.train.cosine_decay_restarts(0.1, global_step, 3, t_mul=1.0, m_mul=0.5, name="restarts"),
+            tf.train.linear_cosine_decay(0.1, global_step, 10, num_periods=2, alpha=0.1),
         ]
     facts = {"ops": graph_facts(tf)}
     config = tf.ConfigProto(device_count={"CPU": 2})
