@@ -6,7 +6,7 @@ from .ops.nn_impl import (batch_normalization, dropout, fused_batch_norm, moment
 from .ops.nn_ops import (avg_pool, bias_add, conv2d, convolution, l2_loss, local_response_normalization,  # noqa: F401
                          log_softmax, lrn, max_pool, relu, softmax, softmax_cross_entropy_with_logits,
                          softmax_cross_entropy_with_logits_v2, sparse_softmax_cross_entropy_with_logits)
-from .ops.nn_ops import elu, in_top_k, leaky_relu, relu6, selu, softplus, top_k  # noqa: F401
+from .ops.nn_ops import crelu, elu, in_top_k, leaky_relu, relu6, selu, softplus, softsign, top_k  # noqa: F401
 from .ops.nn_impl import l2_normalize, sigmoid_cross_entropy_with_logits  # noqa: F401
 from .ops.rnn import dynamic_rnn, static_rnn  # noqa: F401
 from .ops.rnn_cell import BasicLSTMCell, BasicRNNCell, GRUCell, LSTMCell, LSTMStateTuple

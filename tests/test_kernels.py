@@ -194,6 +194,8 @@ CASES = {
     "SeluGrad": (lambda: op("SeluGrad", [B, S]), lambda: np.where(S < 0, B * (S + SELU[0] * SELU[1]), B * SELU[0])),
     "Softplus": (lambda: tf.nn.softplus(S), lambda: np.log1p(np.exp(S))),
     "Relu6": (lambda: tf.nn.relu6(S), lambda: np.clip(S, 0, 6)),
+    "Softsign": (lambda: tf.nn.softsign(S), lambda: S / (1 + np.abs(S))),
+    "SoftsignGrad": (lambda: op("SoftsignGrad", [B, S]), lambda: B / (1 + np.abs(S)) ** 2),
     "Relu6Grad": (lambda: op("Relu6Grad", [B, S]), lambda: B * ((S > 0) & (S < 6))),
     "TopKV2": (lambda: tf.nn.top_k(M, 2).values, lambda: -np.sort(-M, axis=1)[:, :2]),
     "ScatterNd": (lambda: op("ScatterNd", [np.array([[1], [3], [1]], np.int32), [1.0, 2.0, 4.0], [5]]),

@@ -134,7 +134,7 @@ def test_softmax_cross_entropy_gradient():
 SCRIPT_OPS = {"TopKV2": lambda x: tf.nn.top_k(x, 2).values * [[1.0, 0.5]],
                "LeakyRelu": lambda x: tf.nn.leaky_relu(x, 0.3), "Elu": tf.nn.elu, "Selu": tf.nn.selu,
                "Softplus": tf.nn.softplus, "Relu6": lambda x: tf.nn.relu6(x * 4.0), "Ceil": lambda x: tf.ceil(x) * x,
-               "Log1p": lambda x: tf.log1p(x * x)}
+               "Log1p": lambda x: tf.log1p(x * x), "Softsign": tf.nn.softsign}
 
 
 @pytest.mark.parametrize("op_type", sorted(SCRIPT_OPS))

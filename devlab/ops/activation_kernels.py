@@ -1,5 +1,5 @@
 """Kernels of the activations beyond relu/sigmoid/tanh that training scripts use (leaky_relu, elu,
-selu, softplus, relu6) and of their gradient ops, as TensorFlow's functors compute them. Each
+selu, softplus, relu6, softsign) and of their gradient ops, as TensorFlow's functors compute them. Each
 keeps its input's dtype (numpy would promote a float32 array times a float64 constant)."""
 
 # TF's SELU constants (Klambauer et al.): scale * alpha * (e^x - 1) below 0, scale * x above
@@ -55,3 +55,14 @@ def relu6(k, x):
 def relu6_grad(k, dy, y):
     """dy where 0 < y < 6 (TF reads the output), else 0."""
     return k.xp.where((y > 0) & (y < 6), dy, _typed(dy, 0))
+
+
+def softsign(k, x):
+    """x / (1 + |x|)"""
+    return x / (_typed(x, 1) + k.xp.abs(x))
+
+
+def softsign_grad(k, dy, x):
+    """dy / (1 + |x|)²"""
+    d = _typed(x, 1) + k.xp.abs(x)
+    return dy / (d * d)

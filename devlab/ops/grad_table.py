@@ -624,6 +624,7 @@ GRADIENTS.update({
     "Selu": lambda op, g: [apply_op_output("SeluGrad", [g, op.outputs[0]], None, "SeluGrad")],
     "Softplus": lambda op, g: [g * M.sigmoid(op.inputs[0])],
     "Relu6": lambda op, g: [apply_op_output("Relu6Grad", [g, op.outputs[0]], None, "Relu6Grad")],
+    "Softsign": lambda op, g: [apply_op_output("SoftsignGrad", [g, op.inputs[0]], None, "SoftsignGrad")],
     "TopKV2": _top_k_grad,
 })
 

@@ -256,6 +256,19 @@ def relu6(features, name=None):
     return _activation("Relu6", features, name)
 
 
+def softsign(features, name=None):
+    """x / (1 + |x|), a tanh-like squashing with polynomial tails."""
+    return _activation("Softsign", features, name)
+
+
+def crelu(features, name=None, axis=-1):
+    """relu of [x, -x] concatenated along ``axis``: both signs kept, twice the channels (Shang et al.)."""
+    with name_scope(name, "CRelu", [features]) as scope:
+        features = convert_to_tensor(features, name="features")
+        c = array_ops.concat([features, -features], axis, name=scope)
+        return relu(c)
+
+
 # -- ranking ------------------------------------------------------------------------------------------
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 

@@ -161,6 +161,8 @@ OPS = _table(
     OpDef("Softplus", S.same_as_first, AK.softplus),
     OpDef("Relu6", S.same_as_first, AK.relu6),
     OpDef("Relu6Grad", S.same_as_first, AK.relu6_grad),
+    OpDef("Softsign", S.same_as_first, AK.softsign),
+    OpDef("SoftsignGrad", S.same_as_first, AK.softsign_grad),
     OpDef("TopKV2", NS.top_k, NK.top_k, type_input=None),
     OpDef("InTopKV2", NS.in_top_k, NK.in_top_k, type_input=None),
     # shapes and layout

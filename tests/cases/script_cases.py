@@ -168,9 +168,10 @@ def case_activations(tf, rewrites_off=False):
     g = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0, name="g")
     with tf.device("/cpu:1"):
         ys = [tf.nn.leaky_relu(x * 8.0, alpha=0.1), tf.nn.elu(x), tf.nn.selu(x), tf.nn.softplus(x),
-              tf.nn.relu6(x * 8.0), tf.nn.leaky_relu(x, name="lrelu")]
-    grads = [tf.gradients(y, x, grad_ys=g)[0] for y in ys]
-    return _facts(tf, ys + grads, {x: X}, rewrites_off=rewrites_off)
+              tf.nn.relu6(x * 8.0), tf.nn.leaky_relu(x, name="lrelu"), tf.nn.softsign(x)]
+    doubled = tf.nn.crelu(x)
+    grads = [tf.gradients(y, x, grad_ys=g)[0] for y in ys] + tf.gradients(tf.reduce_sum(doubled * 0.5), x)
+    return _facts(tf, ys + [doubled] + grads, {x: X}, rewrites_off=rewrites_off)
 
 
 def case_sigmoid_cross_entropy_and_l2_normalize(tf, rewrites_off=False):
