@@ -77,8 +77,8 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
     "reduce_prod", "reduce_sum", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
     "subtract", "tanh", "truediv", "unsorted_segment_sum")},
-    **{n: getattr(nn, n) for n in ("in_top_k", "l2_normalize", "log_softmax", "softmax", "softplus", "top_k",
-                                   "zero_fraction")}, divide_no_nan=div_no_nan)
+    **{n: getattr(nn, n) for n in ("in_top_k", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
+                                   "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)
 
 _operators.install(Tensor, Variable)
 

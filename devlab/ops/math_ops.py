@@ -211,8 +211,9 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None, reducti
     with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
         raw_max = reduce_max(input_tensor, axis=axis, keepdims=True)
         is_finite = op_output("IsFinite", None, [("x", raw_max, None)])
-        my_max = array_ops.stop_gradient(op_output("SelectV2", None, [("condition", is_finite, None), ("t", raw_max, None),
-                                                                      ("e", 0, raw_max.dtype.base_dtype)]))
+        finite_max = op_output("SelectV2", None, [("condition", is_finite, None), ("t", raw_max, None),
+                                                  ("e", 0, raw_max.dtype.base_dtype)])
+        my_max = array_ops.stop_gradient(finite_max)
         result = log(reduce_sum(exp(subtract(input_tensor, my_max)), axis=axis, keepdims=keepdims))
         if not keepdims:
             shape = apply_op_output("Shape", [result], {"out_type": dtypes.int32}, "Shape")

@@ -152,7 +152,8 @@ def _condition_metric(default_name, label_value, prediction_value):
         _no_weights(weights, default_name)
         with variable_scope(name, default_name, (predictions, labels, weights)):
             labels, predictions = _as_bools(labels, predictions, weights)
-            hit = math_ops.logical_and(math_ops.equal(labels, label_value), math_ops.equal(predictions, prediction_value))
+            hit = math_ops.logical_and(math_ops.equal(labels, label_value),
+                                       math_ops.equal(predictions, prediction_value))
             return _count_condition(hit, metrics_collections, updates_collections)
     metric.__name__ = default_name
     metric.__doc__ = (f"(how many elements had label {label_value} and prediction {prediction_value} so far, "
