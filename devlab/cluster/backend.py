@@ -378,6 +378,10 @@ class RemoteVariables:
         self.write_lock = threading.RLock()
         self.last_run = None  # the RunReport of the last run
 
+    def locked(self, names):
+        """The write lock a run holds from start to commit: one for all of the session's variables."""
+        return self.write_lock
+
     @property
     def session(self):
         return self._session()

@@ -106,7 +106,7 @@ class ClusterBackend:
 
     def variables(self, session):
         """The session's variable store: an object with ``assign({name: array})`` (restores,
-        ``load``) and ``write_lock``; the values themselves live on the tasks."""
+        ``load``) and ``locked(names)``, the write locks a run holds; the values themselves live on the tasks."""
         raise NotImplementedError
 
     def new_run(self, plan, variables, feed_values, host, subscribers=()):

@@ -44,6 +44,7 @@ class Plan:
         self.writes_variables = any(
             s.op.outputs and s.op.outputs[0].dtype.is_ref and s.op.type != "VariableV2"
             for s in flat_steps(steps) if isinstance(s, OpStep))
+        self.written_variables = written_variables(flat_steps(steps))  # their locks are held by a run
         self.has_control_flow = False  # tf.cond or tf.while_loop: DEAD values and loop frames
         self.runs = 0  # how many times it ran: a plan that runs again gets a compiled program
         self.program = None
@@ -69,6 +70,27 @@ class Plan:
         for (slot, _, _), value in zip(self.feed_slots, feed_values):
             values[slot] = value
         return values
+
+
+REF_FORWARDERS = ("RefSwitch", "RefEnter", "RefExit", "RefMerge", "RefNextIteration", "RefIdentity")
+
+
+def written_variables(steps):
+    """The names of the variables the steps may write: those a stateful op takes by reference."""
+    names = set()
+    for step in steps:
+        if not isinstance(step, OpStep):
+            continue
+        opdef = lookup(step.op.type)
+        if not (opdef.stateful and opdef.ref_inputs):
+            continue
+        for i in opdef.ref_inputs:
+            if i < len(step.op._inputs) and step.op._inputs[i].dtype.is_ref:
+                t = step.op._inputs[i]
+                while t.op.type in REF_FORWARDERS and t.op._inputs:
+                    t = t.op._inputs[0]
+                names.add(t.op.name)
+    return tuple(sorted(names))
 
 
 def needed_ops(fetch_ops, fed):

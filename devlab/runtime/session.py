@@ -169,7 +169,7 @@ class Session:
         plan, feed_values = self._prepare(fetches, feed_dict)
         traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if traced else None
-        lock = self.variables.write_lock if plan.writes_variables else contextlib.nullcontext()
+        lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
         with lock:
             new_run = self.backend.new_run if self.backend else Run
             run = new_run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())

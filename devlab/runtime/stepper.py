@@ -123,7 +123,7 @@ class Stepper:
         if self._run.closed:
             raise RuntimeError("This run was already finished; call reset() to run it again.")
         results = self._run.fetch()
-        with self.session.variables.write_lock:
+        with self.session.variables.locked(self.plan.written_variables):
             self._run.commit()
         self._finalizer.detach()
         self._base = self.session.variables.values

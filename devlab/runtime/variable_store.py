@@ -3,8 +3,10 @@
 Committed values live in one dict that a commit *replaces* and never mutates, so a run reads a
 consistent snapshot (its ``base``) however many other runs commit meanwhile. A run keeps its
 writes to itself (``Run.writes``) and commits them only when every step and every fetch
-succeeded; runs that write variables hold ``write_lock`` from start to commit, so their
-read-modify-writes are serialised as TF's ``use_locking`` serialises them.
+succeeded; a run holds the lock of each variable it writes (``locked``) from start to commit, so
+read-modify-writes of one variable are serialised as TF's ``use_locking`` serialises them, while
+runs that write other variables go on: a run that waits in a queue's dequeue never stops the run
+that would fill the queue, unless both write the same variable.
 
 Optimizer kernels update variables "in place" without breaking that: they write into a *spare*
 buffer and the run commits it. The value it replaced becomes the variable's next spare, but
@@ -13,6 +15,7 @@ stored), no variable holds it any more, and no other run is open (a stepper, ano
 that could still be reading it. A steady training loop therefore allocates nothing for its
 variables.
 """
+import contextlib
 import threading
 
 from ..framework import dtypes, errors
@@ -21,11 +24,24 @@ from ..framework import dtypes, errors
 class VariableStore:
     def __init__(self):
         self.values = {}  # variable name -> committed array (the dict is replaced on commit)
-        self.write_lock = threading.RLock()
+        self._locks = {}  # variable name -> the RLock its writers hold from a run's start to its commit
         self._lock = threading.Lock()  # guards the swap of ``values``, the open count and the spares
         self._open = 0
         self._holders = {}  # id of a buffer the store made -> how many variables hold it
         self._spares = {}  # variable name -> a buffer nobody reads: the next in-place write goes there
+
+    def lock_of(self, name):
+        """The write lock of one variable."""
+        with self._lock:
+            lock = self._locks.get(name)
+            if lock is None:
+                lock = self._locks[name] = threading.RLock()
+            return lock
+
+    def locked(self, names):
+        """Holds the write locks of the variables ``names`` for a block (in name order, so two runs
+        never wait for each other's locks)."""
+        return hold([self.lock_of(n) for n in sorted(set(names))])
 
     def open_run(self):
         """Registers a run; returns the committed values it will read."""
@@ -73,6 +89,15 @@ class VariableStore:
 
     def is_initialized(self, name):
         return name in self.values
+
+
+@contextlib.contextmanager
+def hold(locks):
+    """Acquires ``locks`` in the order given; releases them at the end of the block."""
+    with contextlib.ExitStack() as stack:
+        for lock in locks:
+            stack.enter_context(lock)
+        yield
 
 
 def _same_layout(a, b):
