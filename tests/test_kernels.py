@@ -231,6 +231,11 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              # TensorArrays: tests/test_rnn.py
              "TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayScatterV3",
              "TensorArrayGatherV3", "TensorArrayGradV3", "TensorArraySizeV3",
+             # queues and gradient accumulators: tests/test_data_flow.py, against TF's recording
+             "FIFOQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
+             "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2", "ResourceConditionalAccumulator",
+             "ResourceAccumulatorApplyGradient", "ResourceAccumulatorTakeGradient", "ResourceAccumulatorSetGlobalStep",
+             "ResourceAccumulatorNumAccumulated",
              "Assert",  # dynamic_rnn's check of sequence_length: tests/test_rnn.py
              "PyFunc", "PyFuncStateless",
              # the other optimizers' updates: tests/test_script_surface.py, against TF's values

@@ -1,4 +1,7 @@
-"""Static shape and dtype rules of the stack and TensorArray ops (see ``data_flow_kernels.py``)."""
+"""Static shape and dtype rules of the data-flow ops: stacks and TensorArrays (``data_flow_kernels.py``),
+queues and gradient accumulators (``fifo_queue.py``, ``conditional_accumulator.py``). A handle is a
+scalar resource (an accumulator's a 2-vector, as TF's shape function says); what comes out of a queue
+or an accumulator is only known to the Python object that made it, which sets it on the outputs."""
 from ..framework import dtypes
 
 
@@ -44,3 +47,20 @@ def tensor_array_grad(inputs, attrs):
 
 def tensor_array_size(inputs, attrs):
     return [(dtypes.int32, ())]
+
+
+def queue_handle(inputs, attrs):
+    return [(dtypes.resource, ())]
+
+
+def accumulator_handle(inputs, attrs):
+    return [(dtypes.resource, (2,))]
+
+
+def components(inputs, attrs):
+    """A dequeue: one output per component type, shapes set by the queue's Python object."""
+    return [(t.base_dtype, None) for t in attrs["component_types"]]
+
+
+def of_dtype(inputs, attrs):
+    return [(attrs["dtype"].base_dtype, None)]

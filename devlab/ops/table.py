@@ -10,8 +10,10 @@ Gradient rules live in ``grad_table.py``, written in terms of the ops below.
 from dataclasses import dataclass, field
 
 from . import activation_kernels as AK
+from . import conditional_accumulator as CA
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
+from . import fifo_queue as Q
 from . import kernels as K
 from . import nn_kernels as NK
 from . import nn_shapes as NS
@@ -231,6 +233,26 @@ OPS = _table(
     OpDef("TensorArrayGatherV3", DS.tensor_array_gather, DK.tensor_array_gather, stateful=True, type_input=None),
     OpDef("TensorArrayGradV3", DS.tensor_array_grad, DK.tensor_array_grad, stateful=True, type_input=None),
     OpDef("TensorArraySizeV3", DS.tensor_array_size, DK.tensor_array_size, stateful=True, type_input=None),
+    # queues and gradient accumulators: resources on a device, shared through their handle (CPU kernels, as TF)
+    OpDef("FIFOQueueV2", DS.queue_handle, Q.fifo_queue_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("QueueEnqueueV2", S.none, Q.queue_enqueue_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("QueueEnqueueManyV2", S.none, Q.queue_enqueue_many_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("QueueDequeueV2", DS.components, Q.queue_dequeue_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("QueueDequeueManyV2", DS.components, Q.queue_dequeue_many_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("QueueDequeueUpToV2", DS.components, Q.queue_dequeue_up_to_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("QueueCloseV2", S.none, Q.queue_close_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("QueueSizeV2", S.scalar_int, Q.queue_size_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("QueueIsClosedV2", S.scalar_bool, Q.queue_is_closed_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("ResourceConditionalAccumulator", DS.accumulator_handle, CA.resource_conditional_accumulator, CPU_ONLY,
+          stateful=True, type_input=None),
+    OpDef("ResourceAccumulatorApplyGradient", S.none, CA.resource_accumulator_apply_gradient, CPU_ONLY,
+          stateful=True, type_input=None),
+    OpDef("ResourceAccumulatorTakeGradient", DS.of_dtype, CA.resource_accumulator_take_gradient, CPU_ONLY,
+          stateful=True, type_input=None),
+    OpDef("ResourceAccumulatorSetGlobalStep", S.none, CA.resource_accumulator_set_global_step, CPU_ONLY,
+          stateful=True, type_input=None),
+    OpDef("ResourceAccumulatorNumAccumulated", S.scalar_int, CA.resource_accumulator_num_accumulated, CPU_ONLY,
+          stateful=True, type_input=None),
     # a Python function, run in the process of the task the op is placed on (TF has only CPU kernels)
     OpDef("PyFunc", S.py_func, K.py_func, devices=CPU_ONLY, stateful=True),
     OpDef("PyFuncStateless", S.py_func, K.py_func, devices=CPU_ONLY),

@@ -17,6 +17,7 @@ import numpy as np
 from .. import config as devlab_config
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
+from ..ops.resources import ResourceMgr
 from ..framework import default_session, errors
 from ..framework.graph import Graph, get_default_graph
 from ..framework.operation import Operation
@@ -63,6 +64,9 @@ class Session:
             build_devices(self.config.device_count, tasks)
         self.devices = sorted(devices, key=lambda d: d.sort_key())
         self._host = next(d for d in self.devices if d.device_type == "CPU")
+        for d in self.devices:  # a plain Session's queues and accumulators are its own, as in TF
+            if d.resource_manager is None:
+                d.resource_manager = ResourceMgr(d.name).session(self)
         self.variables = self.backend.variables(self) if self.backend else VariableStore()
         self.placement = None
         self._placed_version = -1
