@@ -1,6 +1,7 @@
 """FIFOQueue and ConditionalAccumulator against TensorFlow 2.21's recording (tools/record_data_flow.py):
 the ops they build (names, types, inputs, requested devices) and what running them returns, with a
-closed queue's OutOfRangeError and a stale gradient that the accumulator drops."""
+closed queue's OutOfRangeError, a stale gradient that the accumulator drops, and a run waiting in a
+dequeue while another run fills the queue (each holds only its own variables' write locks)."""
 import json
 import os
 import sys

@@ -5,7 +5,8 @@ usage: /work/tfvenv/bin/python tools/record_data_flow.py   (TensorFlow 2.21, nev
 
 Builds every queue and accumulator op devlab has (the ops SyncReplicasOptimizer is made of) and
 runs them: what each op is called, its type, inputs and requested device, and what the runs
-return, a closed queue's OutOfRangeError and a stale gradient dropped included. Writes
+return, a closed queue's OutOfRangeError, a stale gradient dropped and a run waiting in a dequeue
+while another fills the queue included. Writes
 ``tests/data/tf_data_flow.json``; ``tests/test_data_flow.py`` runs the same ``build_and_run`` with
 devlab and compares.
 """
@@ -66,7 +67,28 @@ def build_and_run(tf):
             s.run(set_step)
             s.run(stale)  # local step 0 < global step 1: dropped
             values["num_after_stale"] = int(s.run(num))
+    values["blocked_dequeue"] = _blocked_dequeue(tf)
     return ops, values
+
+
+def _blocked_dequeue(tf):
+    """A run that waits in a dequeue while writing ``v`` does not stop another run, writing ``w``,
+    from filling the queue: [v, w] after both."""
+    import threading
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(1, [tf.float32], shapes=[[]], name="q")
+        v = tf.Variable(0.0, name="v")
+        w = tf.Variable(0.0, name="w")
+        take = tf.assign(v, q.dequeue())
+        give = q.enqueue([tf.assign_add(w, 5.0)])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            waiter = threading.Thread(target=s.run, args=(take,))
+            waiter.start()
+            s.run(give)
+            waiter.join(timeout=30)
+            return [float(x) for x in s.run([v, w])]
 
 
 if __name__ == "__main__":
