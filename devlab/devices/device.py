@@ -21,7 +21,7 @@ class Device:
     physical_id: int = None  # the CUDA device behind a real (or logical) GPU
     description: str = ""  # the "Device mapping:" text; CPUs have none, as in TF
     stream: object = field(default=None, repr=False)  # a real GPU's own CUDA stream (made on first use)
-    # the queues and accumulators kernels on this device share (ops/resources.py), as a session sees them
+    # the queues and accumulators kernels on this device share (ops/resource_mgr.py), as a session sees them
     resource_manager: object = field(default=None, repr=False)
     name: str = field(init=False, repr=False)  # the full name, e.g. /job:localhost/replica:0/task:0/device:GPU:0
     backend: str = field(init=False, repr=False)  # "numpy" or "cupy": what stores its tensors

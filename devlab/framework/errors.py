@@ -3,7 +3,6 @@
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT = 0, 1, 2, 3
 NOT_FOUND, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, UNIMPLEMENTED, INTERNAL = 5, 8, 9, 12, 13
 DATA_LOSS = 15
-DEADLINE_EXCEEDED, OUT_OF_RANGE, UNAVAILABLE = 4, 11, 14
 
 
 class OpError(Exception):
@@ -34,9 +33,10 @@ FailedPreconditionError = _error("FailedPreconditionError", FAILED_PRECONDITION)
 UnimplementedError = _error("UnimplementedError", UNIMPLEMENTED)
 InternalError = _error("InternalError", INTERNAL)
 DataLossError = _error("DataLossError", DATA_LOSS)  # a checkpoint or saved graph that is truncated or corrupt
-UnavailableError = _error("UnavailableError", UNAVAILABLE)  # a task of the cluster cannot be reached
-DeadlineExceededError = _error("DeadlineExceededError", DEADLINE_EXCEEDED)  # a run past its timeout
-OutOfRangeError = _error("OutOfRangeError", OUT_OF_RANGE)  # a closed queue ran out: the input ended
+UnavailableError = _error("UnavailableError", 14)  # UNAVAILABLE: a task of the cluster cannot be reached
+DeadlineExceededError = _error("DeadlineExceededError", 4)  # e.g. a task that waited too long for the chief
+AbortedError = _error("AbortedError", 10)
+OutOfRangeError = _error("OutOfRangeError", 11)  # the end of the input: a clean stop for Coordinator and friends
 
 
 def defined_at(op):

@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from ..framework import cancellation, errors
-from .resources import resources_of
+from .resource_mgr import resources_of
 
 
 def _dims(shape):

@@ -18,7 +18,7 @@ import threading
 import numpy as np
 
 from ..framework import cancellation, errors
-from .resources import resources_of
+from .resource_mgr import resources_of
 
 UNBOUNDED = 2 ** 31 - 1  # TF's capacity for ``capacity=-1``
 

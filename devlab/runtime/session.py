@@ -17,7 +17,7 @@ import numpy as np
 from .. import config as devlab_config
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
-from ..ops.resources import ResourceMgr
+from ..ops.resource_mgr import ResourceMgr
 from ..framework import default_session, errors
 from ..framework.graph import Graph, get_default_graph
 from ..framework.operation import Operation
