@@ -26,10 +26,6 @@ WAITS = {  # (program, variant or None for all): what the variant waits for
                                "update writes the variable (ready order, not creation order)",
     ("p05_ps_worker_flags", "worker0_sync"): "tf.train.SyncReplicasOptimizer",
     ("p08_control_flow", "while_grad"): "control flow: gradients of while loops (Exit, Enter...)",
-    ("p12_supervisor", None): "cluster: Supervisor builds TF's graph (report_uninitialized_variables, "
-                                "init_all_tables, Merge/MergeSummary, group_deps)",
-    ("p13_monitored_session", None): "cluster: MonitoredTrainingSession builds TF's Scaffold graph "
-                                       "(global_step cond, report_uninitialized_variables concat)",
     ("p14_rnn_device_wrapper", None): "tf.nn.rnn_cell and dynamic_rnn",
 }
 

@@ -34,6 +34,9 @@ UnimplementedError = _error("UnimplementedError", UNIMPLEMENTED)
 InternalError = _error("InternalError", INTERNAL)
 DataLossError = _error("DataLossError", DATA_LOSS)  # a checkpoint or saved graph that is truncated or corrupt
 UnavailableError = _error("UnavailableError", 14)  # UNAVAILABLE: a task of the cluster cannot be reached
+DeadlineExceededError = _error("DeadlineExceededError", 4)  # e.g. a task that waited too long for the chief
+AbortedError = _error("AbortedError", 10)
+OutOfRangeError = _error("OutOfRangeError", 11)  # the end of the input: a clean stop for Coordinator and friends
 
 
 def defined_at(op):
