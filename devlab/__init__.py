@@ -18,7 +18,7 @@ from .framework.tensor import Tensor
 from .framework.tensor_shape import TensorShape
 from .framework.dimension import Dimension, dimension_value
 from .ops import operators as _operators
-from .ops.array_ops import (cast, concat, constant, expand_dims, fill, gather, identity,  # noqa: A004
+from .ops.array_ops import (boolean_mask, cast, concat, constant, expand_dims, fill, gather, identity,  # noqa: A004
                             invert_permutation, newaxis, one_hot, ones, ones_like, pad, placeholder,
                             placeholder_with_default, range, rank, reshape, shape, shape_n, size, slice, split,
                             squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
@@ -45,6 +45,8 @@ from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .ops.script_ops import py_func
 from .ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized
+from .ops.uninitialized import report_uninitialized_variables
+from .ops.lookup_ops import initialize_all_tables, tables_initializer
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
 from .ops.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
                             local_variables, local_variables_initializer, moving_average_variables,

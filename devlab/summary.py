@@ -2,6 +2,7 @@
 TensorBoard event files. Summary ops have CPU kernels only, as in TensorFlow."""
 import contextlib
 import re
+import threading
 
 from .framework.graph import get_default_graph
 from .framework.graph_keys import GraphKeys
@@ -179,6 +180,29 @@ class FileWriter:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+class FileWriterCache:
+    """One FileWriter per log directory, shared by everything that writes there (TF's
+    ``tf.summary.FileWriterCache``): a Supervisor's or a MonitoredTrainingSession's hooks write into
+    one event file. A new writer starts with the default graph, as TF's does."""
+    _cache = {}
+    _lock = threading.RLock()
+
+    @staticmethod
+    def get(logdir):
+        with FileWriterCache._lock:
+            writer = FileWriterCache._cache.get(logdir)
+            if writer is None:
+                writer = FileWriterCache._cache[logdir] = FileWriter(logdir, graph=get_default_graph())
+            return writer
+
+    @staticmethod
+    def clear():
+        with FileWriterCache._lock:
+            for writer in FileWriterCache._cache.values():
+                writer.close()
+            FileWriterCache._cache.clear()
 
 
 def run_metadata_proto(run_metadata):

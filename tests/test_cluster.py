@@ -198,7 +198,7 @@ def test_grpc_targets_name_tasks_and_the_in_process_tools_say_where_they_stop(sp
     with tf.device("/job:worker/task:1"):
         looped = tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
     with tf.Session("grpc://" + spec.task_address("worker", 1)) as sess:
-        with pytest.raises(tf.errors.UnimplementedError, match="cannot run a graph with control flow yet"):
+        with pytest.raises(tf.errors.UnimplementedError, match="cannot run a graph with a while loop yet"):
             sess.run(looped)
     server = tf.train.Server(spec, job_name="ps", task_index=0)
     server.join(timeout=0.2)  # the task is served by its worker: join returns when asked to stop waiting

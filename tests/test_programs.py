@@ -23,10 +23,6 @@ harness = importlib.import_module("harness")
 
 WAITS = {  # (program, variant or None for all): what the variant waits for
     ("p05_ps_worker_flags", "worker0_sync"): "tf.train.SyncReplicasOptimizer",
-    ("p12_supervisor", None): "cluster: Supervisor builds TF's graph (report_uninitialized_variables, "
-                                "init_all_tables, Merge/MergeSummary, group_deps)",
-    ("p13_monitored_session", None): "cluster: MonitoredTrainingSession builds TF's Scaffold graph "
-                                       "(global_step cond, report_uninitialized_variables concat)",
 }
 
 

@@ -13,12 +13,17 @@ Control edges that cross tasks become a send/recv pair with no value (TF's contr
 Each task runs its steps in the plan's order. The plan's order respects every edge, so a recv
 only ever waits for a send that an earlier step of another task makes: the tasks cannot
 deadlock.
+
+A ``tf.cond`` may span tasks (the global step read of TF's hooks does: its RefSwitch sits with the
+variable on a parameter server, its Merge on the worker): the untaken side's DEAD value crosses
+tasks like any value, and a control edge carries the token of its op (True, or DEAD when the op
+did not run), so each task skips what TF would skip. ``tf.while_loop`` frames stay in one process.
 """
 from dataclasses import dataclass, field
 
 from ..framework import errors
 from ..ops.table import lookup
-from ..runtime.steps import OpStep
+from ..runtime.steps import LoopStep, OpStep
 
 
 def task_of(device):
@@ -45,6 +50,7 @@ class TaskPart:
     fetches: list = field(default_factory=list)  # (position in the plan's fetches, slot, op name, traceback)
     writes: bool = False  # whether a step may write a variable: the task then takes part in the commit
     peers: tuple = ()  # the tasks this part sends to
+    has_control_flow: bool = False  # a tf.cond: DEAD values and control tokens (see the module docstring)
 
 
 @dataclass(frozen=True)
@@ -73,17 +79,17 @@ def split_plan(plan, graph_seed=None, py_funcs=None):
 
     ``py_funcs(op)`` gives the Python function of a ``PyFunc`` op (shipped with its attrs).
     """
-    if plan.has_control_flow:
+    if any(isinstance(step, LoopStep) for step in plan.steps):
         raise errors.UnimplementedError(
-            None, None, "devlab runs tf.cond and tf.while_loop in one process only: a cluster session on real "
-            "workers cannot run a graph with control flow yet (use the in-process cluster simulation)")
+            None, None, "devlab runs tf.while_loop in one process only: a cluster session on real "
+            "workers cannot run a graph with a while loop yet (use the in-process cluster simulation)")
     parts = {}
     cross = {}
 
     def part(task):
         p = parts.get(task)
         if p is None:
-            p = parts[task] = TaskPart(task, plan.num_slots, graph_seed)
+            p = parts[task] = TaskPart(task, plan.num_slots, graph_seed, has_control_flow=plan.has_control_flow)
         return p
 
     devices = {}
@@ -93,10 +99,10 @@ def split_plan(plan, graph_seed=None, py_funcs=None):
     for d in devices.values():
         part(task_of(d)).devices.append((d.name, d.job, d.task, d.device_type, d.index, d.simulated))
 
-    placed = {}  # op name -> (task, step index): where each executed op ran
+    placed = {}  # op name -> (task, step index, token slot): where each executed op ran
     for step in plan.steps:
         if isinstance(step, OpStep):
-            placed[step.op.name] = (task_of(step.device), step.index)
+            placed[step.op.name] = (task_of(step.device), step.index, step.token)
 
     control_sent = set()
     for step in plan.steps:
@@ -109,20 +115,22 @@ def split_plan(plan, graph_seed=None, py_funcs=None):
                 if src is None or src[0] == task:
                     continue
                 key = f"^{dep.name}>{task_name(task)}"
-                if key not in control_sent:
+                if key not in control_sent:  # the token slot (with control flow) keeps its number on both sides
                     control_sent.add(key)
-                    part(src[0]).steps.append(((src[1], 1), ("send", src[1], key, None, task, (), dep.name, None)))
-                p.steps.append(((step.index, -1), ("recv", step.index, key, None, src[0], ())))
+                    part(src[0]).steps.append(((src[1], 1), ("send", src[1], key, src[2], task, (), dep.name, None)))
+                p.steps.append(((step.index, -1), ("recv", step.index, key, src[2], src[0], ())))
             attrs = op._attrs
             if op.type == "Const":
-                attrs = {k: v for k, v in attrs.items() if k != "value"}  # its value is in ``initial``
+                if not plan.has_control_flow:  # with control flow the kernel may run again (after a DEAD)
+                    attrs = {k: v for k, v in attrs.items() if k != "value"}  # its value is in ``initial``
                 p.initial[step.outputs[0]] = plan.initial[step.outputs[0]]
             elif op.type in ("PyFunc", "PyFuncStateless") and py_funcs is not None:
                 attrs = dict(attrs, _func=py_funcs(op))
             opdef = lookup(op.type)
             p.writes = p.writes or bool(opdef.stateful and opdef.ref_inputs)
             p.steps.append(((step.index, 0), ("op", step.index, op.name, op.type, attrs, step.device.name,
-                                              step.inputs, step.deref, step.outputs, step.frees, op.traceback)))
+                                              step.inputs, step.deref, step.outputs, step.frees, op.traceback,
+                                              step.controls, step.token)))
         else:
             src, dst = task_of(step.src), task_of(step.device)
             producer = step.tensor.op

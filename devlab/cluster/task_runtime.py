@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..framework import errors
 from ..runtime.events import StepFinished, Transfer
-from ..runtime.executor import execute, execute_traced, read
+from ..runtime.executor import compute, compute_dead_aware, execute_traced, read
 from ..runtime.run import Run
 from ..runtime.variable_store import VariableStore, VarRef
 from .split import task_name
@@ -304,7 +304,8 @@ class TaskRuntime:
                 value, sent_at, arrived = await self._mail(run_id, step.key)
                 if step.output is not None:
                     values[step.output] = value
-                    transfers.append((step.index, sent_at, arrived, int(getattr(value, "nbytes", 0) or 0)))
+                    if not isinstance(step.key, str):  # a tensor, not a control edge's token
+                        transfers.append((step.index, sent_at, arrived, int(getattr(value, "nbytes", 0) or 0)))
                 for slot in step.frees:
                     values[slot] = None
                 i += 1
@@ -318,13 +319,15 @@ class TaskRuntime:
                 while j < len(steps) and type(steps[j]) not in (RecvStep, SendStep):
                     j += 1
                 batch = steps[i:j]
+                step_fn = compute_dead_aware if plan.has_control_flow else compute
                 if plan.slow:
                     if self._pool is None:
                         self._pool = ThreadPoolExecutor(1, thread_name_prefix="devlab-task")
-                    await asyncio.get_running_loop().run_in_executor(self._pool, _compute, batch, values, emit)
+                    await asyncio.get_running_loop().run_in_executor(self._pool, _compute, batch, values, emit,
+                                                                     step_fn)
                 else:
                     start = time.perf_counter()
-                    _compute(batch, values, emit)
+                    _compute(batch, values, emit, step_fn)
                     plan.slow = time.perf_counter() - start > SLOW_SECONDS
                 i = j
         return records, transfers
@@ -417,13 +420,15 @@ class TaskRuntime:
         return self._worker_
 
 
-def _compute(steps, values, emit):
+def _compute(steps, values, emit, step_fn=compute):
     if emit is None:
         for step in steps:
-            execute(step, values)
+            step_fn(step, values)
+            for slot in step.frees:
+                values[slot] = None
     else:
         for step in steps:
-            execute_traced(step, values, emit)
+            execute_traced(step, values, emit, step_fn)
 
 
 def _recorder(records, offset):

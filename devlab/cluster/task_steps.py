@@ -79,16 +79,17 @@ class TaskPlan:
         self.peers = part.peers
         self.steps = [self._step(s, rngs) for s in part.steps]
         self.has_recv = any(isinstance(s, RecvStep) for s in self.steps)
-        self.has_control_flow = False  # split_plan refuses plans with loops and DEAD values
+        self.has_control_flow = part.has_control_flow  # a tf.cond: DEAD values and control tokens
         self.slow = False  # set when a run's kernels took long: later runs compute in a thread
 
     def _step(self, desc, rngs):
         kind = desc[0]
         if kind == "op":
-            _, index, name, op_type, attrs, device, inputs, deref, outputs, frees, tb = desc
+            _, index, name, op_type, attrs, device, inputs, deref, outputs, frees, tb, controls, token = desc
             op, dev = RemoteOp(name, op_type, attrs, tb), self.devices[device]
             step = OpStep(op, dev, KernelContext(op, dev, rngs), inputs, deref, outputs,
                           lookup(op_type).kernel_for(dev.device_type))
+            step.controls, step.token = controls, token
         elif kind == "copy":
             _, index, tensor, producer, tb, src, dst, input_slot, output_slot, alias, frees = desc
             op = RemoteOp(producer, "", {}, tb)

@@ -153,7 +153,12 @@ class Graph:
         raise TypeError(f"Can not convert a {type(obj).__name__} into a Tensor or Operation.")
 
     def finalize(self):
+        """No op may be added after this (TF's Supervisor and MonitoredSession finalize the graph)."""
         self._finalized = True
+
+    def _unsafe_unfinalize(self):
+        """Ops may be added again (a MonitoredSession does this on close if it finalized the graph)."""
+        self._finalized = False
 
     @property
     def finalized(self):

@@ -28,8 +28,8 @@ def pb():
         NameAttrList=attr_value_pb2.NameAttrList, TensorProto=tensor_pb2.TensorProto,
         TensorShapeProto=tensor_shape_pb2.TensorShapeProto, MetaGraphDef=meta_graph_pb2.MetaGraphDef,
         VariableDef=variable_pb2.VariableDef, RunMetadata=config_pb2.RunMetadata,
-        StepStats=step_stats_pb2.StepStats, Event=event_pb2.Event, Summary=summary_pb2.Summary,
-        HistogramProto=summary_pb2.HistogramProto,
+        StepStats=step_stats_pb2.StepStats, Event=event_pb2.Event, SessionLog=event_pb2.SessionLog,
+        Summary=summary_pb2.Summary, HistogramProto=summary_pb2.HistogramProto,
         TaggedRunMetadata=event_pb2.TaggedRunMetadata, DataType=types_pb2.DataType,
         text_format=text_format, DecodeError=message.DecodeError, Message=message.Message)
 

@@ -712,6 +712,9 @@ class _Dead:
     def __repr__(self):
         return "<dead>"
 
+    def __reduce__(self):
+        return "DEAD"  # pickled by name: on a cluster worker it is the same sentinel, so ``is DEAD`` holds
+
 
 DEAD = _Dead()
 

@@ -3,6 +3,7 @@
 devlab has no queues, so there are no queue-runner threads to start: ``start_queue_runners``
 returns an empty list, and a ``Coordinator`` coordinates whatever threads the program registers
 (``should_stop``, ``request_stop``, ``join``), as TF's does, so scripts written around them run.
+``LooperThread`` calls a function on a timer until the Coordinator stops (Supervisor's services).
 """
 import contextlib
 import sys
@@ -82,6 +83,55 @@ class Coordinator:
     @property
     def joined(self):
         return self._joined
+
+
+class LooperThread(threading.Thread):
+    """A daemon thread that calls ``run_loop()`` (or ``target``) every ``timer_interval_secs`` (back
+    to back when None) until its Coordinator stops; the first call is at once. TF's Supervisor runs
+    its checkpoint and summary services on these."""
+
+    def __init__(self, coord, timer_interval_secs, target=None, args=None, kwargs=None):
+        if not isinstance(coord, Coordinator):
+            raise ValueError(f"'coord' argument must be a Coordinator: {coord}")
+        super().__init__()
+        self.daemon = True
+        self._coord = coord
+        self._timer_interval_secs = timer_interval_secs
+        self._target = target
+        if self._target:
+            self._args, self._kwargs = args or (), kwargs or {}
+        elif args or kwargs:
+            raise ValueError("'args' and 'kwargs' argument require that you also pass 'target'")
+        self._coord.register_thread(self)
+
+    @staticmethod
+    def loop(coord, timer_interval_secs, target, args=None, kwargs=None):
+        looper = LooperThread(coord, timer_interval_secs, target=target, args=args, kwargs=kwargs)
+        looper.start()
+        return looper
+
+    def run(self):
+        with self._coord.stop_on_exception():
+            self.start_loop()
+            if self._timer_interval_secs is None:
+                while not self._coord.should_stop():
+                    self.run_loop()
+            else:
+                next_time = time.time()
+                while not self._coord.wait_for_stop(max(0.0, next_time - time.time())):
+                    next_time += self._timer_interval_secs
+                    self.run_loop()
+            self.stop_loop()
+
+    def start_loop(self):
+        pass
+
+    def stop_loop(self):
+        pass
+
+    def run_loop(self):
+        if self._target:
+            self._target(*self._args, **self._kwargs)
 
 
 def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection="queue_runners"):

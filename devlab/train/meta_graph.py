@@ -37,7 +37,7 @@ from ..framework.graph_keys import GraphKeys
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
-from ..ops.table import OPS
+from ..ops.table import lookup
 from ..ops.variables import Variable
 
 FORMAT = "devlab.meta_graph"
@@ -48,7 +48,8 @@ MAX_RANK = 254  # TF's limit on the rank of a tensor
 MAX_DIM = 2 ** 62
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")  # TF's op names
-_TOP_KEYS = {"format", "version", "nodes", "variables", "collections"}
+_TOP_KEYS = {"format", "version", "nodes", "variables", "collections", "saver_def"}
+_SAVER_NAMES = ("filename_tensor_name", "save_tensor_name", "restore_op_name")
 _NODE_KEYS = {"name", "op", "device", "inputs", "control_inputs", "attrs", "outputs"}
 _VARIABLE_KEYS = {"variable", "initializer", "snapshot", "initial_value", "trainable"}
 
@@ -104,8 +105,9 @@ def _tensor_ref(t):
     return f"{t.op.name}:{t.value_index}"
 
 
-def export_meta_graph(filename=None, graph=None, clear_devices=False, **unused):
-    """Writes the graph (ops, devices, variables, collections) as JSON; returns the dict."""
+def export_meta_graph(filename=None, graph=None, clear_devices=False, saver_def=None, **unused):
+    """Writes the graph (ops, devices, variables, collections, and the ``saver_def`` naming a
+    Saver's ops when given) as JSON; returns the dict."""
     graph = graph or get_default_graph()
     # Variables first: a mirrored variable's ``initializer`` is a group op made on first access,
     # and it must be among the nodes written below.
@@ -128,6 +130,8 @@ def export_meta_graph(filename=None, graph=None, clear_devices=False, **unused):
         collections[key] = [("var:" + x.op.name) if isinstance(x, Variable) else
                             (_tensor_ref(x) if isinstance(x, Tensor) else "op:" + x.name) for x in items]
     meta = {"format": FORMAT, "version": VERSION, "nodes": nodes, "variables": variables, "collections": collections}
+    if saver_def is not None:
+        meta["saver_def"] = {k: getattr(saver_def, k) for k in _SAVER_NAMES + ("max_to_keep", "sharded")}
     if filename:
         with open(filename, "w") as f:
             json.dump(meta, f, indent=1)
@@ -181,8 +185,19 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     graph = get_default_graph()
     check_import_target(graph, plan)
     by_name = build(graph, plan, clear_devices)
+    return _saver_for(by_name, plan.saver_def)
+
+
+def _saver_for(variables, saver_def):
+    """TF's rule: a Saver over the file's own save ops when the file has a saver, else a new Saver
+    of every global variable; None without variables."""
     from .saver import Saver
-    return Saver(list(by_name.values())) if by_name else None
+    from .saver_graph import SaverDef
+    if not variables:
+        return None
+    if saver_def is not None:
+        return Saver(list(variables.values()), saver_def=SaverDef(**saver_def))
+    return Saver()
 
 
 def _parse_tf(data, path):
@@ -204,8 +219,13 @@ def _import_tf(meta, clear_devices, import_scope):
         meta = pb().MetaGraphDef.FromString(meta.SerializeToString())
     _scope_prefix(import_scope)  # the same checks as for devlab's format
     variables = import_tf_meta_graph(meta, get_default_graph(), clear_devices, import_scope or None)
-    from .saver import Saver
-    return Saver(list(variables.values())) if variables else None
+    saver_def = None
+    if meta.HasField("saver_def"):
+        prefix = _scope_prefix(import_scope)
+        d = meta.saver_def
+        saver_def = {k: prefix + getattr(d, k) for k in _SAVER_NAMES}
+        saver_def.update(max_to_keep=d.max_to_keep, sharded=d.sharded)
+    return _saver_for(variables, saver_def)
 
 
 def read_meta_graph_file(filename):
@@ -254,6 +274,7 @@ class ImportPlan:
     variables: list  # [(variable, initializer, (snapshot op, index), (initial value op, index), trainable)]
     collections: dict  # key -> [("var" | "op" | "tensor", name, index or None)]
     names: set = field(default_factory=set)
+    saver_def: dict = None  # the file's saver: names of its ops (import scope included)
 
 
 def validate_meta_graph(meta, import_scope=None):
@@ -293,7 +314,26 @@ def validate_meta_graph(meta, import_scope=None):
     types = {n["name"]: n["op"] for n in nodes}
     variables = _validate_variables(meta.get("variables", []), outputs_of, types, prefix)
     collections = _validate_collections(meta.get("collections", {}), outputs_of, {v[0] for v in variables}, prefix)
-    return ImportPlan(plans, variables, collections, {p.name for p in plans})
+    saver_def = _validate_saver_def(meta.get("saver_def"), outputs_of, prefix)
+    return ImportPlan(plans, variables, collections, {p.name for p in plans}, saver_def)
+
+
+def _validate_saver_def(saver_def, outputs_of, prefix):
+    """The file's saver (the names of its save and restore ops, with the import scope), or None."""
+    if saver_def is None:
+        return None
+    if not isinstance(saver_def, dict) or set(saver_def) - set(_SAVER_NAMES + ("max_to_keep", "sharded")):
+        raise ValueError("meta graph field 'saver_def' must be an object with the names of a Saver's ops")
+    out = {}
+    for key in _SAVER_NAMES:
+        value = saver_def.get(key)
+        if not isinstance(value, str) or value.split(":")[0] not in outputs_of:
+            raise ValueError(f"meta graph field 'saver_def': {key} {value!r} is not a node of the file")
+        out[key] = prefix + value
+    max_to_keep, sharded = saver_def.get("max_to_keep", 5), saver_def.get("sharded", False)
+    if not isinstance(max_to_keep, int) or isinstance(max_to_keep, bool) or not isinstance(sharded, bool):
+        raise ValueError("meta graph field 'saver_def': max_to_keep must be an int and sharded a bool")
+    return dict(out, max_to_keep=max_to_keep, sharded=sharded)
 
 
 def _scope_prefix(import_scope):
@@ -324,9 +364,10 @@ def _validate_node(i, n, outputs_of, prefix, next_iterations=None):
         raise ValueError(f"{where}: Node name contains invalid characters")
     if name in outputs_of:
         raise ValueError(f"{where}: duplicate name")
-    opdef = OPS.get(n["op"])
-    if opdef is None:
-        raise ValueError(f"{where}: unknown op type {n['op']!r}")
+    try:  # the op table, or TF's other ops (a Saver's SaveV2...), which devlab places but cannot run
+        opdef = lookup(n["op"])
+    except KeyError:
+        raise ValueError(f"{where}: unknown op type {n['op']!r}") from None
     known = outputs_of
     if n["op"] in ("Merge", "RefMerge") and next_iterations:
         known = dict(outputs_of)

@@ -1,5 +1,9 @@
 """``Saver``: variable values to one ``.npz`` file (and the graph beside it as ``.meta``).
 
+A Saver adds TF's ``save/...`` ops to the graph when it is made (``saver_graph.py``), so the graph,
+its placement and its log are TF's; the values themselves are moved here, in Python, not by those
+ops. It keeps the newest ``max_to_keep`` checkpoints and deletes older ones, as TF's does.
+
 Saving reads every variable in one run and writes a temporary file that is then renamed, so a
 crash never leaves half a checkpoint under the real name. Restoring treats the file as data
 only (no pickles) and checks the *whole* checkpoint before any variable changes
@@ -11,8 +15,10 @@ once: all or nothing.
 """
 import inspect
 import math
+import numbers
 import os
 import tempfile
+import time
 import zipfile
 import zlib
 
@@ -21,6 +27,7 @@ import numpy as np
 from ..framework import dtypes, errors
 from ..ops.variables import global_variables
 from .meta_graph import export_meta_graph
+from .saver_graph import SaverDef, build_saver_ops
 
 CHECKPOINT_SUFFIX = ".npz"
 MAX_HEADER_BYTES = 64 * 1024  # an .npy header is ~128 bytes; numpy's own limit is 10,000
@@ -38,57 +45,138 @@ _MISSING = ("Restoring from checkpoint failed. This is most likely due to a Vari
 
 
 class Saver:
-    def __init__(self, var_list=None, **unused):
-        if var_list is None:
-            var_list = global_variables()
-        if isinstance(var_list, dict):
-            for name, v in var_list.items():
-                if not isinstance(name, str) or not _is_variable(v):
-                    raise TypeError("names_to_saveables must be a dict mapping string names to Tensors/Variables. "
-                                    f"Not a variable: {v}")
-            self._vars = dict(var_list)
-        elif isinstance(var_list, (list, tuple)):
-            self._vars = {}
-            for v in var_list:
-                if not _is_variable(v):
-                    raise TypeError(f"Variable to save is not a Variable: {v}")
-                if v.op.name in self._vars:
-                    raise ValueError(f"At least two variables have the same name: {v.op.name}")
-                self._vars[v.op.name] = v
-        else:
-            raise TypeError(f"Variables to save should be passed in a dict or a list. Got {var_list}")
+    """TF1's ``tf.train.Saver``: adds the ``save/...`` ops for ``var_list`` (default: every global
+    variable) to the graph, as TF does (``saver_graph.py``; ``sharded=True`` gives one save and
+    restore op per device), unless ``defer_build`` (then ``build()`` does it) or ``saver_def``
+    names ops that already exist (an imported graph's saver)."""
+
+    def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
+                 keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
+                 builder=None, defer_build=False, allow_empty=False, write_version=SaverDef.V2,
+                 pad_step_number=False, save_relative_paths=False, filename=None):
+        if defer_build and var_list:
+            raise ValueError("If `var_list` is provided then build cannot be deferred. "
+                             "Either set defer_build=False or var_list=None.")
+        self._vars = None if var_list is None else _names_to_variables(var_list)
+        self._sharded, self._name, self._filename = sharded, name, filename
+        self._max_to_keep, self._keep_hours = max_to_keep, keep_checkpoint_every_n_hours
+        self._allow_empty, self._pad_step_number = allow_empty, pad_step_number
+        self.saver_def = saver_def
+        self._is_built = False
+        self._is_empty = None
+        self._last_checkpoints = []  # [(path prefix, time saved)], oldest first
+        self._next_checkpoint_time = time.time() + keep_checkpoint_every_n_hours * 3600
+        if not defer_build:
+            self.build()
+
+    def build(self):
+        """Adds the save and restore ops (once)."""
+        if self._is_built:
+            return
+        self._is_built = True
+        if self._vars is None:
+            self._vars = _names_to_variables(global_variables())
+        if self.saver_def is not None:
+            self._is_empty = not self._vars
+            return
         if not self._vars:
+            if self._allow_empty:
+                self._is_empty = True
+                return
             raise ValueError("No variables to save")
+        self._is_empty = False
+        self.saver_def = build_saver_ops(self._vars, self._sharded, self._max_to_keep, self._keep_hours,
+                                         self._name, self._filename)
+
+    def as_saver_def(self):
+        return self.saver_def
+
+    @property
+    def last_checkpoints(self):
+        """The path prefixes of the checkpoints this Saver keeps, oldest first."""
+        return [path for path, _ in self._last_checkpoints]
+
+    def set_last_checkpoints(self, last_checkpoints):
+        self._last_checkpoints = [(path, float("inf")) for path in last_checkpoints]
+
+    def recover_last_checkpoints(self, checkpoint_paths):
+        """Takes over checkpoints written before (e.g. by an earlier run): the ones that exist."""
+        found = [(p, os.path.getmtime(p + CHECKPOINT_SUFFIX)) for p in checkpoint_paths
+                 if os.path.isfile(p + CHECKPOINT_SUFFIX)]
+        self._last_checkpoints = found
+
+    def _record_checkpoint(self, path):
+        """Keeps the newest ``max_to_keep`` checkpoints and deletes the files of older ones, except
+        one every ``keep_checkpoint_every_n_hours`` (TF's ``_RecordLastCheckpoint``)."""
+        if not self._max_to_keep:
+            return
+        self._last_checkpoints = [p for p in self._last_checkpoints if p[0] != path] + [(path, time.time())]
+        while len(self._last_checkpoints) > self._max_to_keep:
+            old, saved_at = self._last_checkpoints.pop(0)
+            if saved_at > self._next_checkpoint_time:
+                self._next_checkpoint_time += self._keep_hours * 3600
+                continue
+            for suffix in (CHECKPOINT_SUFFIX, ".meta"):
+                try:
+                    os.remove(old + suffix)
+                except OSError:
+                    pass
 
     def save(self, sess, save_path, global_step=None, write_meta_graph=True, **unused):
         """Writes ``<save_path>.npz`` (and ``<save_path>.meta``); returns the path prefix."""
         _check_session(sess)
         if not isinstance(save_path, str):
             raise TypeError(f"Expected binary or unicode string, got {save_path!r}")
+        if not self._is_built:
+            raise RuntimeError("`build()` should be called before save if defer_build==True")
         if global_step is not None:
-            step = global_step if isinstance(global_step, int) else int(sess.run(global_step))
-            save_path = f"{save_path}-{step}"
+            step = global_step if isinstance(global_step, numbers.Integral) else int(sess.run(global_step))
+            save_path = f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
         directory = os.path.dirname(save_path)
         if directory and not os.path.isdir(directory):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-        names = list(self._vars)
-        values = sess.run([self._vars[n] for n in names])  # one run: a consistent snapshot
-        _write_atomically(save_path + CHECKPOINT_SUFFIX,
-                          lambda f: np.savez(f, **{_key(n): _storable(v) for n, v in zip(names, values)}))
+        if not self._is_empty:
+            names = list(self._vars)
+            values = sess.run([self._vars[n] for n in names])  # one run: a consistent snapshot
+            _write_atomically(save_path + CHECKPOINT_SUFFIX,
+                              lambda f: np.savez(f, **{_key(n): _storable(v) for n, v in zip(names, values)}))
+            self._record_checkpoint(save_path)
         if write_meta_graph:
             meta = save_path + ".meta"
-            _write_atomically(meta, lambda f: f.write(_meta_bytes(sess.graph)))
-        return save_path
+            _write_atomically(meta, lambda f: f.write(_meta_bytes(sess.graph, self.saver_def)))
+        return None if self._is_empty else save_path
 
     def restore(self, sess, save_path):
         """Loads every variable's value from ``save_path``: all or nothing."""
         _check_session(sess)
+        if self._is_empty:
+            return
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         if not isinstance(save_path, str):
             raise TypeError(f"Expected binary or unicode string, got {save_path!r}")
         values = read_checkpoint(save_path, self._vars)
         sess.load_variables({self._vars[name]: value for name, value in values.items()})
+
+
+def _names_to_variables(var_list):
+    """{checkpoint name: Variable} of a dict or list of variables, with TF's errors for anything else."""
+    if isinstance(var_list, dict):
+        for name, v in var_list.items():
+            if not isinstance(name, str) or not _is_variable(v):
+                raise TypeError("names_to_saveables must be a dict mapping string names to Tensors/Variables. "
+                                f"Not a variable: {v}")
+        return dict(var_list)
+    if isinstance(var_list, (list, tuple)):
+        out = {}
+        for v in var_list:
+            if not _is_variable(v):
+                raise TypeError(f"Variable to save is not a Variable: {v}")
+            if v.op.name in out:
+                raise ValueError(f"At least two variables have the same name: {v.op.name}")
+            out[v.op.name] = v
+        return out
+    raise TypeError(f"Variables to save should be passed in a dict or a list. Got {var_list}")
 
 
 def read_checkpoint(save_path, variables):
@@ -205,9 +293,9 @@ def _storable(value):
     return value
 
 
-def _meta_bytes(graph):
+def _meta_bytes(graph, saver_def=None):
     import json
-    return json.dumps(export_meta_graph(graph=graph), indent=1).encode()
+    return json.dumps(export_meta_graph(graph=graph, saver_def=saver_def), indent=1).encode()
 
 
 def _write_atomically(path, write):

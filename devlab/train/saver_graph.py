@@ -1,0 +1,129 @@
+"""The ``save/...`` ops a ``Saver`` adds to the graph, built as TF's ``BulkSaverBuilder`` builds them.
+
+A TF Saver is a piece of graph: a filename placeholder (``save/Const``), a ``SaveV2`` op that
+reads every variable, and a ``RestoreV2`` op whose outputs are ``Assign``-ed to the variables
+(``save/restore_all``). The variables are taken in the order of their names. A *sharded* Saver
+(what ``MonitoredTrainingSession``'s Scaffold makes) groups the variables by device and gives each
+device its own ``SaveV2``/``RestoreV2`` pair on the CPU of that device's task, then merges the
+shards (``MergeV2Checkpoints``): in a cluster each parameter server writes its own variables.
+
+devlab builds these ops so that the graph, its placement and its log are TF's; ``Saver.save`` and
+``Saver.restore`` then move the values themselves (``saver.py``), and running ``save/SaveV2``
+directly is devlab's UnimplementedError (it has no kernel for TF's checkpoint format).
+"""
+import contextlib
+from dataclasses import dataclass
+
+from ..framework import dtypes
+from ..framework.device_spec import DeviceSpec, canonical_name
+from ..framework.scopes import control_dependencies, device, name_scope
+from ..ops import state_ops
+from ..ops.array_ops import constant, identity, placeholder_with_default, where
+from ..ops.build import apply_op, apply_op_output, convert_to_tensor
+from ..ops.control_flow_ops import group, with_dependencies
+
+
+@dataclass
+class SaverDef:
+    """TF's ``SaverDef``: the names of a Saver's ops in the graph, and how it keeps checkpoints."""
+    V1 = 1
+    V2 = 2
+    filename_tensor_name: str = ""
+    save_tensor_name: str = ""
+    restore_op_name: str = ""
+    max_to_keep: int = 5
+    sharded: bool = False
+    keep_checkpoint_every_n_hours: float = 10000.0
+    version: int = 2
+
+
+def build_saver_ops(names_to_variables, sharded=False, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0,
+                    name=None, filename=None):
+    """Adds the save and restore ops for ``{checkpoint name: Variable}``; returns their SaverDef."""
+    saveables = sorted(names_to_variables.items())
+    with name_scope(name, "save", [v.op for _, v in saveables]):
+        filename_tensor = placeholder_with_default(filename or "model", shape=(), name="filename")
+        filename_tensor = placeholder_with_default(filename_tensor, shape=(), name="Const")
+        if sharded:
+            per_device = _group_by_device(saveables)
+            save_tensor = _sharded_save(filename_tensor, per_device)
+            restore_op = group(*[_restore(filename_tensor, items, "restore_shard", on=dev)
+                                 for dev, items in per_device], name="restore_all")
+        else:
+            save_tensor = with_dependencies([_save_v2(filename_tensor, saveables)], filename_tensor)
+            restore_op = _restore(filename_tensor, saveables, "restore_all")
+    return SaverDef(filename_tensor.name, save_tensor.name, restore_op.name, max_to_keep or 0, bool(sharded),
+                    keep_checkpoint_every_n_hours)
+
+
+def _ref(variable):
+    return convert_to_tensor(variable, as_ref=True)
+
+
+def _save_v2(prefix, saveables):
+    with name_scope(None, "SaveV2") as scope:
+        tensor_names = constant([n for n, _ in saveables], name="tensor_names")
+        slices = constant([""] * len(saveables), name="shape_and_slices")
+        tensors = [_ref(v) for _, v in saveables]
+        return apply_op("SaveV2", [prefix, tensor_names, slices] + tensors,
+                        {"dtypes": [t.dtype.base_dtype for t in tensors]}, scope)
+
+
+def _restore_v2(prefix, saveables):
+    with name_scope(None, "RestoreV2") as scope:
+        tensor_names = constant([n for n, _ in saveables], name="tensor_names")
+        slices = constant([""] * len(saveables), name="shape_and_slices")
+        return apply_op("RestoreV2", [prefix, tensor_names, slices],
+                        {"dtypes": [v.dtype.base_dtype for _, v in saveables]}, scope).outputs
+
+
+def _restore(prefix, saveables, group_name, on=None):
+    """One RestoreV2 on ``cpu:0`` for ``saveables``, an Assign of each output to its variable, and a
+    group of the Assigns named ``group_name`` (under ``device(on)`` for a shard)."""
+    with (device(on) if on is not None else contextlib.nullcontext()):
+        with device("cpu:0"):
+            restored = _restore_v2(prefix, saveables)
+        assigns = [state_ops.assign(_ref(v), t, validate_shape=v.shape.is_fully_defined())
+                   for (_, v), t in zip(saveables, restored)]
+        return group(*assigns, name=group_name)
+
+
+def _group_by_device(saveables):
+    """[(canonical device, [(name, variable)])], sorted by device, as TF's ``_GroupByDevices``."""
+    per_device = {}
+    for item in saveables:
+        per_device.setdefault(canonical_name(item[1].op.device), []).append(item)
+    return sorted(per_device.items())
+
+
+def _set_cpu0(device_string):
+    """The CPU:0 of the task ``device_string`` names (TF's ``saveable_object_util.set_cpu0``)."""
+    return DeviceSpec.from_string(device_string).replace(device_type="CPU", device_index=0).to_string()
+
+
+def _sharded_save(prefix, per_device):
+    """One SaveV2 per device into a temporary shard name, then ``MergeV2Checkpoints`` of the shards
+    into ``prefix`` (TF's ``_AddShardedSaveOpsForV2``)."""
+    with device("CPU"):
+        suffix = where(apply_op_output("StaticRegexFullMatch", [prefix], {"pattern": "^s3://.*"},
+                                       "StaticRegexFullMatch"),
+                       constant(".part"), constant("_temp/part"))
+        with name_scope(None, "StringJoin", [prefix, suffix]) as scope:
+            tmp_prefix = apply_op_output("StringJoin", [prefix, suffix], {"separator": "", "N": 2}, scope)
+    num_shards = constant(len(per_device), name="num_shards")
+    saves, prefixes = [], []
+    for shard, (dev, saveables) in enumerate(per_device):
+        with device(_set_cpu0(dev)):
+            with name_scope(None, "ShardedFilename") as scope:
+                shard_name = apply_op_output("ShardedFilename", [tmp_prefix, constant(shard, name="shard"),
+                                                                 num_shards], None, scope)
+            prefixes.append(shard_name)
+            saves.append(with_dependencies([_save_v2(shard_name, saveables)], shard_name))
+    with control_dependencies([s.op for s in saves]):
+        with device(_set_cpu0(per_device[-1][0])):
+            with name_scope(None, "MergeV2Checkpoints") as scope:
+                packed = convert_to_tensor(prefixes, dtype=dtypes.string, name="checkpoint_prefixes")
+                merge = apply_op("MergeV2Checkpoints", [packed, prefix],
+                                 {"delete_old_dirs": True, "allow_missing_files": False}, scope)
+            with control_dependencies([merge]):
+                return identity(prefix)
