@@ -216,7 +216,7 @@ def render(results):
         runs = sum(x["runs"] for x in r["rows"])
         match = sum(x["matches"] for x in r["rows"])
         first = next((x["first"] for x in r["rows"] if not x["runs"] and x["first"]), "")
-        first = first.split(" — at ")[0]
+        first = first.split(" — at ")[0].replace(ROOT + os.sep, "")  # paths relative to the repository
         if len(first) > 110:
             first = first[:110] + "…"
         out.append(f"| `{r['program']}` | {runs} / {match} / {n} | {first.replace('|', '/')} | "
