@@ -22,7 +22,6 @@ sys.path.insert(0, os.path.join(HERE, "programs"))
 harness = importlib.import_module("harness")
 
 WAITS = {  # (program, variant or None for all): what the variant waits for
-    ("p05_ps_worker_flags", "worker0_sync"): "tf.train.SyncReplicasOptimizer",
 }
 
 

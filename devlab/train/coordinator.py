@@ -1,8 +1,7 @@
 """``Coordinator`` and ``start_queue_runners``: the thread scaffolding of TF1 input pipelines.
 
-devlab has no queues, so there are no queue-runner threads to start: ``start_queue_runners``
-returns an empty list, and a ``Coordinator`` coordinates whatever threads the program registers
-(``should_stop``, ``request_stop``, ``join``), as TF's does, so scripts written around them run.
+``start_queue_runners`` starts the threads of the graph's ``QueueRunner``s, and a ``Coordinator``
+coordinates whatever threads the program registers (``should_stop``, ``request_stop``, ``join``), as TF's does, so scripts written around them run.
 ``LooperThread`` calls a function on a timer until the Coordinator stops (Supervisor's services).
 """
 import contextlib
@@ -11,6 +10,7 @@ import threading
 import time
 
 from ..framework import errors
+from ..framework.default_session import get_default_session
 
 
 class Coordinator:
@@ -135,5 +135,12 @@ class LooperThread(threading.Thread):
 
 
 def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection="queue_runners"):
-    """Starts the graph's queue runners: devlab has none, so no threads (an empty list)."""
-    return []
+    """Starts the threads of every QueueRunner in the session graph's ``collection``; returns them."""
+    sess = sess if sess is not None else get_default_session()
+    if sess is None:
+        raise ValueError("Cannot start queue runners: No default session is registered. Use `with "
+                         "sess.as_default()` or pass an explicit session to tf.start_queue_runners(sess=sess)")
+    threads = []
+    for qr in sess.graph.get_collection(collection):
+        threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
+    return threads
