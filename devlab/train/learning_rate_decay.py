@@ -18,14 +18,21 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
     if global_step is None:
         raise ValueError("global_step is required for exponential_decay.")
     with name_scope(name or "ExponentialDecay") as scope:
-        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
-        dtype = lr.dtype.base_dtype
-        steps = array_ops.cast(decay_steps, dtype)
-        rate = array_ops.cast(decay_rate, dtype)
-        p = array_ops.cast(global_step, dtype) / steps
-        if staircase:
-            p = apply_op_output("Floor", [p], None, "Floor")
+        lr, dtype, rate, p = _decay_inputs(learning_rate, global_step, decay_steps, decay_rate, staircase)
         return math_ops.multiply(lr, math_ops.pow(rate, p), name=scope)
+
+
+def _decay_inputs(learning_rate, global_step, decay_steps, decay_rate, staircase):
+    """The ops every step-ratio schedule starts with, in TF's order: the rate as a tensor, its dtype,
+    ``decay_rate`` in that dtype, and ``global_step / decay_steps`` (floored when ``staircase``)."""
+    lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+    dtype = lr.dtype.base_dtype
+    steps = array_ops.cast(decay_steps, dtype)
+    rate = array_ops.cast(decay_rate, dtype)
+    p = array_ops.cast(global_step, dtype) / steps
+    if staircase:
+        p = apply_op_output("Floor", [p], None, "Floor")
+    return lr, dtype, rate, p
 
 
 # -- the other schedules of tf.train, each as TF 2.x's LearningRateSchedule of the same name builds it -----
@@ -88,13 +95,7 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
 def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None):
     """learning_rate / (1 + decay_rate * step / decay_steps), the ratio floored when ``staircase``."""
     with name_scope(name or "InverseTimeDecay") as scope:
-        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
-        dtype = lr.dtype.base_dtype
-        steps = array_ops.cast(decay_steps, dtype)
-        rate = array_ops.cast(decay_rate, dtype)
-        p = array_ops.cast(global_step, dtype) / steps
-        if staircase:
-            p = math_ops.floor(p)
+        lr, dtype, rate, p = _decay_inputs(learning_rate, global_step, decay_steps, decay_rate, staircase)
         one = array_ops.cast(array_ops.constant(1), dtype)
         return math_ops.divide(lr, math_ops.add(one, math_ops.multiply(rate, p)), name=scope)
 
