@@ -594,16 +594,21 @@ def is_variable_initialized(k, ref):
 
 
 # The optimizers update in place, as TF's training ops do, into a buffer the run hands them
-# (``ref.new_buffer()``): no temporaries beyond it. Each formula keeps the order of operations of
-# TF's kernels (training_ops.cc), so the values match TF's float for float.
+# (``ref.new_buffer()``): no temporaries beyond it, and a large update is split over the host's
+# cores (``k.split``). Each formula keeps the order of operations of TF's kernels
+# (training_ops.cc), so the values match TF's float for float.
 def apply_gradient_descent(k, var, lr, delta):
     """var -= delta * lr"""
     old = var.read()
     _scalar("alpha", lr)
     _same_shape(old, "delta", delta)
-    xp, new = k.xp, var.new_buffer()
-    xp.multiply(delta, lr, out=new)
-    xp.subtract(old, new, out=new)
+    xp = k.xp
+
+    def update(old, delta, new):
+        xp.multiply(delta, lr, out=new)
+        xp.subtract(old, new, out=new)
+    new = var.new_buffer()
+    k.split(update, old.shape, old, delta, new)
     var.assign(new)
     return var
 
@@ -615,16 +620,20 @@ def apply_momentum(k, var, accum, lr, grad, momentum):
     _same_shape(old_var, "accum", old_acc)
     _same_shape(old_var, "grad", grad)
     _scalar("momentum", momentum)
+    nesterov = k.attrs.get("use_nesterov")
+
+    def update(old_var, old_acc, grad, new, acc):
+        xp.multiply(old_acc, momentum, out=acc)
+        xp.add(acc, grad, out=acc)
+        if nesterov:
+            xp.multiply(acc, momentum, out=new)
+            xp.multiply(new, lr, out=new)
+            new += xp.multiply(grad, lr)
+        else:
+            xp.multiply(acc, lr, out=new)
+        xp.subtract(old_var, new, out=new)
     acc, new = accum.new_buffer(), var.new_buffer()
-    xp.multiply(old_acc, momentum, out=acc)
-    xp.add(acc, grad, out=acc)
-    if k.attrs.get("use_nesterov"):
-        xp.multiply(acc, momentum, out=new)
-        xp.multiply(new, lr, out=new)
-        new += xp.multiply(grad, lr)
-    else:
-        xp.multiply(acc, lr, out=new)
-    xp.subtract(old_var, new, out=new)
+    k.split(update, old_var.shape, old_var, old_acc, grad, new, acc)
     accum.assign(acc)
     var.assign(new)
     return var
@@ -643,18 +652,21 @@ def apply_adam(k, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon
     _same_shape(old_var, "grad", grad)
     one = grad.dtype.type(1)
     alpha = lr * xp.sqrt(one - beta2_power) / (one - beta1_power)
+
+    def update(old_var, old_m, old_v, grad, new, new_m, new_v):
+        xp.subtract(grad, old_m, out=new_m)
+        xp.multiply(new_m, one - beta1, out=new_m)
+        xp.add(old_m, new_m, out=new_m)
+        xp.multiply(grad, grad, out=new_v)
+        xp.subtract(new_v, old_v, out=new_v)
+        xp.multiply(new_v, one - beta2, out=new_v)
+        xp.add(old_v, new_v, out=new_v)
+        xp.sqrt(new_v, out=new)
+        xp.add(new, epsilon, out=new)
+        xp.divide(xp.multiply(new_m, alpha), new, out=new)  # numpy needs the numerator's temporary
+        xp.subtract(old_var, new, out=new)
     new_m, new_v, new = m.new_buffer(), v.new_buffer(), var.new_buffer()
-    xp.subtract(grad, old_m, out=new_m)
-    xp.multiply(new_m, one - beta1, out=new_m)
-    xp.add(old_m, new_m, out=new_m)
-    xp.multiply(grad, grad, out=new_v)
-    xp.subtract(new_v, old_v, out=new_v)
-    xp.multiply(new_v, one - beta2, out=new_v)
-    xp.add(old_v, new_v, out=new_v)
-    xp.sqrt(new_v, out=new)
-    xp.add(new, epsilon, out=new)
-    xp.divide(xp.multiply(new_m, alpha), new, out=new)  # numpy needs the numerator's temporary
-    xp.subtract(old_var, new, out=new)
+    k.split(update, old_var.shape, old_var, old_m, old_v, grad, new, new_m, new_v)
     m.assign(new_m)
     v.assign(new_v)
     var.assign(new)

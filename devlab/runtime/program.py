@@ -13,6 +13,7 @@ import itertools
 import linecache
 import threading
 
+from ..devices import parallel
 from ..devices.transfer import transfer
 from . import fusion, memory
 from .executor import compute, kernel_error
@@ -50,7 +51,8 @@ class Program:
 
     # -- writing the source ----------------------------------------------------------------------
     def _generate(self, plan):
-        ns = {"transfer": transfer, "deref": _deref}
+        ns = {"transfer": transfer, "deref": _deref, "split": parallel.split}
+        functions = []  # lines of the functions that large fused groups run on parts of their arrays
         groups = self.groups
         in_group = {m.index: g for g in groups for m in g.members}
         preloaded = {s for s, v in enumerate(plan.initial) if v is not None}
@@ -78,7 +80,9 @@ class Program:
             if group is not None:
                 if step is not group.root:
                     continue  # a member runs inside the root's fused kernel, and frees after it
-                if group.in_place:
+                if self._splits(group):
+                    body.extend(self._split_group(group, ns, use, functions))
+                elif group.in_place:
                     body.extend(self._in_place(group, ns, use))
                 else:
                     name = f"fused{step.index}"
@@ -109,11 +113,13 @@ class Program:
         for slot in plan.fetch_slots:
             if slot is not None and slot not in preloaded:
                 body.append((None, f"v[{slot}] = s{slot}"))
-        lines = ["def program(v):"]
-        for owner, text in body or [(None, "pass")]:
-            lines.append("    " + text + (f"  # {_describe(owner)}" if owner is not None else ""))
-            if owner is not None:
-                self.line_of[len(lines)] = owner
+        lines = []
+        for header, fn_body in functions + [("def program(v):", body or [(None, "pass")])]:
+            lines.append(header)
+            for owner, text in fn_body:
+                lines.append("    " + text + (f"  # {_describe(owner)}" if owner is not None else ""))
+                if owner is not None:
+                    self.line_of[len(lines)] = owner
         return "\n".join(lines) + "\n", ns
 
     def _op_line(self, step, ns, use):
@@ -169,6 +175,55 @@ class Program:
         root = group.root.outputs[0]
         lines.append((None, f"s{root} = {held[root]}"))
         return lines
+
+    def _splits(self, group):
+        """Whether ``group`` runs as one function on parts of its arrays, split over the cores
+        (``devices/parallel.py``): every member makes an array shaped like the root, which is
+        large and has a planned buffer, and every input is shaped like it or is a scalar."""
+        root = group.root.op.outputs[0]
+        if (group.root.index not in self.buffers or not root.shape.is_fully_defined()
+                or root.shape.num_elements() < 2 * parallel.MIN_ELEMENTS):
+            return False
+        shape = root.shape.sizes
+        if any(m.op.outputs[0].shape.sizes != shape for m in group.members):
+            return False
+        inputs = {slot: t for m in group.members for slot, t in zip(m.inputs, m.op.inputs)}
+        return all(inputs[s].shape.sizes in (shape, ()) for s in group.inputs)
+
+    def _split_group(self, group, ns, use, functions):
+        """The line calling ``split`` with a function that runs the group's members as ufuncs on
+        parts of its arrays: a member writes into an intermediate it reads, else into the root's
+        planned buffer while that holds nothing live, else into a new (part-sized) array; the
+        root writes into the buffer."""
+        params = [use(s) for s in group.inputs]
+        buffer = self._buffer_name(group.root, ns)
+        name = f"group{group.root.index}"
+        lines, held = [], {}  # slot inside the group -> the variable holding its value
+        writable, buffer_free = set(), True  # the part-sized arrays a member may write into
+        for m in group.members:
+            ufunc = f"np_{m.kernel.float_ufunc}"
+            ns[ufunc] = getattr(m.device.xp, m.kernel.float_ufunc)
+            args = [held.pop(s) if s in held else f"s{s}" for s in m.inputs]
+            target = next((a for a in args[:2] if a in writable), None)
+            if m is group.root:
+                out = target = buffer
+            elif target is not None:
+                out = target
+            elif buffer_free:
+                out = target = buffer
+                buffer_free = False
+            else:
+                target, out = f"t{m.outputs[0]}", "None"
+            writable.add(target)
+            lines.append((m, f"{target} = {ufunc}({', '.join(args[:2])}, out={out})"))
+            for a in args[2:]:
+                lines.append((m, f"{ufunc}({target}, {a}, out={target})"))
+            held[m.outputs[0]] = target
+        functions.append((f"def {name}({', '.join(params + [buffer])}):", lines))
+        ns[f"shape{group.root.index}"] = tuple(group.root.op.outputs[0].shape.sizes)
+        root = group.root.outputs[0]
+        return [(group, f"split({name}, shape{group.root.index}, {', '.join(params + [buffer])})"),
+                (None, f"s{root} = {buffer}")]
 
     def _buffer_name(self, step, ns):
         """The name of the planned buffer for ``step``'s output in the namespace, or "None"."""

@@ -9,6 +9,7 @@ import zlib
 
 import numpy as np
 
+from ..devices import parallel
 
 
 PRELOADED = ("Const", "VariableV2")  # computed once per plan (constants) or per run (references)
@@ -31,6 +32,11 @@ class KernelContext:
     @property
     def rng(self):
         return self._rngs.get(self.op_name, self.attrs.get("seed"))
+
+    def split(self, fn, shape, *args):
+        """``fn(*args)``, run on parts of the arrays shaped ``shape`` in parallel when they are
+        large host arrays (``devices/parallel.py``): for elementwise updates."""
+        parallel.split(fn, shape, *args)
 
     def writing_into(self, out):
         """A copy of this context whose kernel writes its output into ``out``."""
