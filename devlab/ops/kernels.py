@@ -526,7 +526,6 @@ def string_join(k, *xs):
 def assert_(k, condition, *data):
     """Nothing when ``condition`` holds; else TF's InvalidArgumentError listing the data (at
     most ``summarize`` elements of each)."""
-    import numpy as np
     if bool(to_host(condition)):
         return None
     summarize = k.attrs.get("summarize", 3)
