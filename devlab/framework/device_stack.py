@@ -34,7 +34,15 @@ class DeviceScope:
             code = getattr(device, "__code__", None)
             where = f"<{code.co_filename}, {code.co_firstlineno}>" if code else ""
             label = name + where
-        self.location = TraceableObject(label, filename, lineno)
+        # A loop that opens the same scope for each of its thousands of ops gives them one record
+        # of where it was opened, not one each (fewer objects for the garbage collector to walk).
+        key = (label, filename, lineno)
+        self.alone = _ALONE.get(key)  # the device_code_locations of an op inside only this scope
+        if self.alone is None:
+            self.alone = (TraceableObject(label, filename, lineno),)
+            if len(_ALONE) < 4096:
+                _ALONE[key] = self.alone
+        self.location = self.alone[0]
 
     def apply(self, op):
         """The device string this scope gives ``op``; a device function may not return None."""
@@ -57,6 +65,7 @@ def _merge_function(device):
 
 
 _MERGES = {}
+_ALONE = {}  # (label, file, line) -> a one-scope device_code_locations, shared
 
 
 def apply_device_stack(op, device_stack):
@@ -71,7 +80,8 @@ def apply_device_stack(op, device_stack):
         else:
             op._set_device(scope.apply(op))
     if device_stack:
-        op.device_code_locations = tuple(s.location for s in reversed(device_stack))
+        op.device_code_locations = device_stack[0].alone if len(device_stack) == 1 else tuple(
+            s.location for s in reversed(device_stack))
 
 
 def apply_colocation_stack(op, colocation_stack):

@@ -476,9 +476,11 @@ _local = threading.local()
 
 
 def _default_graphs():
-    if not hasattr(_local, "stack"):
+    try:
+        return _local.stack
+    except AttributeError:  # this thread's first graph scope
         _local.stack = []
-    return _local.stack
+        return _local.stack
 
 
 def get_default_graph():

@@ -45,7 +45,7 @@ class Operation:
         self._inputs = tuple(inputs)
         self._outputs = [Tensor(self, i, dt, shape) for i, (dt, shape) in enumerate(output_specs)]
         self._attrs = dict(attrs)
-        self._control_inputs = list(control_inputs)
+        self._control_inputs = tuple(control_inputs) if control_inputs else ()  # most ops share the empty one
         self._device = ""
         self.traceback = traceback  # (filename, lineno) of the user's line that created the op
         self.device_code_locations = ()  # TraceableObjects, newest scope first
@@ -73,10 +73,10 @@ class Operation:
         """Makes this op run after ``op`` (TF's private API); ``op`` must be of the same graph."""
         self.graph._check_added_control_input(self, op)
         if op not in self._control_inputs:
-            self._control_inputs = list(self._control_inputs) + [op]
+            self._control_inputs = (*self._control_inputs, op)
 
     def _remove_control_inputs(self, ops):
-        self._control_inputs = [c for c in self._control_inputs if c not in ops]
+        self._control_inputs = tuple(c for c in self._control_inputs if c not in ops)
 
     def _update_input(self, index, tensor):
         """Rewires input ``index`` to ``tensor`` (tf.cond and tf.while_loop route inputs through

@@ -6,6 +6,8 @@ from .tensor import Tensor
 
 def _graph_of(values):
     for v in values or ():
+        if type(v) is Tensor:
+            return v.op.graph
         if hasattr(v, "_as_graph_element"):
             v = v._as_graph_element()
         if isinstance(v, Tensor):

@@ -28,20 +28,29 @@ class TraceableObject:
         return f"TraceableObject(obj={self.obj!r}, filename={self.filename!r}, lineno={self.lineno})"
 
 
-_INTERNAL = {}  # code object -> whether it belongs to devlab or the standard library
+_INTERNAL = {}  # id(code object) -> (the code, whether it belongs to devlab or the standard library)
+_LOCATIONS = {}  # (id(code object), line) -> (the code, the (filename, line) every op made there shares)
 
 
 def user_location():
     """(filename, line) of the innermost frame outside devlab and the standard library: the
-    user's line. Which code objects are internal is remembered, since this runs for every op."""
+    user's line. This runs for every op, so what it learns is remembered, by the code object's
+    id (hashing a code object hashes its constants every time), and the ops of one line share
+    one location: a loop making 10,000 ops makes one, not 10,000."""
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        internal = _INTERNAL.get(code)
-        if internal is None:
+        known = _INTERNAL.get(id(code))
+        if known is None or known[0] is not code:  # new, or an id reused after a code object died
             fn = code.co_filename
-            internal = _INTERNAL[code] = fn.startswith(_HERE) or fn.startswith(_STDLIB)
-        if not internal:
-            return code.co_filename, frame.f_lineno
+            known = _INTERNAL[id(code)] = (code, fn.startswith(_HERE) or fn.startswith(_STDLIB))
+        if not known[1]:
+            key = (id(code), frame.f_lineno)
+            shared = _LOCATIONS.get(key)
+            if shared is None or shared[0] is not code:
+                shared = (code, (code.co_filename, frame.f_lineno))
+                if len(_LOCATIONS) < 4096:
+                    _LOCATIONS[key] = shared
+            return shared[1]
         frame = frame.f_back
     return "<unknown>", 0

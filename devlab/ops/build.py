@@ -19,6 +19,8 @@ from .table import lookup
 def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtype=None):
     """A Tensor for ``value``: tensors pass through, variables give their value (or their
     reference with ``as_ref``), anything else becomes a ``Const``."""
+    if type(value) is Tensor and dtype is None:
+        return value  # the common case, first: every op converts each of its inputs
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if hasattr(value, "_to_tensor"):
         value = value._to_tensor(as_ref=as_ref)

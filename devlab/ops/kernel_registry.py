@@ -11,24 +11,16 @@ constrained attr's value is in its list. Ops the registry does not know (devlab'
 the in-memory dataset) keep the device types of their entry in the op table.
 """
 import functools
-import json
-import os
 
 from ..framework.dtypes import DType
+from .recorded import KERNELS
 
-_DATA = os.path.join(os.path.dirname(__file__), "data")
 _PRIORITY = {"GPU": 210, "CPU": 60}
-
-
-@functools.lru_cache(maxsize=None)
-def _kernels():
-    with open(os.path.join(_DATA, "tf_kernels.json")) as f:
-        return json.load(f)
 
 
 def knows(op_type):
     """Whether TensorFlow registers kernels for ``op_type``."""
-    return op_type in _kernels()
+    return op_type in KERNELS
 
 
 def type_attrs(attrs):
@@ -47,7 +39,7 @@ def supported_types(op_type, attrs, present):
 
 @functools.lru_cache(maxsize=4096)
 def _supported(op_type, type_attrs, present):
-    entry = _kernels()[op_type]
+    entry = KERNELS.get(op_type)
     attrs = dict(type_attrs)
     found = []
     for device_type in present:
@@ -70,7 +62,7 @@ def _match(alternatives, attrs):
 
 def registered_kernels(op_type):
     """TF's "Registered kernels" lines for an op, e.g. ``device='GPU'; T in [DT_FLOAT, DT_HALF]``."""
-    entry = _kernels().get(op_type)
+    entry = KERNELS.get(op_type)
     if not entry:
         return ["<no registered kernels>"]
     lines = []

@@ -19,28 +19,17 @@ second input, devlab's as an attr): the loader marks such an op ``without_kernel
 plan then gives it the same raising kernel (``kernel_for``).
 """
 import functools
-import json
-import os
 import weakref
 
 from ..framework import dtypes, errors
 from . import tf_shapes
+from .recorded import OP_DEFS
 from .table import OPS, OpDef
-
-_DATA = os.path.join(os.path.dirname(__file__), "data")
-
-
-@functools.lru_cache(maxsize=None)
-def _op_defs():
-    with open(os.path.join(_DATA, "tf_op_defs.json")) as f:
-        defs = json.load(f)
-    defs.pop("_meta", None)
-    return defs
 
 
 def op_def(op_type):
     """TensorFlow's OpDef of ``op_type`` as recorded (a dict), or None if TF has no such op."""
-    return _op_defs().get(op_type) if isinstance(op_type, str) else None
+    return OP_DEFS.get(op_type) if isinstance(op_type, str) else None
 
 
 @functools.lru_cache(maxsize=None)
