@@ -110,3 +110,54 @@ def test_a_large_fused_chain_runs_in_parts_and_matches_numpy():
     for value in got:
         np.testing.assert_array_equal(value, want)
     assert calls == [tuple(BIG)] * 2  # the two compiled runs, one call each
+
+
+@pytest.mark.parametrize("shape_a,shape_b,transpose", [
+    ((16, 2560), (2560, 2560), None),    # a batch through a wide layer: split by columns
+    ((2560, 16), (16, 2048), "a"),        # a weight gradient, x^T @ dy: split by rows
+    ((32, 1024), (1024, 3072), "b"),      # dy @ W^T
+])
+def test_large_products_are_split_and_blas_gets_its_threads_back(shape_a, shape_b, transpose):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape_a[::-1] if transpose == "a" else shape_a).astype(np.float32)
+    b = rng.standard_normal(shape_b[::-1] if transpose == "b" else shape_b).astype(np.float32)
+    a, b = (a.T if transpose == "a" else a), (b.T if transpose == "b" else b)
+    libraries = parallel._blas_libraries()
+    before = [c.get_num_threads() for c in libraries]
+    parts = []
+    real = parallel._run
+    with mock.patch.object(parallel, "_run", lambda part, n: (parts.append(n), real(part, n))):
+        got = parallel.matmul(a, b)
+    np.testing.assert_allclose(got, np.matmul(a, b), rtol=1e-5, atol=1e-4)
+    assert [c.get_num_threads() for c in libraries] == before
+    assert parts == ([min(parallel.cores(), 8)] if libraries and parallel.cores() > 1 else [])
+
+
+def test_products_stay_whole_without_threadpoolctl_or_when_small():
+    a = np.ones((16, 2560), np.float32)
+    b = np.ones((2560, 2560), np.float32)
+    with mock.patch.object(parallel, "_blas_libraries", lambda: ()), \
+            mock.patch.object(parallel, "_run", side_effect=AssertionError("split")):
+        np.testing.assert_array_equal(parallel.matmul(a, b), np.full((16, 2560), 2560, np.float32))
+        parallel.matmul(np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))
+        parallel.matmul(np.ones((16, 2560), np.int32), np.ones((2560, 2560), np.int32))  # no BLAS for ints
+
+
+def test_a_split_product_in_a_training_step_matches_the_interpreter():
+    """The compiled program's products go through the split kernel; the first (interpreted) run
+    and the later ones give the same losses as numpy's own float64 arithmetic, closely."""
+    x = np.random.default_rng(0).standard_normal((16, 2048)).astype(np.float32)
+    w0 = np.random.default_rng(1).standard_normal((2048, 1024)).astype(np.float32) * 0.01
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable(w0)
+        loss = tf.reduce_sum(tf.square(tf.matmul(tf.constant(x), w)))
+        train = tf.train.GradientDescentOptimizer(1e-4).minimize(loss)
+    sess = tf.Session(graph=g)
+    sess.run(w.initializer)
+    ref_w = w0.astype(np.float64)
+    for _ in range(3):
+        got, _ = sess.run([loss, train])
+        want = np.sum((x @ ref_w) ** 2)
+        ref_w -= 1e-4 * (2 * x.T.astype(np.float64) @ (x @ ref_w))
+        np.testing.assert_allclose(got, want, rtol=1e-4)

@@ -1,4 +1,4 @@
-"""Large elementwise work split over the host's cores, as TensorFlow's Eigen kernels split theirs.
+"""Large host-memory work split over the cores, as TensorFlow's Eigen kernels split theirs.
 
 numpy runs a ufunc on one core, but it lets go of the interpreter lock while it loops, so an
 update of a 10M-float variable runs about twice as fast on two cores when each thread takes
@@ -8,7 +8,14 @@ computes it, so the split changes the speed, never the values.
 ``split(fn, shape, *args)`` calls ``fn`` once per part: every argument shaped ``shape`` is cut
 into matching contiguous parts, the others (scalars, learning rates) are passed whole. Small,
 non-contiguous or non-numpy arrays run in one call, in the calling thread.
+
+``matmul(a, b, out)`` splits a large matrix product the same way, by rows or columns of its
+output, each part one single-threaded BLAS call. numpy's BLAS would split it over its own
+threads, but those then spin, waiting for more work, for about a tenth of a second, holding a
+core that the elementwise parts after the product need. Telling BLAS to use one thread needs
+``threadpoolctl`` (the ``fast`` extra); without it, products are left to BLAS.
 """
+import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 MIN_ELEMENTS = 1 << 18  # below this (1 MB of floats) starting threads costs more than it saves
+MIN_PRODUCT = 1 << 24  # multiply-adds: below this a product is left to one BLAS call
+_BLAS_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 _lock = threading.Lock()
 _pool = None
@@ -46,6 +55,10 @@ def _workers():
         return _pool
 
 
+def _parts(size, min_size):
+    return min(cores(), 8, size // min_size)
+
+
 def split(fn, shape, *args):
     """``fn(*args)``, computed as one call per core on matching parts of the arrays shaped
     ``shape`` when they are large numpy arrays laid out contiguously."""
@@ -53,7 +66,7 @@ def split(fn, shape, *args):
     size = 1
     for n in shape:
         size *= n
-    parts = min(cores(), 8, size // MIN_ELEMENTS)
+    parts = _parts(size, MIN_ELEMENTS)
     cut = [isinstance(a, np.ndarray) and a.shape == shape for a in args]
     if parts < 2 or not all(a.flags.c_contiguous for a, c in zip(args, cut) if c):
         fn(*args)
@@ -65,6 +78,12 @@ def split(fn, shape, *args):
         lo, hi = bounds[i], bounds[i + 1]
         fn(*[a[lo:hi] if c else a for a, c in zip(flat, cut)])
 
+    _run(part, parts)
+
+
+def _run(part, parts):
+    """``part(i)`` for every i below ``parts``: the first in the calling thread, the others in
+    the pool; the first error any part raised, once all are done."""
     pending = [_workers().submit(part, i) for i in range(1, parts)]
     errors = []
     try:
@@ -76,3 +95,69 @@ def split(fn, shape, *args):
             errors.append(p.exception())
     if errors:
         raise errors[0]
+
+
+def matmul(a, b, out=None):
+    """``a @ b`` of two matrices, into ``out`` when given, split by the output's rows (or columns,
+    whichever are more) over the cores when it is large and BLAS can be held to one thread."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.ndim != 2 or b.ndim != 2 \
+            or a.dtype != b.dtype or a.dtype not in _BLAS_TYPES:
+        return np.matmul(a, b, out=out)
+    (m, k), n = a.shape, b.shape[-1]
+    parts = _parts(m * n * k, MIN_PRODUCT)
+    if parts < 2 or k != b.shape[0] or not _blas_libraries():
+        return np.matmul(a, b, out=out)
+    if out is None:
+        out = np.empty((m, n), a.dtype)
+    by_rows = m >= n
+    length = m if by_rows else n
+    parts = min(parts, length)
+    bounds = [length * i // parts for i in range(parts + 1)]
+
+    def part(i):
+        lo, hi = bounds[i], bounds[i + 1]
+        if by_rows:
+            np.matmul(a[lo:hi], b, out=out[lo:hi])
+        else:
+            np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+
+    with _one_blas_thread():
+        _run(part, parts)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _blas_libraries():
+    """The BLAS libraries numpy loaded, as threadpoolctl controls them; () without threadpoolctl."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return ()
+    return tuple(c for c in ThreadpoolController().lib_controllers if c.user_api == "blas")
+
+
+_blas_users = 0  # products being split now: BLAS gets its threads back when the last one ends
+_blas_threads = ()
+
+
+class _one_blas_thread:  # noqa: N801 - used as a ``with`` block
+    """BLAS computes in the calling thread while devlab splits products over its own threads."""
+
+    def __enter__(self):
+        global _blas_users, _blas_threads
+        with _lock:
+            if _blas_users == 0:
+                libraries = _blas_libraries()
+                _blas_threads = [c.get_num_threads() for c in libraries]
+                for c in libraries:
+                    c.set_num_threads(1)
+            _blas_users += 1
+
+    def __exit__(self, *exc):
+        global _blas_users
+        with _lock:
+            _blas_users -= 1
+            if _blas_users == 0:
+                for c, n in zip(_blas_libraries(), _blas_threads):
+                    c.set_num_threads(n)
+        return False

@@ -101,6 +101,9 @@ class _HostContext:
         self.attrs = op.attrs
         self.op_name = op.name
 
+    def matmul(self, a, b):
+        return np.matmul(a, b)
+
 
 def constant_value_as_shape(tensor):
     """The shape a shape-valued tensor (a Reshape's ``shape`` input) denotes: a list of dims with

@@ -38,6 +38,13 @@ class KernelContext:
         large host arrays (``devices/parallel.py``): for elementwise updates."""
         parallel.split(fn, shape, *args)
 
+    def matmul(self, a, b):
+        """``a @ b`` into ``out`` (if planned); a large product of host matrices is split over the
+        cores (``devices/parallel.py``)."""
+        if self.device.backend != "numpy":
+            return self.xp.matmul(a, b, out=self.out)
+        return parallel.matmul(a, b, self.out)
+
     def writing_into(self, out):
         """A copy of this context whose kernel writes its output into ``out``."""
         ctx = KernelContext.__new__(KernelContext)
