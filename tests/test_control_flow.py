@@ -12,30 +12,14 @@ import devlab as tf
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE / "cases"))
 import control_flow_cases  # noqa: E402
+from recorded import check  # noqa: E402
 
 RECORDED = json.loads((HERE / "data" / "tf_control_flow.json").read_text())
 
 
 @pytest.mark.parametrize("name", sorted(control_flow_cases.CASES))
 def test_graph_placement_and_values_match_tensorflow(name):
-    got = control_flow_cases.CASES[name](tf)
-    want = RECORDED[name]
-    assert got.keys() == want.keys()
-    if "ops" in want:
-        assert got["ops"] == want["ops"]
-    assert _close(json.loads(json.dumps(got["values"])), want["values"]), (got["values"], want["values"])
-    if "placed" in want:
-        assert got["placed"] == want["placed"]
-
-
-def _close(got, want):
-    """Equal structure and strings, numbers equal to float32 precision."""
-    if isinstance(want, list):
-        return isinstance(got, list) and len(got) == len(want) and all(_close(g, w) for g, w in zip(got, want))
-    if isinstance(want, (str, bool)) or want is None:
-        return got == want
-    return isinstance(got, (int, float)) and not isinstance(got, bool) and got == pytest.approx(want, rel=1e-5,
-                                                                                                   abs=1e-6)
+    check(control_flow_cases.CASES[name](tf), RECORDED[name])
 
 
 def test_only_the_branch_taken_runs():

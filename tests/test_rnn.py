@@ -6,7 +6,6 @@ import json
 import pathlib
 import sys
 
-import numpy as np
 import pytest
 
 import devlab as tf
@@ -14,18 +13,11 @@ import devlab as tf
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE / "cases"))
 import rnn_cases  # noqa: E402
-from test_control_flow import _close  # noqa: E402
+from recorded import check  # noqa: E402
 
 RECORDED = json.loads((HERE / "data" / "tf_rnn.json").read_text())
 
 
 @pytest.mark.parametrize("name", sorted(rnn_cases.CASES))
 def test_graph_placement_and_values_match_tensorflow(name):
-    got = rnn_cases.CASES[name](tf)
-    want = RECORDED[name]
-    assert got.keys() == want.keys()
-    if "ops" in want:
-        assert got["ops"] == want["ops"]
-    assert _close(json.loads(json.dumps(got["values"])), want["values"]), (got["values"], want["values"])
-    if "placed" in want:
-        assert got["placed"] == want["placed"]
+    check(rnn_cases.CASES[name](tf), RECORDED[name])

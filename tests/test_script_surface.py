@@ -17,7 +17,7 @@ import devlab as tf
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE / "cases"))
 import script_cases  # noqa: E402
-from test_control_flow import _close  # noqa: E402
+from recorded import check  # noqa: E402
 
 RECORDED = json.loads((HERE / "data" / "tf_script_surface.json").read_text())
 
@@ -25,11 +25,5 @@ RECORDED = json.loads((HERE / "data" / "tf_script_surface.json").read_text())
 @pytest.mark.parametrize("name", sorted(script_cases.CASES))
 def test_graph_placement_values_and_errors_match_tensorflow(name):
     with tf.Graph().as_default():
-        got = json.loads(json.dumps(script_cases.CASES[name](tf)))
-    want = RECORDED[name]
-    assert got.keys() == want.keys()
-    for key in sorted(want):  # ops, placed, error, slots, collections: exactly TF's
-        if key != "values":
-            assert got[key] == want[key], key
-    if "values" in want:
-        assert _close(got["values"], want["values"]), (got["values"], want["values"])
+        got = script_cases.CASES[name](tf)
+    check(got, RECORDED[name])  # ops, placed, error, slots, collections exactly; values closely
