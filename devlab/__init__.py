@@ -22,7 +22,7 @@ from .ops.array_ops import (boolean_mask, cast, concat, constant, expand_dims, f
                             invert_permutation, newaxis, one_hot, ones, ones_like, pad, placeholder,
                             placeholder_with_default, range, rank, reshape, shape, shape_n, size, slice, split,
                             squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
-                            transpose, unstack, where, where_v2, zeros, zeros_like)
+                            transpose, unique, unstack, where, where_v2, zeros, zeros_like)
 from .ops import compat as _compat
 from .ops.build import convert_to_tensor
 from .ops.control_flow_ops import Assert, group, no_op
@@ -44,7 +44,8 @@ from .ops.tensor_array_ops import TensorArray
 from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .ops.script_ops import py_func
-from .ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized
+from .ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized, scatter_add, scatter_sub, scatter_update
+from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from .ops.uninitialized import report_uninitialized_variables
 from .ops.lookup_ops import initialize_all_tables, tables_initializer
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope

@@ -1,5 +1,6 @@
 """``tf.nn``: activations, convolution and pooling, dropout, losses and recurrent networks."""
 from .unimplemented import Namespace, module_getattr
+from .ops.embedding_ops import embedding_lookup  # noqa: F401
 from .ops.math_ops import sigmoid, tanh  # noqa: F401
 from .ops.nn_impl import (batch_normalization, dropout, fused_batch_norm, moments, xw_plus_b,  # noqa: F401
                           zero_fraction)

@@ -240,7 +240,9 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              "PyFunc", "PyFuncStateless",
              # the other optimizers' updates: tests/test_script_surface.py, against TF's values
              "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2",
-             "ApplyProximalAdagrad", "ApplyProximalGradientDescent"}
+             "ApplyProximalAdagrad", "ApplyProximalGradientDescent",
+             # sparse writes and updates, Unique: tests/test_sparse.py, against TF's values
+             "Unique", "ScatterUpdate", "ScatterAdd", "ScatterSub", "SparseApplyMomentum", "SparseApplyAdagrad"}
 
 
 def test_every_op_has_a_kernel_test():

@@ -11,7 +11,6 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.dimension import Dimension
-from ..framework.tensor_shape import TensorShape
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
@@ -218,6 +217,13 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
             dims_ = shape(x)
         one = constant(1, dtype=dtype or x.dtype.base_dtype)
         return apply_op_output("Fill", [dims_, one], None, scope)
+
+
+def unique(x, out_idx=dtypes.int32, name=None):
+    """The distinct values of a vector (in order of first appearance) and, for each element, the
+    index of its value among them."""
+    y, idx = op("Unique", name, [("x", x, None)], {"out_idx": dtypes.as_dtype(out_idx)}).outputs
+    return y, idx
 
 
 def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002

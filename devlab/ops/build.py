@@ -9,6 +9,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.dimension import Dimension
 from ..framework.graph import get_default_graph
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
 from . import op_defs
@@ -22,6 +23,8 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
     if type(value) is Tensor and dtype is None:
         return value  # the common case, first: every op converts each of its inputs
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(value, IndexedSlices):
+        return _indexed_slices_to_tensor(value, dtype, name)
     if hasattr(value, "_to_tensor"):
         value = value._to_tensor(as_ref=as_ref)
     if isinstance(value, (list, tuple)) and _holds_tensors(value):
@@ -96,6 +99,18 @@ def _sizes(value):
     if isinstance(value, Dimension):
         return value.value
     return [_sizes(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+
+def _indexed_slices_to_tensor(value, dtype, name):
+    """The dense tensor of an IndexedSlices: its rows added up where they belong (TF's
+    conversion: one UnsortedSegmentSum over ``dense_shape[0]`` rows)."""
+    if dtype is not None and dtype.base_dtype != value.dtype.base_dtype:
+        raise ValueError(f"Tensor conversion requested dtype {dtype.name} for IndexedSlices with dtype "
+                         f"{value.dtype.name}")
+    if value.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value}")
+    from .math_ops import unsorted_segment_sum  # built with apply_op, above this helper
+    return unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
 
 
 def graph_of(tensors):

@@ -14,6 +14,7 @@ import weakref
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with, control_dependencies
 from ..framework.tensor import Tensor
 from . import array_ops as A
@@ -456,10 +457,9 @@ def _concat_grad(op, grad):
 
 
 def _gather_grad(op, grad):
-    """The gradient rows added back where they were gathered from. TF returns IndexedSlices
-    (values and indices) for axis 0; devlab has no sparse gradients, so it also builds the
-    UnsortedSegmentSum that makes them dense (which TF builds where they are converted, such as
-    in an AddN). Other axes follow TF's transpose-around-a-segment-sum path."""
+    """The gradient rows, to be added back where they were gathered from: for axis 0 an
+    IndexedSlices (the rows and their indices; made dense only where something needs it dense),
+    for other axes TF's transpose-around-a-segment-sum path."""
     params, indices, axis = op.inputs
     with colocate_with(params.op):
         params_shape = A.shape(params)
@@ -468,7 +468,7 @@ def _gather_grad(op, grad):
         values_shape = A.concat([indices_size, params_shape[1:]], 0)
         values = A.reshape(grad, values_shape)
         flat_indices = A.reshape(indices, indices_size)
-        return [M.unsorted_segment_sum(values, flat_indices, params_shape[0]), None, None]
+        return [IndexedSlices(values, flat_indices, params_shape), None, None]
     outer_shape = params_shape[:axis]
     inner_shape = params_shape[axis:][1:]
     values_shape = A.concat([outer_shape, [-1], inner_shape], 0)
@@ -636,7 +636,8 @@ NOT_DIFFERENTIABLE = {
     "LogicalNot", "ArgMax", "OneHot", "NoOp", "AsString", "StringJoin", "ScalarSummary", "HistogramSummary",
     "MergeSummary", "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "Range",
     "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2",
-    "ApplyProximalAdagrad", "ApplyProximalGradientDescent",
+    "ApplyProximalAdagrad", "ApplyProximalGradientDescent", "Unique", "ScatterUpdate", "ScatterAdd", "ScatterSub",
+    "SparseApplyMomentum", "SparseApplyAdagrad",
     "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "DynamicStitch", "PyFunc",
     "PyFuncStateless", "InTopKV2", "IsFinite", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
 }

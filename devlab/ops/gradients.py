@@ -15,8 +15,10 @@ import collections
 import contextlib
 
 from ..framework import dtypes
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor import Tensor
 from ..framework.scopes import colocate_with, device, name_scope
-from .array_ops import constant, identity, ones_like
+from .array_ops import concat, constant, identity, ones_like
 from .build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .control_flow_state import maybe_create_control_flow_state, zeros_like_output
@@ -101,7 +103,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     in_grads = [None] * len(op.inputs)
                 for i, (t_in, in_grad) in enumerate(zip(op.inputs, in_grads)):
                     if in_grad is not None:
-                        if t_in.dtype.base_dtype != dtypes.resource:
+                        if t_in.dtype.base_dtype != dtypes.resource and not isinstance(in_grad, IndexedSlices):
                             _set_shape_of_input(op, i, t_in, in_grad)
                         _set_grad(grads, t_in, in_grad)
                 if loop_state is not None:
@@ -200,7 +202,12 @@ def _aggregated_grads(grads, op):
     op_grads = grads.get(op, [[] for _ in op.outputs])
     for i, out_grad in enumerate(op_grads):
         if isinstance(out_grad, list):
-            op_grads[i] = _multi_device_add_n(out_grad) if out_grad else None
+            if not out_grad:
+                op_grads[i] = None
+            elif len(out_grad) == 1 or not any(isinstance(g, IndexedSlices) for g in out_grad):
+                op_grads[i] = _multi_device_add_n(out_grad)
+            else:
+                op_grads[i] = _aggregate_indexed_slices(out_grad)
     if op in grads:
         grads[op] = op_grads
     return list(op_grads)
@@ -257,6 +264,16 @@ def _raise_no_grad_wrt_initial_loop_val(op, from_ops):
     raise ValueError(f"Cannot compute gradient inside while loop with respect to op '{target.name}'. We do not "
                      f"support taking the gradient wrt or through the initial value of a loop variable. Gradients "
                      f"can be computed through loop invariants or wrt the input parameters to the loop body.")
+
+
+def _aggregate_indexed_slices(grads):
+    """The sum of gradients of which some are IndexedSlices (TF's AggregateIndexedSlicesGradients):
+    dense if any is dense (one AddN, which makes the slices dense), else one IndexedSlices of
+    all the rows: values and indices concatenated (rows listed twice add up where applied)."""
+    if any(isinstance(g, Tensor) for g in grads):
+        return add_n(grads)
+    return IndexedSlices(concat([g.values for g in grads], 0), concat([g.indices for g in grads], 0),
+                         grads[0].dense_shape)
 
 
 def _multi_device_add_n(tensors):

@@ -132,11 +132,13 @@ def add_n(inputs, name=None):
     if not inputs or not isinstance(inputs, (list, tuple)):
         raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
                          "and shape")
-    xs = [convert_to_tensor(x) for x in inputs]
-    if len(xs) == 1:
+    if len(inputs) == 1:  # the input itself (dense, if it was an IndexedSlices), renamed only if asked
         from .array_ops import identity
-        return identity(xs[0], name=name)
-    return apply_op_output("AddN", xs, {"N": len(xs)}, name or "AddN")
+        x = convert_to_tensor(inputs[0])
+        return identity(x, name=name) if name else x
+    with name_scope(name, "AddN", inputs) as scope:  # an IndexedSlices input is made dense in here
+        xs = [convert_to_tensor(x, name=f"inputs_{i}") for i, x in enumerate(inputs)]
+        return apply_op_output("AddN", xs, {"N": len(xs)}, scope)
 
 
 def _reduction(op_type, default_name):

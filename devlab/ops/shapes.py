@@ -580,3 +580,11 @@ def scatter_nd(inputs, attrs):
 def bool_like_first(inputs, attrs):
     """An elementwise predicate (IsFinite): bools shaped like the input."""
     return [(dtypes.bool, dims(inputs[0]))]
+
+
+def unique(inputs, attrs):
+    """Unique: the distinct values (how many is known only at run time) and one index per element."""
+    x = dims(inputs[0])
+    if x is not None and len(x) != 1:
+        raise ShapeError(f"Shape must be rank 1 but is rank {len(x)}")
+    return [(inputs[0].dtype.base_dtype, (None,)), (attrs.get("out_idx", dtypes.int32), x)]

@@ -29,3 +29,22 @@ def is_variable_initialized(ref, name=None):
     ref = convert_to_tensor(ref, as_ref=True)
     return apply_op_output("IsVariableInitialized", [ref], {"dtype": ref.dtype.base_dtype},
                            name or "IsVariableInitialized")
+
+
+def _scatter(op_type, use_locking_default):
+    def build(ref, indices, updates, use_locking=use_locking_default, name=None):
+        """Writes ``updates`` into the rows ``indices`` of the variable ``ref`` (the rest stay)."""
+        with name_scope(name, op_type, [ref, indices, updates]) as scope:
+            ref_t = convert_to_tensor(ref, as_ref=True)
+            if not ref_t.dtype.is_ref:
+                raise TypeError(f"'{op_type}' Op requires that input 'ref' be a mutable tensor (e.g.: a tf.Variable)")
+            indices = convert_to_tensor(indices, name="indices")
+            updates = convert_to_tensor(updates, dtype=ref_t.dtype.base_dtype, name="updates")
+            return apply_op_output(op_type, [ref_t, indices, updates], {"use_locking": bool(use_locking)}, scope)
+    build.__name__ = "scatter_" + op_type[len("Scatter"):].lower()
+    return build
+
+
+scatter_update = _scatter("ScatterUpdate", True)
+scatter_add = _scatter("ScatterAdd", False)
+scatter_sub = _scatter("ScatterSub", False)

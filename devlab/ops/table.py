@@ -19,6 +19,7 @@ from . import nn_kernels as NK
 from . import nn_shapes as NS
 from . import optimizer_kernels as OK
 from . import shapes as S
+from . import sparse_kernels as SK
 
 BOTH = ("GPU", "CPU")
 CPU_ONLY = ("CPU",)
@@ -183,6 +184,13 @@ OPS = _table(
     OpDef("ConcatOffset", S.concat_offset, K.concat_offset),
     OpDef("GatherV2", S.gather_v2, K.gather_v2),
     OpDef("UnsortedSegmentSum", S.unsorted_segment_sum, K.unsorted_segment_sum),
+    OpDef("Unique", S.unique, SK.unique),
+    # sparse writes: only the rows their indices name (colocated with the variable, as every write)
+    OpDef("ScatterUpdate", S.ref_of_first, SK.scatter_update, ref_inputs=(0,), stateful=True),
+    OpDef("ScatterAdd", S.ref_of_first, SK.scatter_add, ref_inputs=(0,), stateful=True),
+    OpDef("ScatterSub", S.ref_of_first, SK.scatter_sub, ref_inputs=(0,), stateful=True),
+    OpDef("SparseApplyMomentum", S.ref_of_first, SK.sparse_apply_momentum, ref_inputs=(0, 1), stateful=True),
+    OpDef("SparseApplyAdagrad", S.ref_of_first, SK.sparse_apply_adagrad, ref_inputs=(0, 1), stateful=True),
     OpDef("ScatterNd", S.scatter_nd, K.scatter_nd, type_input=1),
     OpDef("Where", S.where, K.where),
     OpDef("Range", S.range_, K.range_),

@@ -1,4 +1,10 @@
-"""Nested fetch structures: ``sess.run({"a": [x, y], "b": (z,)})`` returns the same shape."""
+"""Nested fetch structures: ``sess.run({"a": [x, y], "b": (z,)})`` returns the same shape; an
+``IndexedSlices`` fetches its values, indices and dense shape as an ``IndexedSlicesValue``."""
+from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+
+
+def _parts(slices):
+    return [slices.values, slices.indices] + ([] if slices.dense_shape is None else [slices.dense_shape])
 
 
 def flatten(fetches):
@@ -7,6 +13,8 @@ def flatten(fetches):
         return [leaf for k in fetches for leaf in flatten(fetches[k])]
     if isinstance(fetches, (list, tuple)):
         return [leaf for item in fetches for leaf in flatten(item)]
+    if isinstance(fetches, IndexedSlices):
+        return _parts(fetches)
     return [fetches]
 
 
@@ -21,6 +29,9 @@ def pack(fetches, values):
             return type(f)(*[build(x) for x in f])
         if isinstance(f, (list, tuple)):
             return type(f)(build(x) for x in f)
+        if isinstance(f, IndexedSlices):
+            parts = [next(it) for _ in _parts(f)]
+            return IndexedSlicesValue(parts[0], parts[1], parts[2] if len(parts) > 2 else None)
         return next(it)
 
     return build(fetches)

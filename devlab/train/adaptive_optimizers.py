@@ -89,6 +89,10 @@ class AdagradOptimizer(Optimizer):
         return _apply("ApplyAdagrad", [var, self.get_slot(var, "accumulator")], [_as(self._lr_t, var), grad],
                       self._use_locking)
 
+    def _apply_sparse(self, grad, var):
+        return _apply("SparseApplyAdagrad", [var, self.get_slot(var, "accumulator")],
+                      [_as(self._lr_t, var), grad.values, grad.indices], self._use_locking)
+
 
 class AdadeltaOptimizer(Optimizer):
     """Adagrad without its ever-shrinking step (Zeiler): moving averages of grad² (``accum``) and

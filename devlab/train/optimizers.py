@@ -7,8 +7,9 @@ reference anyway), so updates run where the variables live: on the parameter ser
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with, control_dependencies, init_scope, name_scope
-from ..ops import state_ops
+from ..ops import array_ops, math_ops, state_ops
 from ..ops.build import apply_op_output, convert_to_tensor
 from ..ops.control_flow_ops import group
 from ..ops.gradients import gradients
@@ -50,7 +51,10 @@ class Optimizer:
             self._prepare()
             for grad, var in usable:
                 with name_scope("update_" + var.op.name), colocate_with(var):
-                    updates.append(self._apply_dense(grad, var))
+                    if isinstance(grad, IndexedSlices):  # rows of an embedding table: update only those
+                        updates.append(self._apply_sparse_duplicate_indices(grad, var))
+                    else:
+                        updates.append(self._apply_dense(grad, var))
             if global_step is None:
                 train_op = self._finish(updates, scope)
             else:
@@ -84,6 +88,17 @@ class Optimizer:
 
     def _apply_dense(self, grad, var):
         raise NotImplementedError
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        """A sparse gradient's rows listed more than once are added up first (Unique, then
+        UnsortedSegmentSum, as TF does), so ``_apply_sparse`` sees each row once."""
+        unique_indices, positions = array_ops.unique(grad.indices)
+        summed = math_ops.unsorted_segment_sum(grad.values, positions, array_ops.shape(unique_indices)[0])
+        return self._apply_sparse(IndexedSlices(summed, unique_indices, grad.dense_shape), var)
+
+    def _apply_sparse(self, grad, var):
+        raise NotImplementedError(f"{type(self).__name__} has no sparse update in devlab: make the gradient of "
+                                  f"{var.op.name} dense with tf.convert_to_tensor before applying it")
 
     def _finish(self, update_ops, name):
         return group(*update_ops, name=name)
@@ -120,6 +135,10 @@ class GradientDescentOptimizer(Optimizer):
         return apply_op_output("ApplyGradientDescent", [var._ref(), self._lr, grad],
                                {"use_locking": self._use_locking}, "ApplyGradientDescent").op
 
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        """var[indices] -= values * lr, one ScatterSub: repeated rows subtract twice, as summed."""
+        return state_ops.scatter_sub(var, grad.indices, grad.values * self._lr, use_locking=self._use_locking).op
+
 
 class MomentumOptimizer(Optimizer):
     """accum = momentum * accum + grad; var -= learning_rate * accum."""
@@ -141,6 +160,13 @@ class MomentumOptimizer(Optimizer):
         return apply_op_output("ApplyMomentum", [var._ref(), accum._ref(), self._lr, grad, self._mom],
                                {"use_locking": self._use_locking, "use_nesterov": self._use_nesterov},
                                "ApplyMomentum").op
+
+    def _apply_sparse(self, grad, var):
+        accum = self.get_slot(var, "momentum")
+        return apply_op_output("SparseApplyMomentum", [var._ref(), accum._ref(), self._lr, grad.values, grad.indices,
+                                                       self._mom],
+                               {"use_locking": self._use_locking, "use_nesterov": self._use_nesterov},
+                               "SparseApplyMomentum").op
 
 
 class AdamOptimizer(Optimizer):
@@ -173,6 +199,25 @@ class AdamOptimizer(Optimizer):
         return apply_op_output("ApplyAdam", [var._ref(), m._ref(), v._ref(), b1p.value(), b2p.value(), self._lr,
                                              self._b1, self._b2, self._eps, grad],
                                {"use_locking": self._use_locking}, "ApplyAdam").op
+
+    def _apply_sparse(self, grad, var):
+        """TF's sparse Adam: the moments decay everywhere (Assign), the new gradient goes into the
+        listed rows only (ScatterAdd), and the variable takes the whole step (AssignSub)."""
+        b1p, b2p = self._beta_powers
+        lr = self._lr * math_ops.sqrt(1 - b2p) / (1 - b1p)
+        m = self.get_slot(var, "m")
+        m_scaled = grad.values * (1 - self._b1)
+        m_t = state_ops.assign(m, m * self._b1, use_locking=self._use_locking)
+        with control_dependencies([m_t]):
+            m_t = state_ops.scatter_add(m, grad.indices, m_scaled, use_locking=self._use_locking)
+        v = self.get_slot(var, "v")
+        v_scaled = (grad.values * grad.values) * (1 - self._b2)
+        v_t = state_ops.assign(v, v * self._b2, use_locking=self._use_locking)
+        with control_dependencies([v_t]):
+            v_t = state_ops.scatter_add(v, grad.indices, v_scaled, use_locking=self._use_locking)
+        v_sqrt = math_ops.sqrt(v_t)
+        var_update = state_ops.assign_sub(var, lr * m_t / (v_sqrt + self._eps), use_locking=self._use_locking)
+        return group(var_update, m_t, v_t)
 
     def _finish(self, update_ops, name):
         b1p, b2p = self._beta_powers

@@ -1,0 +1,134 @@
+"""Embeddings and sparse gradients: the graphs, placements, values and errors TensorFlow 2.21
+recorded for the same programs (tests/cases/sparse_cases.py; tools/record_sparse.py records
+them), and what holds whatever the program: only the rows looked up change, a fetched
+IndexedSlices comes back as an IndexedSlicesValue, a failed scatter changes nothing."""
+import json
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import devlab as tf
+
+HERE = pathlib.Path(__file__).parent
+sys.path.insert(0, str(HERE / "cases"))
+import sparse_cases  # noqa: E402
+from recorded import check  # noqa: E402
+
+RECORDED = json.loads((HERE / "data" / "tf_sparse.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(sparse_cases.CASES))
+def test_graph_placement_values_and_errors_match_tensorflow(name):
+    with tf.Graph().as_default():
+        got = sparse_cases.CASES[name](tf)
+    check(got, RECORDED[name])
+
+
+def _train_table(make_optimizer, ids, steps=2):
+    table0 = np.arange(24, dtype=np.float32).reshape(8, 3) / 10
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/cpu:0"):
+            table = tf.Variable(table0, name="table")
+        with tf.device("/cpu:1"):
+            loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, ids)))
+        train = make_optimizer().minimize(loss)
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=g, config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        sess.run(init)
+        for _ in range(steps):
+            sess.run(train)
+        return table0, sess.run(table)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tf.train.GradientDescentOptimizer(0.1),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    lambda: tf.train.AdagradOptimizer(0.1),
+], ids=["sgd", "momentum", "nesterov", "adagrad"])
+def test_only_the_rows_looked_up_change(make):
+    before, after = _train_table(make, [1, 4, 4, 6])
+    touched = [1, 4, 6]
+    untouched = [r for r in range(8) if r not in touched]
+    np.testing.assert_array_equal(after[untouched], before[untouched])
+    assert not np.isclose(after[touched], before[touched]).any()
+
+
+def test_sgd_on_repeated_rows_matches_numpy():
+    """d/dt sum(t[ids]^2) = 2 t[i] per occurrence: row 4, looked up twice, moves twice as far."""
+    before, after = _train_table(lambda: tf.train.GradientDescentOptimizer(0.1), [1, 4, 4, 6], steps=1)
+    want = before.copy()
+    for i in [1, 4, 4, 6]:
+        want[i] -= 0.1 * 2 * before[i]
+    np.testing.assert_allclose(after, want, rtol=1e-6)
+
+
+def test_a_fetched_indexed_slices_comes_back_as_an_indexed_slices_value():
+    table = tf.Variable(np.ones((5, 2), np.float32))
+    grad = tf.gradients(tf.reduce_sum(tf.gather(table, [3, 0, 3])), [table])[0]
+    assert isinstance(grad, tf.IndexedSlices) and grad.dtype == tf.float32 and grad.op is grad.values.op
+    with tf.Session() as sess:
+        sess.run(table.initializer)
+        got = sess.run({"grad": grad})["grad"]
+    assert isinstance(got, tf.IndexedSlicesValue)
+    np.testing.assert_array_equal(got.values, np.ones((3, 2)))
+    np.testing.assert_array_equal(got.indices, [3, 0, 3])
+    np.testing.assert_array_equal(got.dense_shape, [5, 2])
+
+
+def test_a_failed_sparse_update_changes_nothing():
+    table = tf.Variable(np.ones((4, 2), np.float32), name="table")
+    ids = tf.placeholder(tf.int32, [None])
+    ok = tf.scatter_add(table, [0], [[5.0, 5.0]])
+    with tf.control_dependencies([ok]):
+        bad = tf.scatter_sub(table, ids, tf.ones([2, 2]))
+    with tf.Session() as sess:
+        sess.run(table.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 7 is not in \[0, 4\)"):
+            sess.run(bad, {ids: [1, 7]})
+        np.testing.assert_array_equal(sess.run(table), np.ones((4, 2)))  # the ScatterAdd before it did not land
+        sess.run(bad, {ids: [1, 1]})
+        np.testing.assert_array_equal(sess.run(table), [[6, 6], [-1, -1], [1, 1], [1, 1]])
+
+
+def test_unique_keeps_the_order_of_first_appearance():
+    y, idx = tf.unique(tf.constant([7, 2, 7, 9, 2, 2]))
+    with tf.Session() as sess:
+        got_y, got_idx = sess.run([y, idx])
+    np.testing.assert_array_equal(got_y, [7, 2, 9])
+    np.testing.assert_array_equal(got_idx, [0, 1, 0, 2, 1, 1])
+    assert y.shape.as_list() == [None] and idx.shape.as_list() == [6]
+
+
+def test_sparse_momentum_applies_a_repeated_row_twice_in_order():
+    """The kernel itself (TF's loop): a row listed twice sees its first update before its second."""
+    from devlab.ops.build import apply_op_output
+    var = tf.Variable(np.zeros((3, 1), np.float32))
+    accum = tf.Variable(np.zeros((3, 1), np.float32))
+    update = apply_op_output("SparseApplyMomentum", [var._ref(), accum._ref(), tf.constant(1.0),
+                                                     tf.constant([[1.0], [2.0]]), tf.constant([2, 2]),
+                                                     tf.constant(0.5)], {"use_locking": False, "use_nesterov": False},
+                             "SparseApplyMomentum")
+    with tf.Session() as sess:
+        sess.run([var.initializer, accum.initializer])
+        sess.run(update)
+        acc, v = sess.run([accum, var])
+    # first: accum = 0*0.5 + 1 = 1, var = -1; second: accum = 1*0.5 + 2 = 2.5, var = -3.5
+    np.testing.assert_array_equal(acc, [[0], [0], [2.5]])
+    np.testing.assert_array_equal(v, [[0], [0], [-3.5]])
+
+
+def test_embedding_lookup_reads_the_table_where_it_lives():
+    with tf.device("/cpu:0"):
+        table = tf.Variable(np.ones((4, 2), np.float32), name="table")
+    with tf.device("/gpu:0"):
+        out = tf.nn.embedding_lookup(table, [1, 2]) * 2.0
+    assert out.op.inputs[0].op.type == "Identity" and out.op.inputs[0].op.device == "/device:GPU:0"
+    gather = out.op.inputs[0].op.inputs[0].op
+    assert gather.type == "GatherV2" and gather.name == "embedding_lookup"
+    assert gather.device == "/device:CPU:0" and gather.colocation_groups() == [b"loc:@table"]
+    with pytest.raises(NotImplementedError, match="one table"):
+        tf.nn.embedding_lookup([table, table], [0])
