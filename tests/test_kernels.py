@@ -242,7 +242,9 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2",
              "ApplyProximalAdagrad", "ApplyProximalGradientDescent",
              # sparse writes and updates, Unique: tests/test_sparse.py, against TF's values
-             "Unique", "ScatterUpdate", "ScatterAdd", "ScatterSub", "SparseApplyMomentum", "SparseApplyAdagrad"}
+             "Unique", "ScatterUpdate", "ScatterAdd", "ScatterSub", "SparseApplyMomentum", "SparseApplyAdagrad",
+             "SparseApplyRMSProp", "SparseApplyCenteredRMSProp", "SparseApplyAdadelta", "SparseApplyFtrl",
+             "SparseApplyFtrlV2", "SparseApplyProximalAdagrad", "SparseApplyProximalGradientDescent"}
 
 
 def test_every_op_has_a_kernel_test():

@@ -48,7 +48,13 @@ def _train_table(make_optimizer, ids, steps=2):
     lambda: tf.train.MomentumOptimizer(0.1, 0.9),
     lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
     lambda: tf.train.AdagradOptimizer(0.1),
-], ids=["sgd", "momentum", "nesterov", "adagrad"])
+    lambda: tf.train.RMSPropOptimizer(0.1, momentum=0.5, centered=True),
+    lambda: tf.train.AdadeltaOptimizer(1.0),
+    lambda: tf.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1),
+    lambda: tf.train.ProximalAdagradOptimizer(0.1, l1_regularization_strength=0.01),
+    lambda: tf.train.ProximalGradientDescentOptimizer(0.1, l2_regularization_strength=0.1),
+], ids=["sgd", "momentum", "nesterov", "adagrad", "centered_rmsprop", "adadelta", "ftrl_v2", "proximal_adagrad",
+        "proximal_sgd"])
 def test_only_the_rows_looked_up_change(make):
     before, after = _train_table(make, [1, 4, 4, 6])
     touched = [1, 4, 6]
@@ -104,7 +110,8 @@ def test_unique_keeps_the_order_of_first_appearance():
 
 
 def test_sparse_momentum_applies_a_repeated_row_twice_in_order():
-    """The kernel itself (TF's loop): a row listed twice sees its first update before its second."""
+    """The kernel itself (TF's loop; the optimizers remove repeats first): a row listed twice sees
+    its first update before its second."""
     from devlab.ops.build import apply_op_output
     var = tf.Variable(np.zeros((3, 1), np.float32))
     accum = tf.Variable(np.zeros((3, 1), np.float32))

@@ -637,7 +637,9 @@ NOT_DIFFERENTIABLE = {
     "MergeSummary", "IsVariableInitialized", "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "Range",
     "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2",
     "ApplyProximalAdagrad", "ApplyProximalGradientDescent", "Unique", "ScatterUpdate", "ScatterAdd", "ScatterSub",
-    "SparseApplyMomentum", "SparseApplyAdagrad",
+    "SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
+    "SparseApplyAdadelta", "SparseApplyFtrl", "SparseApplyFtrlV2", "SparseApplyProximalAdagrad",
+    "SparseApplyProximalGradientDescent",
     "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "DynamicStitch", "PyFunc",
     "PyFuncStateless", "InTopKV2", "IsFinite", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
 }

@@ -1,10 +1,10 @@
 """Kernels of the sparse updates: ``Unique``, the ``Scatter*`` writes and the sparse optimizer
-updates (``SparseApplyMomentum``, ``SparseApplyAdagrad``), as TensorFlow's kernels compute and
-check them (scatter_op.cc, training_ops.cc, unique_op.cc). A write touches only the rows its
-indices name; it still goes into the buffer the run hands it (``ref.new_buffer()``), so a run
-that fails later leaves the variable as it was."""
+updates (``SparseApply*``: each optimizer's dense formula applied to the rows a gradient lists),
+as TensorFlow's kernels compute and check them (scatter_op.cc, training_ops.cc, unique_op.cc).
+A write touches only the rows its indices name; it still goes into the buffer the run hands it
+(``ref.new_buffer()``), so a run that fails later leaves the variable as it was."""
 from ..framework import errors
-from .kernels import _same_shape, _scalar, _shape_text, scatter_add as _scatter_add
+from .kernels import _shape_text, scatter_add as _scatter_add
 
 
 def unique(k, x):
@@ -75,18 +75,13 @@ scatter_add = _scatter(_add)
 scatter_sub = _scatter(_subtract)
 
 
-def _check_sparse_apply(var, slots, grad, indices, scalars):
-    for name, slot in slots:
-        _same_shape(var, name, slot)
-    for name, x in scalars:
-        _scalar(name, x)
+def _check_sparse_apply(var, grad, indices):
     if indices.ndim != 1:
         raise errors.InvalidArgumentError(None, None, "indices must be one-dimensional")
     if var.ndim < 1:
         raise errors.InvalidArgumentError(None, None, "var must be at least 1 dimensional")
     if grad.shape[1:] != var.shape[1:]:
-        raise errors.InvalidArgumentError(
-            None, None, "var and grad must match in dimension 1 and higher")
+        raise errors.InvalidArgumentError(None, None, "var and grad must match in dimension 1 and higher")
     if grad.shape[0] != indices.shape[0]:
         raise errors.InvalidArgumentError(None, None, "grad must be the same size as indices in the first dimension.")
     bad = (indices < 0) | (indices >= var.shape[0])
@@ -104,39 +99,42 @@ def _positions(xp, indices):
     return [slice(i, i + 1) for i in range(indices.size)]
 
 
-def sparse_apply_momentum(k, var, accum, lr, grad, indices, momentum):
-    """For each listed row: accum = accum * momentum + grad; var -= accum * lr (Nesterov:
-    var -= grad * lr + accum * momentum * lr)."""
-    xp, v, a = k.xp, var.read(), accum.read()
-    _check_sparse_apply(v, [("accum", a)], grad, indices, [("lr", lr), ("momentum", momentum)])
-    new_v, new_a = var.new_buffer(), accum.new_buffer()
-    xp.copyto(new_v, v)
-    xp.copyto(new_a, a)
-    nesterov = k.attrs.get("use_nesterov")
-    for at in _positions(xp, indices):
-        rows, g = indices[at], grad[at]
-        new_a[rows] = new_a[rows] * momentum + g
-        if nesterov:
-            new_v[rows] -= g * lr + new_a[rows] * momentum * lr
-        else:
-            new_v[rows] -= new_a[rows] * lr
-    accum.assign(new_a)
-    var.assign(new_v)
-    return var
+class _Rows:
+    """Some rows of a variable's new value, standing in for the variable: a dense update kernel
+    given these updates just those rows (``read``, ``new_buffer`` and ``assign`` of a VarRef)."""
+
+    def __init__(self, xp, full, rows):
+        self.xp, self.full, self.rows = xp, full, rows
+
+    def read(self):
+        return self.full[self.rows]
+
+    def new_buffer(self):
+        return self.xp.empty((self.rows.size,) + self.full.shape[1:], self.full.dtype)
+
+    def assign(self, value):
+        self.full[self.rows] = value
 
 
-def sparse_apply_adagrad(k, var, accum, lr, grad, indices):
-    """For each listed row: accum += grad²; var -= grad * lr / sqrt(accum)."""
-    xp, v, a = k.xp, var.read(), accum.read()
-    _check_sparse_apply(v, [("accum", a)], grad, indices, [("lr", lr)])
-    new_v, new_a = var.new_buffer(), accum.new_buffer()
-    xp.copyto(new_v, v)
-    xp.copyto(new_a, a)
-    for at in _positions(xp, indices):
-        rows, g = indices[at], grad[at]
-        if k.attrs.get("update_slots", True):
-            new_a[rows] += g * g
-        new_v[rows] -= g * lr / xp.sqrt(new_a[rows])
-    accum.assign(new_a)
-    var.assign(new_v)
-    return var
+def sparse(dense, grad_at):
+    """The ``SparseApply*`` kernel of a dense ``Apply*`` kernel whose gradient is input
+    ``grad_at``: the sparse op takes the gradient's rows there and their indices right after,
+    and applies the dense formula to those rows of the variable and its slots only."""
+    def kernel(k, *inputs):
+        xp, grad, indices = k.xp, inputs[grad_at], inputs[grad_at + 1]
+        args = list(inputs[:grad_at + 1] + inputs[grad_at + 2:])
+        refs = [i for i, x in enumerate(args) if hasattr(x, "new_buffer")]  # the variable and its slots
+        _check_sparse_apply(args[refs[0]].read(), grad, indices)
+        fulls = {}
+        for i in refs:
+            fulls[i] = args[i].new_buffer()
+            xp.copyto(fulls[i], args[i].read())
+        for at in _positions(xp, indices):
+            rows = [_Rows(xp, fulls[i], indices[at]) if i in fulls else x for i, x in enumerate(args)]
+            rows[grad_at] = grad[at]
+            dense(k, *rows)
+        for i in refs:
+            args[i].assign(fulls[i])
+        return args[refs[0]]
+    kernel.__name__ = "sparse_" + dense.__name__
+    return kernel

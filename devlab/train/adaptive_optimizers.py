@@ -6,10 +6,13 @@ Each keeps per-variable slots, made beside their variable (``colocate_with``) an
 names them: the slot variable is ``<var>/<optimizer name>``, then ``_1``, ``_2`` in the order the
 slots are made (RMSProp's ``rms`` is ``w/RMSProp``, its ``momentum`` ``w/RMSProp_1``). The
 hyper-parameters become Consts in the optimizer's name scope (``RMSProp/decay``), and one
-``Apply<Name>`` op per variable, colocated with it, does the update (``optimizer_kernels.py``).
-So on a parameter server all of an optimizer's state and work sits with the variables.
+``Apply<Name>`` op per variable, colocated with it, does the update (``optimizer_kernels.py``);
+a sparse gradient (``IndexedSlices``, from an embedding lookup) gets the same op's
+``SparseApply<Name>`` twin, which updates only the rows it lists. So on a parameter server all
+of an optimizer's state and work sits with the variables.
 """
 from ..framework import dtypes
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with
 from ..ops import array_ops, init_ops, math_ops
 from ..ops.build import apply_op_output, convert_to_tensor
@@ -18,9 +21,24 @@ from .optimizers import Optimizer
 
 
 def _apply(op_type, refs, values, use_locking):
-    """One ``Apply*`` op: the variable and slots by reference, then the other inputs."""
-    return apply_op_output(op_type, [r._ref() for r in refs] + list(values), {"use_locking": use_locking},
-                           op_type).op
+    """One ``Apply*`` op: the variable and slots by reference, then the other inputs. A sparse
+    gradient among them makes it the ``SparseApply*`` op: the gradient's rows where the gradient
+    goes, then their indices."""
+    inputs = [r._ref() for r in refs]
+    for v in values:
+        if isinstance(v, IndexedSlices):
+            op_type = "Sparse" + op_type
+            inputs += [v.values, v.indices]
+        else:
+            inputs.append(v)
+    return apply_op_output(op_type, inputs, {"use_locking": use_locking}, op_type).op
+
+
+class _AdaptiveOptimizer(Optimizer):
+    """An optimizer whose sparse update is its dense one's ``SparseApply*`` twin (``_apply``)."""
+
+    def _apply_sparse(self, grad, var):
+        return self._apply_dense(grad, var)
 
 
 def _as(t, var):
@@ -28,7 +46,7 @@ def _as(t, var):
     return array_ops.cast(t, var.dtype.base_dtype)
 
 
-class RMSPropOptimizer(Optimizer):
+class RMSPropOptimizer(_AdaptiveOptimizer):
     """Divides each step by a moving root mean square of the recent gradients (Hinton's lecture
     6e): ms = decay·ms + (1 - decay)·grad²; mom = momentum·mom + lr·grad / sqrt(ms + epsilon);
     var -= mom. ``centered`` also tracks the mean gradient and divides by the variance estimate."""
@@ -65,7 +83,7 @@ class RMSPropOptimizer(Optimizer):
         return _apply("ApplyRMSProp", [var, rms, mom], scalars + [grad], self._use_locking)
 
 
-class AdagradOptimizer(Optimizer):
+class AdagradOptimizer(_AdaptiveOptimizer):
     """Per-coordinate step sizes that shrink with the gradients seen (Duchi et al.):
     accum += grad²; var -= lr·grad / sqrt(accum). The accumulator starts at
     ``initial_accumulator_value`` (positive, so the first step is finite)."""
@@ -89,12 +107,8 @@ class AdagradOptimizer(Optimizer):
         return _apply("ApplyAdagrad", [var, self.get_slot(var, "accumulator")], [_as(self._lr_t, var), grad],
                       self._use_locking)
 
-    def _apply_sparse(self, grad, var):
-        return _apply("SparseApplyAdagrad", [var, self.get_slot(var, "accumulator")],
-                      [_as(self._lr_t, var), grad.values, grad.indices], self._use_locking)
 
-
-class AdadeltaOptimizer(Optimizer):
+class AdadeltaOptimizer(_AdaptiveOptimizer):
     """Adagrad without its ever-shrinking step (Zeiler): moving averages of grad² (``accum``) and
     of the squared updates (``accum_update``) set each coordinate's step."""
 
@@ -119,7 +133,7 @@ class AdadeltaOptimizer(Optimizer):
                       self._use_locking)
 
 
-class FtrlOptimizer(Optimizer):
+class FtrlOptimizer(_AdaptiveOptimizer):
     """Follow-the-regularized-leader (McMahan et al., used for wide sparse models): slots ``accum``
     (sum of grad², starting at ``initial_accumulator_value``) and ``linear``; L1 makes weights
     exactly 0. With ``l2_shrinkage_regularization_strength`` > 0 the op is ``ApplyFtrlV2``."""
@@ -175,7 +189,7 @@ class FtrlOptimizer(Optimizer):
                                             _as(self._lr_power_t, var)], self._use_locking)
 
 
-class ProximalAdagradOptimizer(Optimizer):
+class ProximalAdagradOptimizer(_AdaptiveOptimizer):
     """Adagrad's step, then the proximal step of l1 (soft-thresholding: weights become exactly 0)
     and l2 regularisation (Duchi & Singer's FOBOS)."""
 
@@ -206,7 +220,7 @@ class ProximalAdagradOptimizer(Optimizer):
                       [self._lr_t, self._l1_t, self._l2_t, grad], self._use_locking)
 
 
-class ProximalGradientDescentOptimizer(Optimizer):
+class ProximalGradientDescentOptimizer(_AdaptiveOptimizer):
     """Gradient descent, then the proximal step of l1 and l2 regularisation (no slots)."""
 
     def __init__(self, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0,

@@ -47,6 +47,41 @@ def case_embedding_adagrad(tf, rewrites_off=False):
     return _lookup_model(tf, lambda tf: tf.train.AdagradOptimizer(0.1), rewrites_off)
 
 
+def case_embedding_nesterov(tf, rewrites_off=False):
+    return _lookup_model(tf, lambda tf: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True), rewrites_off)
+
+
+def case_embedding_rmsprop(tf, rewrites_off=False):
+    return _lookup_model(tf, lambda tf: tf.train.RMSPropOptimizer(0.05, momentum=0.5), rewrites_off)
+
+
+def case_embedding_centered_rmsprop(tf, rewrites_off=False):
+    return _lookup_model(tf, lambda tf: tf.train.RMSPropOptimizer(0.05, momentum=0.5, centered=True), rewrites_off)
+
+
+def case_embedding_adadelta(tf, rewrites_off=False):
+    return _lookup_model(tf, lambda tf: tf.train.AdadeltaOptimizer(1.0), rewrites_off)
+
+
+def case_embedding_ftrl(tf, rewrites_off=False):
+    return _lookup_model(tf, lambda tf: tf.train.FtrlOptimizer(0.2, l1_regularization_strength=0.01), rewrites_off)
+
+
+def case_embedding_ftrl_l2_shrinkage(tf, rewrites_off=False):
+    return _lookup_model(tf, lambda tf: tf.train.FtrlOptimizer(0.2, l2_shrinkage_regularization_strength=0.1),
+                         rewrites_off)
+
+
+def case_embedding_proximal_adagrad(tf, rewrites_off=False):
+    return _lookup_model(tf, lambda tf: tf.train.ProximalAdagradOptimizer(0.1, l1_regularization_strength=0.01),
+                         rewrites_off)
+
+
+def case_embedding_proximal_sgd(tf, rewrites_off=False):
+    return _lookup_model(tf, lambda tf: tf.train.ProximalGradientDescentOptimizer(
+        0.1, l1_regularization_strength=0.01, l2_regularization_strength=0.02), rewrites_off)
+
+
 def case_gather_gradient_is_indexed_slices(tf, rewrites_off=False):
     ids = tf.constant(IDS, name="ids")
     with tf.device("/cpu:1"):
