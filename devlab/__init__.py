@@ -41,7 +41,7 @@ from .ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_case import case
 from .ops.math_ops import ceil, count_nonzero, log1p, reduce_logsumexp
 from .ops.tensor_array_ops import TensorArray
-from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue
+from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .ops.script_ops import py_func
 from .ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized, scatter_add, scatter_sub, scatter_update

@@ -153,6 +153,9 @@ CASES = {
     "BroadcastGradientArgs": (lambda: op("BroadcastGradientArgs", [unknown(np.int32([2, 1, 3])), [3]], output=1),
                               lambda: np.array([0, 1])),
     "DynamicStitch": (lambda: op("DynamicStitch", [[0, 2], [1], [5, 6], [7]], {"N": 2}), lambda: np.array([5, 7, 6])),
+    "ParallelDynamicStitch": (lambda: op("ParallelDynamicStitch", [[2, 0], [1], A[0][:2], A[0][2:]], {"N": 2}),
+                              lambda: A[0][[1, 2, 0]]),
+    "DynamicPartition": (lambda: tf.dynamic_partition(A, [1, 0], 2)[1], lambda: A[:1]),
     "BroadcastTo": (lambda: op("BroadcastTo", [A[0], [2, 3]]), lambda: np.broadcast_to(A[0], (2, 3))),
     # neural networks
     "LogSoftmax": (lambda: tf.nn.log_softmax(A), lambda: ref.log_softmax(A)),

@@ -137,5 +137,30 @@ def test_embedding_lookup_reads_the_table_where_it_lives():
     gather = out.op.inputs[0].op.inputs[0].op
     assert gather.type == "GatherV2" and gather.name == "embedding_lookup"
     assert gather.device == "/device:CPU:0" and gather.colocation_groups() == [b"loc:@table"]
-    with pytest.raises(NotImplementedError, match="one table"):
-        tf.nn.embedding_lookup([table, table], [0])
+
+
+
+def test_a_sharded_table_is_read_shard_by_shard_and_trains_only_the_rows_looked_up():
+    """Three shards on three devices ("mod": id i is row i // 3 of shard i % 3); ids from a feed."""
+    full = np.arange(30, dtype=np.float32).reshape(10, 3)
+    shards = []
+    for i in range(3):
+        with tf.device(f"/cpu:{i}"):
+            shards.append(tf.Variable(full[i::3], name=f"shard_{i}"))
+    ids = tf.placeholder(tf.int32, [None])
+    with tf.device("/cpu:1"):
+        rows = tf.nn.embedding_lookup(shards, ids)
+    gathers = [op for op in tf.get_default_graph().get_operations() if op.type == "GatherV2"]
+    assert [g.colocation_groups() for g in gathers] == [[f"loc:@shard_{i}".encode()] for i in range(3)]
+    assert [g.device for g in gathers] == [f"/device:CPU:{i}" for i in range(3)]  # tf.device(None) inside
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(tf.reduce_sum(rows))
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 3})) as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(rows, {ids: [7, 0, 5, 7]}), full[[7, 0, 5, 7]])
+        sess.run(train, {ids: [7, 0, 5, 7]})
+        got = np.concatenate(sess.run(shards))
+    order = np.concatenate([np.arange(10)[i::3] for i in range(3)])
+    want = full.copy()
+    for i in [7, 0, 5, 7]:
+        want[i] -= 0.5
+    np.testing.assert_array_equal(got, want[order])

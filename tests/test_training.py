@@ -134,7 +134,12 @@ def test_softmax_cross_entropy_gradient():
 SCRIPT_OPS = {"TopKV2": lambda x: tf.nn.top_k(x, 2).values * [[1.0, 0.5]],
                "LeakyRelu": lambda x: tf.nn.leaky_relu(x, 0.3), "Elu": tf.nn.elu, "Selu": tf.nn.selu,
                "Softplus": tf.nn.softplus, "Relu6": lambda x: tf.nn.relu6(x * 4.0), "Ceil": lambda x: tf.ceil(x) * x,
-               "Log1p": lambda x: tf.log1p(x * x), "Softsign": tf.nn.softsign}
+               "Log1p": lambda x: tf.log1p(x * x), "Softsign": tf.nn.softsign,
+               # a sharded embedding lookup's ops: rows split by partition, stitched back in a new order
+               "DynamicPartition": lambda x: tf.reshape(tf.dynamic_partition(x * x, [1, 0], 2)[1] * 2.0
+                                                        + tf.dynamic_partition(x, [1, 0], 2)[0], [1, 3]),
+               "DynamicStitch": lambda x: tf.dynamic_stitch([[1], [0]], [x[:1] * x[:1], x[1:]]),
+               "ParallelDynamicStitch": lambda x: tf.parallel_dynamic_stitch([[1], [0]], [x[:1], x[1:] * 3.0])}
 
 
 @pytest.mark.parametrize("op_type", sorted(SCRIPT_OPS))

@@ -256,3 +256,24 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
         out = op.outputs[0]
         out.set_shape(self._shape)
         return out
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """``num_partitions`` tensors: the rows of ``data`` whose ``partitions`` entry is 0, 1, ..."""
+    return build_op("DynamicPartition", name, [("data", data, None), ("partitions", partitions, None)],
+                    {"num_partitions": int(num_partitions)}).outputs
+
+
+def _stitch(op_type):
+    def build(indices, data, name=None):
+        """One tensor: ``merged[indices[i]] = data[i]`` for each list i."""
+        with name_scope(name, op_type, list(indices) + list(data)) as scope:
+            idx = [convert_to_tensor(x, name=f"indices_{i}") for i, x in enumerate(indices)]
+            vals = [convert_to_tensor(x, name=f"data_{i}") for i, x in enumerate(data)]
+            return apply_op(op_type, idx + vals, {"N": len(idx)}, scope).outputs[0]
+    build.__name__ = "parallel_dynamic_stitch" if op_type.startswith("Parallel") else "dynamic_stitch"
+    return build
+
+
+dynamic_stitch = _stitch("DynamicStitch")
+parallel_dynamic_stitch = _stitch("ParallelDynamicStitch")

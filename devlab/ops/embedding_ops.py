@@ -4,27 +4,87 @@ The lookup is a ``GatherV2`` colocated with the table (a table pinned to the CPU
 and only the rows looked up cross to the device that uses them), followed by an ``Identity``
 outside that colocation, so what comes after is placed by its own scopes. Its gradient is the
 ``IndexedSlices`` of ``tf.gather``: only the rows looked up get an update.
+
+A table split into shards (a list of variables, say one per parameter server) is looked up as
+TF does: each id goes to shard ``id % n`` as row ``id // n`` ("mod"), or to consecutive blocks
+("div"); ``DynamicPartition`` splits the ids by shard, one ``GatherV2`` per shard runs beside it,
+and ``ParallelDynamicStitch`` puts the rows back in the ids' order.
 """
-from ..framework.scopes import colocate_with, name_scope
+from ..framework import dtypes
+from ..framework.dimension import Dimension
+from ..framework.scopes import colocate_with, device, name_scope
+from . import array_ops, math_ops
 from .array_ops import gather, identity
 from .build import convert_to_tensor
+from .data_flow_ops import dynamic_partition, parallel_dynamic_stitch
 
 
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
-    """The rows ``ids`` of the table ``params`` (a variable, a tensor, or a list of one)."""
+    """The rows ``ids`` of the table ``params``: a variable or tensor, or a list of shards."""
     if params is None:
         raise ValueError("params must be specified")
     if isinstance(params, (list, tuple)) and not params:
         raise ValueError("Length of params is currently 0. Need at least one param.")
     params = list(params) if isinstance(params, (list, tuple)) else [params]
-    if len(params) > 1:
-        raise NotImplementedError("devlab's embedding_lookup takes one table: a table split over several "
-                                  "variables (DynamicPartition, DynamicStitch) is not in devlab yet")
     if max_norm is not None:
         raise NotImplementedError("devlab's embedding_lookup has no max_norm")
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:
-        table = convert_to_tensor(params[0], name="params_0")
+        n = len(params)
+        params = [convert_to_tensor(p, name=f"params_{i}") for i, p in enumerate(params)]
         ids = convert_to_tensor(ids, name="ids")
-        with colocate_with(table.op):
-            result = gather(table, ids, name=scope)
-        return identity(result)
+        if n == 1:
+            with colocate_with(params[0].op):
+                result = gather(params[0], ids, name=scope)
+            return identity(result)
+        flat_ids = array_ops.reshape(ids, [-1])
+        original_indices = array_ops.range(array_ops.size(flat_ids))
+        if partition_strategy == "mod":
+            p_assignments, new_ids = flat_ids % n, flat_ids // n
+        elif partition_strategy == "div":
+            p_assignments, new_ids = _div_assignments(params, flat_ids, n)
+        else:
+            raise ValueError(f"Unrecognized partition strategy: {partition_strategy}.Must be one of either `mod` "
+                             f"or `div`.")
+        p_assignments = array_ops.cast(p_assignments, dtypes.int32)
+        gather_ids = dynamic_partition(new_ids, p_assignments, n)
+        pindices = dynamic_partition(original_indices, p_assignments, n)
+        partitioned = []
+        for p in range(n):
+            with device(None), colocate_with(params[p].op):  # each shard is read where it lives
+                partitioned.append(gather(params[p], gather_ids[p]))
+        ret = parallel_dynamic_stitch(pindices, partitioned, name=scope)
+        element_shape = params[0].shape[1:]
+        for p in params[1:]:
+            element_shape = element_shape.merge_with(p.shape[1:])
+        if element_shape.is_fully_defined():
+            element_dims = list(element_shape.sizes)
+        else:
+            with colocate_with(params[0].op):
+                element_dims = array_ops.shape(params[0])[1:]
+        ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), element_dims], 0))
+        ret.set_shape(ids.shape.concatenate(element_shape))
+        return ret
+
+
+def _div_assignments(params, flat_ids, n):
+    """"div": shard p holds a block of consecutive ids, the first ``extras`` blocks one id longer."""
+    total = Dimension(params[0].shape.sizes[0] if params[0].shape.sizes else None)
+    for p in params[1:]:
+        total += Dimension(p.shape.sizes[0] if p.shape.sizes else None)
+    if total.value:
+        num_total_ids = array_ops.constant(total.value, flat_ids.dtype)
+    else:
+        sizes = []
+        for p in params:
+            dim = p.shape.sizes[0] if p.shape.sizes else None
+            if dim is None:
+                with colocate_with(p.op):
+                    dim = array_ops.shape(p)[0]
+            sizes.append(dim)
+        num_total_ids = math_ops.reduce_sum(math_ops.cast(array_ops.stack(sizes), flat_ids.dtype))
+    ids_per_partition = num_total_ids // n
+    extras = num_total_ids % n
+    p_assignments = math_ops.maximum(flat_ids // (ids_per_partition + 1), (flat_ids - extras) // ids_per_partition)
+    new_ids = array_ops.where(p_assignments < extras, flat_ids % (ids_per_partition + 1),
+                              (flat_ids - extras) % ids_per_partition)
+    return p_assignments, new_ids

@@ -456,6 +456,25 @@ def _concat_grad(op, grad):
     return [A.slice(grad, begin, size) for begin, size in zip(offsets, sizes)] + [None]
 
 
+def _dynamic_stitch_grad(op, grad):
+    """Each list's rows of the merged gradient, gathered back (a sparse gradient made dense first)."""
+    n = len(op.inputs) // 2
+    indices = [t if t.dtype.base_dtype == dtypes.int32 else M.cast(t, dtypes.int32) for t in op.inputs[:n]]
+    if isinstance(grad, IndexedSlices):
+        grad = M.unsorted_segment_sum(grad.values, grad.indices, A.shape(op.outputs[0])[0])
+    return [None] * n + [A.gather(grad, i) for i in indices]
+
+
+def _dynamic_partition_grad(op, *grads):
+    """The partitions' gradients stitched back into data's order."""
+    from .data_flow_ops import dynamic_partition, parallel_dynamic_stitch
+    data, partitions = op.inputs
+    prefix_shape = A.shape(partitions)
+    original = A.reshape(A.range(M.reduce_prod(prefix_shape)), prefix_shape)
+    parts = dynamic_partition(original, partitions, op.get_attr("num_partitions"))
+    return [A.reshape(parallel_dynamic_stitch(parts, list(grads)), A.shape(data)), None]
+
+
 def _gather_grad(op, grad):
     """The gradient rows, to be added back where they were gathered from: for axis 0 an
     IndexedSlices (the rows and their indices; made dense only where something needs it dense),
@@ -522,6 +541,9 @@ GRADIENTS.update({
     "Pack": lambda op, g: A.unstack(g, num=op.get_attr("N"), axis=op.get_attr("axis")),
     "Unpack": lambda op, *gs: [A.stack(list(gs), axis=op.get_attr("axis"))],
     "GatherV2": _gather_grad,
+    "DynamicStitch": _dynamic_stitch_grad,
+    "ParallelDynamicStitch": _dynamic_stitch_grad,
+    "DynamicPartition": _dynamic_partition_grad,
     "Fill": lambda op, g: [None, M.reduce_sum(g)],
     "Select": _select_grad,
     "SelectV2": _select_v2_grad,
@@ -640,7 +662,7 @@ NOT_DIFFERENTIABLE = {
     "SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
     "SparseApplyAdadelta", "SparseApplyFtrl", "SparseApplyFtrlV2", "SparseApplyProximalAdagrad",
     "SparseApplyProximalGradientDescent",
-    "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "DynamicStitch", "PyFunc",
+    "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "PyFunc",
     "PyFuncStateless", "InTopKV2", "IsFinite", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
 }
 

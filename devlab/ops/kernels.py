@@ -449,6 +449,22 @@ def dynamic_stitch(k, *indices_and_data):
     return out
 
 
+def dynamic_partition(k, data, partitions):
+    """The rows of ``data`` split by ``partitions`` (one output per partition, rows in order)."""
+    n = k.attrs["num_partitions"]
+    if data.shape[:partitions.ndim] != partitions.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"data.shape must start with partitions.shape, got data.shape = {_shape_text(data)}, "
+                        f"partitions.shape = {_shape_text(partitions)}")
+    flat = partitions.reshape(-1)
+    bad = (flat < 0) | (flat >= n)
+    if bad.any():
+        at = int(bad.argmax())
+        raise errors.InvalidArgumentError(None, None, f"partitions[{at}] = {int(flat[at])} is not in [0, {n})")
+    rows = data.reshape((-1,) + data.shape[partitions.ndim:])
+    return tuple(rows[flat == i] for i in range(n))
+
+
 @returns_view
 def broadcast_to(k, x, shape):
     return k.xp.broadcast_to(x, ints(shape))

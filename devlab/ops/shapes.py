@@ -530,11 +530,19 @@ def broadcast_gradient_args(inputs, attrs):
 
 
 def dynamic_stitch(inputs, attrs):
+    """DynamicStitch: rows shaped like the data's; how many is known when every index list is
+    (TF's shape inference evaluates constant index lists, even ones computed from constants)."""
     n = attrs["N"]
     data = inputs[n:]
     inner = dims(data[0])
     idx = dims(inputs[0])
-    return [(data[0].dtype.base_dtype, None if inner is None or idx is None else (None,) + tuple(inner[len(idx):]))]
+    if inner is None or idx is None:
+        return [(data[0].dtype.base_dtype, None)]
+    known = [static_value(t) for t in inputs[:n]]
+    rows = None
+    if all(v is not None for v in known):
+        rows = max((int(np.max(v)) + 1 for v in known if np.size(v)), default=0)
+    return [(data[0].dtype.base_dtype, (rows,) + tuple(inner[len(idx):]))]
 
 
 def broadcast_to(inputs, attrs):
@@ -588,3 +596,11 @@ def unique(inputs, attrs):
     if x is not None and len(x) != 1:
         raise ShapeError(f"Shape must be rank 1 but is rank {len(x)}")
     return [(inputs[0].dtype.base_dtype, (None,)), (attrs.get("out_idx", dtypes.int32), x)]
+
+
+def dynamic_partition(inputs, attrs):
+    """DynamicPartition: ``num_partitions`` outputs of rows shaped like data's rows (how many each
+    gets is known at run time)."""
+    data, parts = dims(inputs[0]), dims(inputs[1])
+    inner = None if data is None or parts is None else (None,) + tuple(data[len(parts):])
+    return [(inputs[0].dtype.base_dtype, inner)] * attrs["num_partitions"]

@@ -216,6 +216,8 @@ OPS = _table(
     OpDef("InvertPermutation", S.same_as_first, K.invert_permutation),
     OpDef("BroadcastGradientArgs", S.broadcast_gradient_args, K.broadcast_gradient_args),
     OpDef("DynamicStitch", S.dynamic_stitch, K.dynamic_stitch),
+    OpDef("ParallelDynamicStitch", S.dynamic_stitch, K.dynamic_stitch),
+    OpDef("DynamicPartition", S.dynamic_partition, K.dynamic_partition),
     OpDef("BroadcastTo", S.broadcast_to, K.broadcast_to),
     OpDef("ZerosLike", S.same_as_first, K.zeros_like),
     OpDef("OnesLike", S.same_as_first, K.ones_like),

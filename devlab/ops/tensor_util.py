@@ -58,7 +58,8 @@ def constant_value(tensor):
 _FOLDABLE = {"Pack", "Unpack", "ConcatV2", "StridedSlice", "Slice", "ExpandDims", "Reshape", "Squeeze", "Transpose",
              "Range", "Fill", "Cast", "AddV2", "Sub", "Mul", "FloorDiv", "FloorMod", "Maximum", "Minimum", "Neg",
              "Prod", "Sum", "Max", "Min", "GatherV2", "InvertPermutation", "Tile", "ConcatOffset", "DynamicStitch",
-             "BroadcastGradientArgs", "Identity", "ShapeN"}
+             "BroadcastGradientArgs", "Identity", "ShapeN", "DynamicPartition", "ParallelDynamicStitch", "Less",
+             "Select"}
 _MAX_FOLD = 1000  # elements: larger tensors are not folded (TF's limit is of the same kind)
 _folded = weakref.WeakKeyDictionary()
 _UNKNOWN = object()
@@ -73,7 +74,7 @@ def static_value(tensor):
     if value is not None or not isinstance(tensor, Tensor):
         return value
     op = tensor.op
-    if op.type not in _FOLDABLE or not tensor.dtype.is_integer:
+    if op.type not in _FOLDABLE or not (tensor.dtype.is_integer or tensor.dtype.base_dtype.name == "bool"):
         return None
     cached = _folded.get(tensor)
     if cached is not None:

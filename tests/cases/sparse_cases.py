@@ -119,6 +119,44 @@ def case_tied_table_dense_and_sparse(tf, rewrites_off=False):
     return _facts(tf, [loss, table], train=train, steps=2, rewrites_off=rewrites_off)
 
 
+def _sharded_model(tf, strategy, make_optimizer, rewrites_off, rows=(4, 4)):
+    """A table of sum(rows) ids split over shards on /cpu:0, /cpu:1 (as a ps job would hold it),
+    looked up with 2-D ids from /cpu:2."""
+    shards, start = [], 0
+    for i, n in enumerate(rows):
+        with tf.device(f"/cpu:{i}"):
+            shards.append(tf.Variable(np.concatenate([TABLE, TABLE])[start:start + n], name=f"shard_{i}"))
+        start += n
+    ids = tf.constant(np.array([[1, 3, 6], [7, 2, 1]], np.int32), name="ids")
+    with tf.device("/cpu:2"):
+        embedded = tf.nn.embedding_lookup(shards, ids, partition_strategy=strategy)
+        loss = tf.reduce_sum(tf.square(embedded - 0.5))
+    train = make_optimizer(tf).minimize(loss)
+    facts = _facts(tf, [loss, embedded] + shards, train=train, steps=2, rewrites_off=rewrites_off)
+    facts["static_shape"] = embedded.shape.as_list()
+    return facts
+
+
+def case_sharded_table_mod(tf, rewrites_off=False):
+    return _sharded_model(tf, "mod", lambda tf: tf.train.GradientDescentOptimizer(0.1), rewrites_off)
+
+
+def case_sharded_table_div_adagrad(tf, rewrites_off=False):
+    return _sharded_model(tf, "div", lambda tf: tf.train.AdagradOptimizer(0.1), rewrites_off, rows=(3, 3, 2))
+
+
+def case_sharded_table_three_shards_momentum(tf, rewrites_off=False):
+    return _sharded_model(tf, "mod", lambda tf: tf.train.MomentumOptimizer(0.1, 0.9), rewrites_off, rows=(3, 3, 2))
+
+
+def case_dynamic_partition_and_stitch(tf, rewrites_off=False):
+    data = tf.constant(np.arange(12, dtype=np.float32).reshape(6, 2), name="data")
+    parts = tf.dynamic_partition(data, [1, 0, 2, 1, 1, 0], 3)
+    back = tf.dynamic_stitch([[1, 5], [0, 3, 4], [2]], parts)
+    grad = tf.gradients(tf.reduce_sum(back * back), data)[0]
+    return _facts(tf, list(parts) + [back, grad], rewrites_off=rewrites_off)
+
+
 def case_scatter_ops(tf, rewrites_off=False):
     with tf.device("/cpu:1"):
         v = tf.Variable(TABLE, name="v")
