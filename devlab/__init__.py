@@ -49,6 +49,7 @@ from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from .ops.uninitialized import report_uninitialized_variables
 from .ops.lookup_ops import initialize_all_tables, tables_initializer
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
+from .ops.partitioned_variables import PartitionedVariable, fixed_size_partitioner
 from .ops.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
                             local_variables, local_variables_initializer, moving_average_variables,
                             trainable_variables, variables_initializer)

@@ -63,3 +63,17 @@ def test_start_queue_runners_starts_the_graphs_queue_runners():
         assert sorted(sess.run(take).tolist()) == [1.0, 2.0, 3.0]
         coord.request_stop()
         coord.join(threads, stop_grace_period_secs=5)
+
+
+def test_a_coordinator_keeps_only_the_exception_that_asked_it_to_stop():
+    """What threads raise after a stop was requested (an enqueue cancelled as the queue closes) is
+    not reported by join, as in TF; the exception that requested the stop is."""
+    coord = tf.train.Coordinator()
+    coord.request_stop()
+    coord.request_stop(tf.errors.CancelledError(None, None, "Enqueue operation was cancelled"))
+    coord.join([])
+    coord = tf.train.Coordinator()
+    coord.request_stop(ValueError("first"))
+    coord.request_stop(RuntimeError("second"))
+    with pytest.raises(ValueError, match="first"):
+        coord.join([])

@@ -17,15 +17,17 @@ from . import array_ops, math_ops
 from .array_ops import gather, identity
 from .build import convert_to_tensor
 from .data_flow_ops import dynamic_partition, parallel_dynamic_stitch
+from .partitioned_variables import PartitionedVariable
 
 
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
-    """The rows ``ids`` of the table ``params``: a variable or tensor, or a list of shards."""
+    """The rows ``ids`` of the table ``params``: a variable or tensor, a list of shards, or a
+    partitioned variable (its shards)."""
     if params is None:
         raise ValueError("params must be specified")
     if isinstance(params, (list, tuple)) and not params:
         raise ValueError("Length of params is currently 0. Need at least one param.")
-    params = list(params) if isinstance(params, (list, tuple)) else [params]
+    params = list(params) if isinstance(params, (list, tuple, PartitionedVariable)) else [params]
     if max_norm is not None:
         raise NotImplementedError("devlab's embedding_lookup has no max_norm")
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:

@@ -64,7 +64,7 @@ class GlorotUniform(Initializer):
         self.seed, self.dtype = seed, dtype
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        fan_in, fan_out = _fans(list(shape))
+        fan_in, fan_out = _fans(list(shape if partition_info is None else partition_info.full_shape))  # a shard: the whole
         limit = math.sqrt(3.0 / max(1.0, (fan_in + fan_out) / 2.0))
         return random_ops.random_uniform(shape, -limit, limit, dtype or self.dtype, self.seed)
 

@@ -2,10 +2,13 @@
 each with its variable (``_class = [loc:@v]``): an assignment always runs where ``v`` lives."""
 from ..framework.scopes import name_scope
 from .build import apply_op_output, convert_to_tensor
+from .partitioned_variables import PartitionedVariable
 
 
 def _write(op_type, default_name):
     def build(ref, value, use_locking=None, name=None, validate_shape=True):
+        if op_type == "Assign" and isinstance(ref, PartitionedVariable):
+            return ref.assign(value, use_locking=use_locking, name=name)  # one Assign per shard
         with name_scope(name, default_name, [ref, value]) as scope:
             ref_t = convert_to_tensor(ref, as_ref=True)
             if not ref_t.dtype.is_ref:

@@ -9,6 +9,9 @@ a new one named after its last component (none for the root scope, so
 opened; leaving a string scope resets the counts of its sub-scopes, so the second
 ``tf.layers.dense`` in a re-entered ``variable_scope("net", reuse=True)`` is ``net/dense``
 again, and finds the first one's variables.
+
+A partitioner (on ``get_variable`` or inherited from the scope) makes a partitioned variable:
+one variable per shard (``partitioned_variables.py``).
 """
 import contextlib
 
@@ -17,7 +20,11 @@ from ..framework.tensor_shape import TensorShape
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import _graph_of, name_scope
-from . import init_ops
+from ..framework.tensor import Tensor
+from . import array_ops, init_ops
+from .build import convert_to_tensor
+from .partitioned_variables import (PartitionedVariable, PartitionInfo, SaveSliceInfo, call_partitioner,
+                                    iter_slices)
 from .variables import Variable
 
 AUTO_REUSE = "AUTO_REUSE"
@@ -26,12 +33,16 @@ AUTO_REUSE = "AUTO_REUSE"
 class VariableScope:
     """A prefix for variable names, with the reuse flag and default initializer inside it."""
 
-    def __init__(self, name, reuse=None, initializer=None, name_scope="", caching_device=None):
+    def __init__(self, name, reuse=None, initializer=None, name_scope="", caching_device=None, partitioner=None):
         self.name = name
         self.reuse = reuse
         self.initializer = initializer
         self.original_name_scope = name_scope
         self.caching_device = caching_device  # where a new variable's ``read`` goes (else beside it)
+        self.partitioner = partitioner  # new variables of this scope are split into shards by it
+
+    def set_partitioner(self, partitioner):
+        self.partitioner = partitioner
 
     def reuse_variables(self):
         """From here on, ``get_variable`` in this scope returns existing variables (and fails for
@@ -71,7 +82,7 @@ def get_variable_scope():
 
 @contextlib.contextmanager
 def variable_scope(name_or_scope=None, default_name=None, values=None, initializer=None, reuse=None,
-                   dtype=None, auxiliary_name_scope=True, **unused):
+                   dtype=None, auxiliary_name_scope=True, partitioner=None, **unused):
     """Opens a variable scope (and a name scope, as TF's ``variable_scope`` does)."""
     if default_name is None and name_or_scope is None:
         raise TypeError("If default_name is None then name_or_scope is required")
@@ -97,18 +108,18 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                 entered = stack.enter_context(current_name_scope or name_scope(ns_name))
                 old_name_scope = name_or_scope.original_name_scope if is_scope else entered
             scope = stack.enter_context(_pure_variable_scope(graph, name_or_scope, reuse, initializer,
-                                                             old_name_scope))
+                                                             old_name_scope, partitioner))
         else:
             if reuse:
                 raise ValueError("reuse=True cannot be used without a name_or_scope")
             entered = stack.enter_context(current_name_scope or name_scope(default_name))
             unique = _get_unique_variable_scope(graph, default_name)
-            scope = stack.enter_context(_pure_variable_scope(graph, unique, None, initializer, entered))
+            scope = stack.enter_context(_pure_variable_scope(graph, unique, None, initializer, entered, partitioner))
         yield scope
 
 
 @contextlib.contextmanager
-def _pure_variable_scope(graph, name_or_scope, reuse, initializer, old_name_scope):
+def _pure_variable_scope(graph, name_or_scope, reuse, initializer, old_name_scope, partitioner=None):
     """The variable scope alone (TF's ``_pure_variable_scope``): pushes it, counts it as opened,
     and on exit forgets what was opened inside it."""
     old = get_variable_scope()
@@ -116,13 +127,14 @@ def _pure_variable_scope(graph, name_or_scope, reuse, initializer, old_name_scop
     if isinstance(name_or_scope, VariableScope):
         new = VariableScope(name_or_scope.name, reuse or name_or_scope.reuse,
                             initializer or name_or_scope.initializer, name_or_scope.original_name_scope,
-                            name_or_scope.caching_device)
+                            name_or_scope.caching_device, partitioner or name_or_scope.partitioner)
         counts[new.name] = counts.get(new.name, 0) + 1
         saved_counts = dict(counts)
     else:
         full = f"{old.name}/{name_or_scope}" if old.name else name_or_scope
         new = VariableScope(full, reuse or old.reuse, initializer or old.initializer,
-                            name_or_scope if old_name_scope is None else old_name_scope, old.caching_device)
+                            name_or_scope if old_name_scope is None else old_name_scope, old.caching_device,
+                            partitioner or old.partitioner)
         counts[full] = counts.get(full, 0) + 1
     scopes = graph.variable_scope_stack
     scopes.append(new)
@@ -155,11 +167,23 @@ def _get_unique_variable_scope(graph, prefix):
 
 
 def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
-                 trainable=True, collections=None, caching_device=None, validate_shape=True, **unused):
+                 trainable=True, collections=None, caching_device=None, validate_shape=True, partitioner=None,
+                 **unused):
     """The variable ``<scope>/<name>``: created on first use, returned again when reuse is on."""
     graph = get_default_graph()
     scope = get_variable_scope()
     full = f"{scope.name}/{name}" if scope.name else name
+    partitioner = scope.partitioner if partitioner is None else partitioner
+    is_scalar = isinstance(shape, (list, tuple)) and not shape
+    if partitioner is not None and not is_scalar:
+        if not callable(partitioner):
+            raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+        with name_scope(None):
+            return _get_partitioned_variable(graph, scope, full, shape, dtype, initializer, regularizer, trainable,
+                                             collections, caching_device, validate_shape, partitioner)
+    if scope.reuse is True and full in graph.partitioned_variable_store:  # reused without its partitioner
+        return _get_partitioned_variable(graph, scope, full, shape, dtype, initializer, regularizer, trainable,
+                                         collections, caching_device, validate_shape, None)
     if full in graph.variable_store:
         if scope.reuse in (True, AUTO_REUSE):
             return graph.variable_store[full]
@@ -192,3 +216,68 @@ def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regul
         if loss is not None:
             graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
     return var
+
+
+def _default_initializer(init, dtype):
+    if init is None:
+        init = init_ops.GlorotUniform() if dtype.is_floating else init_ops.Zeros()
+    return init() if isinstance(init, type) else init
+
+
+def _get_partitioned_variable(graph, scope, full, shape, dtype, initializer, regularizer, trainable, collections,
+                              caching_device, validate_shape, partitioner):
+    """The shards of ``full`` (TF's ``_get_partitioned_variable``): found again under reuse, else one
+    variable ``full/part_i`` per slice, each initialised with its slice of the initializer."""
+    if full in graph.variable_store:
+        raise ValueError(f"A partitioner was provided, but an unpartitioned version of the variable was found: "
+                         f"{full}.  Perhaps a variable of the same name was already created without partitioning?")
+    dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype).base_dtype
+    shape = TensorShape(shape)
+    if isinstance(initializer, Tensor):
+        shape = shape.merge_with(initializer.shape)
+    reuse = scope.reuse
+    partitions = call_partitioner(partitioner, shape, dtype) if reuse is not True or partitioner else None
+    existing = graph.partitioned_variable_store.get(full)
+    if existing is not None:
+        if reuse not in (True, AUTO_REUSE):
+            raise ValueError(f"Partitioned variable with name {full} already exists. Did you mean to set reuse=True "
+                             f"or reuse=tf.AUTO_REUSE in VarScope?")
+        if not shape.is_compatible_with(existing.get_shape()):
+            raise ValueError(f"Trying to reuse partitioned variable {full}, but specified shape {shape} and found "
+                             f"shape {existing.get_shape()}.")
+        if partitions is not None and existing._get_partitions() != partitions:
+            raise ValueError(f"Trying to reuse partitioned variable {full}, but specified partitions {partitions} "
+                             f"and found partitions {existing._get_partitions()}.")
+        return existing
+    if reuse is True:
+        raise ValueError(f"PartitionedVariable {full} does not exist, or was not created with tf.get_variable(). Did "
+                         f"you mean to set reuse=False or reuse=tf.AUTO_REUSE in VarScope?")
+    init = initializer if initializer is not None else scope.initializer
+    if init is None or isinstance(init, type) or callable(init):
+        init = _default_initializer(init, dtype)
+    full_shape = shape.as_list()
+    shards = []
+    for i, (offset, part_shape) in enumerate(iter_slices(full_shape, partitions)):
+        part = f"{full}/part_{i}"
+        info = PartitionInfo(full_shape, offset)
+        part_dtype = dtype
+        with name_scope(part + "/PartitionedInitializer"):
+            if callable(init):
+                initial = (lambda init=init, s=part_shape, info=info: init(list(s), dtype=dtype, partition_info=info))
+            else:  # a value: this shard's slice of it
+                value = init if isinstance(init, Tensor) else convert_to_tensor(init, dtype=dtype)
+                initial, part_dtype = array_ops.slice(value, offset, part_shape), None
+        with name_scope(None):
+            var = Variable(initial, trainable=trainable, collections=collections, name=part, dtype=part_dtype,
+                           caching_device=caching_device or scope.caching_device, validate_shape=validate_shape)
+        var._save_slice_info = SaveSliceInfo(full, full_shape, offset, part_shape)
+        graph.variable_store[part] = var
+        if regularizer is not None:
+            with name_scope(f"{part}/Regularizer/"):
+                loss = regularizer(var)
+            if loss is not None:
+                graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+        shards.append(var)
+    partitioned = PartitionedVariable(full, shape, dtype, shards, partitions)
+    graph.partitioned_variable_store[full] = partitioned
+    return partitioned

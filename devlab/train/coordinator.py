@@ -30,8 +30,12 @@ class Coordinator:
         return self._stop.is_set()
 
     def request_stop(self, ex=None):
-        """Asks every thread to stop; an exception given (or being handled) is kept for ``join``."""
+        """Asks every thread to stop; an exception given (or being handled) is kept for ``join``,
+        unless a stop was requested already: what threads raise while stopping (an enqueue
+        cancelled as its queue closes) is not news, as in TF."""
         with self._lock:
+            if self._stop.is_set():
+                return
             if ex is not None and self._exc_info is None and not isinstance(ex, self._clean):
                 self._exc_info = (type(ex), ex, ex.__traceback__) if isinstance(ex, BaseException) else ex
             self._stop.set()

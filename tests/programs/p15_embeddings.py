@@ -10,7 +10,9 @@ the two towers' slices are concatenated and the optimizer updates only the rows 
 (``Unique`` + ``UnsortedSegmentSum`` then ``SparseApplyAdagrad``/``SparseApplyMomentum``, or one
 ``ScatterSub`` for gradient descent), all beside the table. The ``dense_average`` variant
 averages per-tower gradients the cifar10_multi_gpu way (``expand_dims``/``concat``/
-``reduce_mean``), which turns the slices dense (``UnsortedSegmentSum``).
+``reduce_mean``), which turns the slices dense (``UnsortedSegmentSum``). The ``partitioned``
+variant makes the table a partitioned variable (``fixed_size_partitioner``): three shards, each
+looked up beside itself and updated on its own.
 """
 import numpy as np
 
@@ -18,11 +20,15 @@ VOCAB, DIM, CLASSES = 12, 4, 3
 BATCH_SIZE, WORDS = 6, 5
 
 
-def build(tf, devices=('/cpu:1', '/cpu:2'), optimizer="adagrad", dense_average=False):
+def build(tf, devices=('/cpu:1', '/cpu:2'), optimizer="adagrad", dense_average=False, shards=None):
     rng = np.random.RandomState(3)
     with tf.device('/cpu:0'):
-        table = tf.get_variable('embeddings', [VOCAB, DIM], initializer=tf.constant_initializer(
-            rng.uniform(-1, 1, (VOCAB, DIM)).astype(np.float32)))
+        values = rng.uniform(-1, 1, (VOCAB, DIM)).astype(np.float32)
+        if shards:  # a partitioned variable: embeddings/part_0, part_1, ... each a block of rows
+            table = tf.get_variable('embeddings', [VOCAB, DIM], initializer=values,
+                                    partitioner=tf.fixed_size_partitioner(shards))
+        else:
+            table = tf.get_variable('embeddings', [VOCAB, DIM], initializer=tf.constant_initializer(values))
         w = tf.get_variable('softmax_w', [DIM, CLASSES], initializer=tf.constant_initializer(
             rng.uniform(-0.5, 0.5, (DIM, CLASSES)).astype(np.float32)))
         b = tf.get_variable('softmax_b', [CLASSES], initializer=tf.zeros_initializer())
@@ -64,7 +70,8 @@ def build(tf, devices=('/cpu:1', '/cpu:2'), optimizer="adagrad", dense_average=F
     r = np.random.RandomState(8)
     feed = {words: r.randint(0, VOCAB - 2, (BATCH_SIZE, WORDS)).astype(np.int32),  # the last two words never occur
             labels: r.randint(0, CLASSES, BATCH_SIZE).astype(np.int64)}
-    fetch = {"total_loss": total_loss, "embeddings": table, "softmax_w": w, "global_step": global_step}
+    fetch = {"total_loss": total_loss, "embeddings": tf.convert_to_tensor(table), "softmax_w": w,
+             "global_step": global_step}
     return {"train": train_op, "steps": 3, "feed": feed, "fetch": fetch}
 
 
@@ -77,6 +84,9 @@ VARIANTS = {
             "note": "gradient descent subtracts the scaled slices with one ScatterSub"},
     "dense_average": {"kwargs": {"optimizer": "sgd", "dense_average": True}, "config": {"device_count": {"CPU": 3}},
                       "note": "per-tower gradients averaged with expand_dims/concat/reduce_mean: made dense"},
+    "partitioned": {"kwargs": {"shards": 3}, "config": {"device_count": {"CPU": 3}},
+                    "note": "the table as a partitioned variable (fixed_size_partitioner(3)): three shards looked up "
+                            "with DynamicPartition / ParallelDynamicStitch, each updated sparsely"},
     "gpu": {"kwargs": {"devices": ('/gpu:0', '/gpu:1')}, "config": {"allow_soft_placement": True},
             "record": ["ops", "placed"],
             "note": "the GPU program as written; placed with soft placement on a machine without GPUs"},

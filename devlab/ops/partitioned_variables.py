@@ -1,0 +1,128 @@
+"""Partitioned variables: one big variable stored as several shards (``emb/part_0``, ``part_1``...).
+
+``tf.get_variable(name, shape, partitioner=tf.fixed_size_partitioner(n))`` (or a partitioner on
+the ``variable_scope``) makes one ordinary variable per shard, each a slice of the full shape
+along one axis, so a ``replica_device_setter`` spreads them over the parameter servers like any
+variables. The ``PartitionedVariable`` it returns iterates over the shards (what
+``embedding_lookup`` and the optimizers use) and, where a dense value is needed, becomes the
+shards concatenated (``<name>/ConcatPartitions/concat``) under the variable's own name.
+"""
+import collections
+
+from ..framework.scopes import control_dependencies, name_scope
+from ..framework.tensor_shape import TensorShape
+from . import array_ops
+
+PartitionInfo = collections.namedtuple("PartitionInfo", ["full_shape", "var_offset"])
+SaveSliceInfo = collections.namedtuple("SaveSliceInfo", ["full_name", "full_shape", "var_offset", "var_shape"])
+
+
+def fixed_size_partitioner(num_shards, axis=0):
+    """A partitioner splitting ``axis`` into ``num_shards`` shards (fewer if the axis is shorter)."""
+    def _partitioner(shape, dtype):
+        partitions = [1] * shape.ndims
+        partitions[axis] = min(num_shards, shape.sizes[axis])
+        return partitions
+    return _partitioner
+
+
+def call_partitioner(partitioner, shape, dtype):
+    """The partitions a partitioner gives ``shape``, checked as TF checks them."""
+    if not shape.is_fully_defined():
+        raise ValueError(f"Shape of a new partitioned variable must be fully defined, but instead was {shape}.")
+    if shape.ndims < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1, shape: {shape}")
+    slicing = partitioner(shape=shape, dtype=dtype)
+    if not isinstance(slicing, (list, tuple)):
+        raise ValueError(f"Partitioner returned a non-sequence: {slicing}")
+    if len(slicing) != shape.ndims:
+        raise ValueError(f"Partitioner returned a partition list that does not match the Variable's rank: "
+                         f"{slicing} vs. {shape}")
+    if any(p < 1 for p in slicing):
+        raise ValueError(f"Partitioner returned zero partitions for some axes: {slicing}")
+    if sum(p > 1 for p in slicing) > 1:
+        raise ValueError(f"Can only slice a variable along one dimension: shape: {shape}, partitioning: {slicing}")
+    return list(slicing)
+
+
+def iter_slices(full_shape, partitions):
+    """(offset, shape) of each shard: the first ``size % n`` shards one row longer."""
+    axis = next((i for i, p in enumerate(partitions) if p > 1), 0)
+    n = partitions[axis]
+    excess, least = full_shape[axis] % n, full_shape[axis] // n
+    offset = [0] * len(full_shape)
+    for i in range(n):
+        shape = list(full_shape)
+        shape[axis] = least + (1 if i < excess else 0)
+        yield list(offset), shape
+        offset[axis] += shape[axis]
+
+
+class PartitionedVariable:
+    """A variable stored as shards: iterate for the shards, convert for the whole."""
+
+    def __init__(self, name, shape, dtype, variable_list, partitions):
+        self._name, self._shape, self._dtype = name, TensorShape(shape), dtype
+        self._variable_list, self._partitions = list(variable_list), list(partitions)
+
+    def __iter__(self):
+        return iter(self._variable_list)
+
+    def __len__(self):
+        return len(self._variable_list)
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self):
+        return self._shape
+
+    def get_shape(self):
+        return self._shape
+
+    @property
+    def graph(self):
+        return self._variable_list[0].graph
+
+    def _get_variable_list(self):
+        return list(self._variable_list)
+
+    def _get_partitions(self):
+        return list(self._partitions)
+
+    def _partition_axes(self):
+        axes = [i for i, p in enumerate(self._partitions) if p > 1]
+        return axes or [0]
+
+    def as_tensor(self):
+        """The shards concatenated: an ``Identity`` named like the variable."""
+        with control_dependencies(None):
+            if len(self._variable_list) == 1:
+                with name_scope(None):
+                    return array_ops.identity(self._variable_list[0], name=self._name)
+            with name_scope(self._name + "/ConcatPartitions/"):
+                whole = array_ops.concat(self._variable_list, self._partition_axes()[0])
+            with name_scope(None):
+                return array_ops.identity(whole, name=self._name)
+
+    def _to_tensor(self, as_ref=False):
+        if as_ref:
+            raise NotImplementedError("PartitionedVariable doesn't support being used as a reference.")
+        return self.as_tensor()
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        """Each shard gets its slice of ``value`` (one SplitV, one Assign per shard)."""
+        axis = self._partition_axes()[0]
+        sizes = [v.shape.sizes[axis] for v in self._variable_list]
+        parts = array_ops.split(value, sizes, axis=axis)
+        writes = [v.assign(p, use_locking=use_locking, name=name) for v, p in zip(self._variable_list, parts)]
+        return writes if read_value else [w.op for w in writes]
+
+    def __repr__(self):
+        return f"<PartitionedVariable {self._name!r} shape={self._shape} shards={len(self)}>"

@@ -1,0 +1,63 @@
+"""Partitioned variables: ``tf.get_variable(..., partitioner=tf.fixed_size_partitioner(n))`` (or a
+``variable_scope`` partitioner) makes one variable per shard (``emb/part_0``...), which a
+``replica_device_setter`` spreads over the ps tasks; ``embedding_lookup`` reads the shards where
+they live, and a dense use concatenates them (``ConcatPartitions``). Each case returns its facts
+(ops, placements, values) or the error.
+The same functions run under TensorFlow 2.21 (tools/record_partitioned.py writes
+tests/data/tf_partitioned.json) and under devlab (tests/test_partitioned.py compares)."""
+import numpy as np
+
+from rnn_cases import _facts
+from sparse_cases import TABLE
+
+
+def case_partitioned_table_on_ps_tasks(tf, rewrites_off=False):
+    """Graph only: the shards go round-robin over two ps tasks, the lookup's gathers beside them."""
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
+        emb = tf.get_variable("emb", [10, 3], initializer=tf.constant_initializer(0.5),
+                              partitioner=tf.fixed_size_partitioner(3))
+        ids = tf.constant([1, 4, 9], name="ids")
+        out = tf.nn.embedding_lookup(emb, ids)
+    return {"ops": [[op.name, op.type, op.device] for op in tf.get_default_graph().get_operations()],
+            "parts": [v.op.name for v in emb], "shapes": [v.shape.as_list() for v in emb],
+            "partitions": list(emb._get_partitions()), "name": emb.name, "out_shape": out.shape.as_list(),
+            "trainable": [v.op.name for v in tf.trainable_variables()]}
+
+
+def case_partitioned_table_trains_sparse(tf, rewrites_off=False):
+    with tf.variable_scope("model", partitioner=tf.fixed_size_partitioner(2)):
+        emb = tf.get_variable("emb", [8, 3], initializer=TABLE)
+    ids = tf.constant(np.array([0, 5, 5, 7], np.int32), name="ids")
+    loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(emb, ids) - 1.0))
+    train = tf.train.AdagradOptimizer(0.2).minimize(loss)
+    return _facts(tf, [loss] + list(emb), train=train, steps=2, rewrites_off=rewrites_off)
+
+
+def case_partitioned_weight_used_densely(tf, rewrites_off=False):
+    x = tf.constant(np.ones((2, 8), np.float32) * 0.5, name="x")
+    w = tf.get_variable("w", [8, 3], initializer=TABLE, partitioner=tf.fixed_size_partitioner(3))
+    loss = tf.reduce_sum(tf.square(tf.matmul(x, w)))
+    train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+    return _facts(tf, [loss, tf.convert_to_tensor(w)], train=train, steps=2, rewrites_off=rewrites_off)
+
+
+def case_partitioner_errors(tf, rewrites_off=False):
+    from script_cases import _error
+    out = {}
+    out["not_callable"] = _error(lambda: tf.get_variable("a", [4, 2], partitioner=3))["error"]
+    out["unknown_shape"] = _error(lambda: tf.get_variable("b", partitioner=tf.fixed_size_partitioner(2)))["error"]
+    tf.get_variable("c", [4, 2], partitioner=tf.fixed_size_partitioner(2))
+
+    def reused(**kw):
+        with tf.variable_scope(tf.get_variable_scope(), reuse=True):
+            return tf.get_variable("c", **kw)
+    out["reuse_other_shape"] = _error(lambda: reused(shape=[6, 2], partitioner=tf.fixed_size_partitioner(2)))["error"]
+    out["reuse_without_partitioner"] = _error(lambda: reused(shape=[4, 2]))["error"]
+    out["reuse_no_shape"] = _error(lambda: reused(partitioner=tf.fixed_size_partitioner(2)))["error"]
+    again = reused(shape=[4, 2], partitioner=tf.fixed_size_partitioner(2))
+    out["reuse_len"] = [len(again), [v.op.name for v in again]]
+    out["as_ref"] = _error(lambda: tf.assign(again, np.zeros((4, 2), np.float32)))["error"]
+    return out
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
