@@ -28,29 +28,28 @@ class TraceableObject:
         return f"TraceableObject(obj={self.obj!r}, filename={self.filename!r}, lineno={self.lineno})"
 
 
-_INTERNAL = {}  # id(code object) -> (the code, whether it belongs to devlab or the standard library)
-_LOCATIONS = {}  # (id(code object), line) -> (the code, the (filename, line) every op made there shares)
+_INTERNAL = {}  # file name -> whether it belongs to devlab or the standard library
+_LOCATIONS = {}  # (file name, line) -> the (file name, line) that every op made there shares
 
 
 def user_location():
     """(filename, line) of the innermost frame outside devlab and the standard library: the
-    user's line. This runs for every op, so what it learns is remembered, by the code object's
-    id (hashing a code object hashes its constants every time), and the ops of one line share
-    one location: a loop making 10,000 ops makes one, not 10,000."""
+    user's line. This runs for every op, so which files are internal is remembered (by file
+    name: a string keeps its hash), and the ops of one line share one location: a loop making
+    10,000 ops makes one, not 10,000."""
     frame = sys._getframe(1)
     while frame is not None:
-        code = frame.f_code
-        known = _INTERNAL.get(id(code))
-        if known is None or known[0] is not code:  # new, or an id reused after a code object died
-            fn = code.co_filename
-            known = _INTERNAL[id(code)] = (code, fn.startswith(_HERE) or fn.startswith(_STDLIB))
-        if not known[1]:
-            key = (id(code), frame.f_lineno)
-            shared = _LOCATIONS.get(key)
-            if shared is None or shared[0] is not code:
-                shared = (code, (code.co_filename, frame.f_lineno))
+        fn = frame.f_code.co_filename
+        internal = _INTERNAL.get(fn)
+        if internal is None:
+            internal = _INTERNAL[fn] = fn.startswith(_HERE) or fn.startswith(_STDLIB)
+        if not internal:
+            key = (fn, frame.f_lineno)
+            location = _LOCATIONS.get(key)
+            if location is None:
+                location = key
                 if len(_LOCATIONS) < 4096:
-                    _LOCATIONS[key] = shared
-            return shared[1]
+                    _LOCATIONS[key] = key
+            return location
         frame = frame.f_back
     return "<unknown>", 0
