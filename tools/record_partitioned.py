@@ -2,7 +2,7 @@
 
     TF_ENABLE_ONEDNN_OPTS=0 /path/to/tf-venv/bin/python tools/record_partitioned.py tests/data/tf_partitioned.json
 
-The partitioned variables of
+The partitioned variables (and Savers of them) of
 ``tests/cases/partitioned_cases.py`` in ``tf.compat.v1`` graph mode with v2 behaviour (and so v2
 control flow) disabled; graph rewrites off, so the placement is the placer's (and partitioner's).
 """

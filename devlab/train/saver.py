@@ -25,6 +25,8 @@ import zlib
 import numpy as np
 
 from ..framework import dtypes, errors
+from ..framework.tensor_shape import TensorShape
+from ..ops.partitioned_variables import PartitionedVariable
 from ..ops.variables import global_variables
 from .meta_graph import export_meta_graph
 from .saver_graph import SaverDef, build_saver_ops
@@ -138,6 +140,7 @@ class Saver:
         if not self._is_empty:
             names = list(self._vars)
             values = sess.run([self._vars[n] for n in names])  # one run: a consistent snapshot
+            values = [_whole(self._vars[n], v) for n, v in zip(names, values)]  # a partitioned entry: one array
             _write_atomically(save_path + CHECKPOINT_SUFFIX,
                               lambda f: np.savez(f, **{_key(n): _storable(v) for n, v in zip(names, values)}))
             self._record_checkpoint(save_path)
@@ -156,27 +159,71 @@ class Saver:
         if not isinstance(save_path, str):
             raise TypeError(f"Expected binary or unicode string, got {save_path!r}")
         values = read_checkpoint(save_path, self._vars)
-        sess.load_variables({self._vars[name]: value for name, value in values.items()})
+        loads = {}
+        for name, value in values.items():
+            var = self._vars[name]
+            if isinstance(var, list):  # a partitioned entry: each shard its slice
+                loads.update({p: value[_slices(p)] for p in var})
+            else:
+                loads[var] = value
+        sess.load_variables(loads)
 
 
 def _names_to_variables(var_list):
-    """{checkpoint name: Variable} of a dict or list of variables, with TF's errors for anything else."""
+    """{checkpoint name: Variable, or the shards of a partitioned variable in order} of a dict or
+    list of variables, with TF's errors for anything else. Shards (variables with a
+    ``_save_slice_info``) share the entry of the whole variable, as in TF's checkpoints."""
     if isinstance(var_list, dict):
+        out = {}
         for name, v in var_list.items():
-            if not isinstance(name, str) or not _is_variable(v):
+            if isinstance(v, PartitionedVariable):
+                v = list(v)
+            if not isinstance(name, str) or not all(_is_variable(p) for p in (v if isinstance(v, list) else [v])):
                 raise TypeError("names_to_saveables must be a dict mapping string names to Tensors/Variables. "
                                 f"Not a variable: {v}")
-        return dict(var_list)
+            out[name] = v
+        return out
     if isinstance(var_list, (list, tuple)):
         out = {}
         for v in var_list:
-            if not _is_variable(v):
-                raise TypeError(f"Variable to save is not a Variable: {v}")
-            if v.op.name in out:
-                raise ValueError(f"At least two variables have the same name: {v.op.name}")
-            out[v.op.name] = v
+            for part in (list(v) if isinstance(v, PartitionedVariable) else [v]):
+                if not _is_variable(part):
+                    raise TypeError(f"Variable to save is not a Variable: {part}")
+                info = getattr(part, "_save_slice_info", None)
+                if info is not None:
+                    shards = out.setdefault(info.full_name, [])
+                    if not isinstance(shards, list):
+                        raise ValueError(f"At least two variables have the same name: {info.full_name}")
+                    shards.append(part)
+                    continue
+                if part.op.name in out:
+                    raise ValueError(f"At least two variables have the same name: {part.op.name}")
+                out[part.op.name] = part
         return out
     raise TypeError(f"Variables to save should be passed in a dict or a list. Got {var_list}")
+
+
+class _Whole:
+    """The full variable a list of shards stands for: what a checkpoint entry is checked against."""
+
+    def __init__(self, shards):
+        info = shards[0]._save_slice_info
+        self.dtype, self.shape, self.op = shards[0].dtype, TensorShape(info.full_shape), shards[0].op
+
+
+def _slices(shard):
+    info = shard._save_slice_info
+    return tuple(slice(o, o + n) for o, n in zip(info.var_offset, info.var_shape))
+
+
+def _whole(var, value):
+    """A partitioned entry's shard values put together into the full array; any other value as it is."""
+    if not isinstance(var, list):
+        return value
+    whole = np.empty(var[0]._save_slice_info.full_shape, dtype=np.asarray(value[0]).dtype)
+    for shard, part in zip(var, value):
+        whole[_slices(shard)] = part
+    return whole
 
 
 def read_checkpoint(save_path, variables):
@@ -188,6 +235,7 @@ def read_checkpoint(save_path, variables):
     try:
         with zipfile.ZipFile(path) as archive:
             entries = {}
+            variables = {n: _Whole(v) if isinstance(v, list) else v for n, v in variables.items()}
             for name, var in variables.items():  # first every key and dtype (TF's RestoreV2) ...
                 entries[name] = _entry_header(archive, path, name, var)
             for name, var in variables.items():  # ... then every shape (TF's Assign ops)

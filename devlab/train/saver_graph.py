@@ -6,6 +6,8 @@ reads every variable, and a ``RestoreV2`` op whose outputs are ``Assign``-ed to 
 (what ``MonitoredTrainingSession``'s Scaffold makes) groups the variables by device and gives each
 device its own ``SaveV2``/``RestoreV2`` pair on the CPU of that device's task, then merges the
 shards (``MergeV2Checkpoints``): in a cluster each parameter server writes its own variables.
+The shards of a partitioned variable are slices of one checkpoint entry named after the whole
+variable, each with its shape-and-slice spec (``"5 2 0,3:0,2"``), saved by value.
 
 devlab builds these ops so that the graph, its placement and its log are TF's; ``Saver.save`` and
 ``Saver.restore`` then move the values themselves (``saver.py``), and running ``save/SaveV2``
@@ -37,11 +39,41 @@ class SaverDef:
     version: int = 2
 
 
+@dataclass
+class _Saveable:
+    """One tensor of a checkpoint: its entry's name, its slice of that entry ("" for all of it;
+    TF's ``"5 2 0,3:0,2"`` for rows 0-2 of a [5, 2] entry) and the variable holding it."""
+    name: str
+    spec: str
+    variable: object
+
+    @property
+    def tensor(self):
+        # a whole variable is saved by reference, a slice (a shard) by its value, as TF does
+        return self.variable.value() if self.spec else _ref(self.variable)
+
+
+def slice_spec(info):
+    """TF's shape-and-slice string of a shard's SaveSliceInfo: full shape, then offset,length per dim."""
+    return " ".join(str(d) for d in info.full_shape) + " " + ":".join(
+        f"{o},{n}" for o, n in zip(info.var_offset, info.var_shape))
+
+
+def _saveables(names_to_variables):
+    """The checkpoint's tensors in TF's order: by entry name, a partitioned entry's shards in turn."""
+    out = []
+    for name, v in sorted(names_to_variables.items()):
+        parts = v if isinstance(v, list) else [v]
+        out += [_Saveable(name, slice_spec(p._save_slice_info) if isinstance(v, list) else "", p) for p in parts]
+    return out
+
+
 def build_saver_ops(names_to_variables, sharded=False, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0,
                     name=None, filename=None):
-    """Adds the save and restore ops for ``{checkpoint name: Variable}``; returns their SaverDef."""
-    saveables = sorted(names_to_variables.items())
-    with name_scope(name, "save", [v.op for _, v in saveables]):
+    """Adds the save and restore ops for ``{checkpoint name: Variable or [shards]}``; returns
+    their SaverDef."""
+    saveables = _saveables(names_to_variables)
+    with name_scope(name, "save", [s.variable.op for s in saveables]):
         filename_tensor = placeholder_with_default(filename or "model", shape=(), name="filename")
         filename_tensor = placeholder_with_default(filename_tensor, shape=(), name="Const")
         if sharded:
@@ -62,19 +94,19 @@ def _ref(variable):
 
 def _save_v2(prefix, saveables):
     with name_scope(None, "SaveV2") as scope:
-        tensor_names = constant([n for n, _ in saveables], name="tensor_names")
-        slices = constant([""] * len(saveables), name="shape_and_slices")
-        tensors = [_ref(v) for _, v in saveables]
+        tensor_names = constant([s.name for s in saveables], name="tensor_names")
+        slices = constant([s.spec for s in saveables], name="shape_and_slices")
+        tensors = [s.tensor for s in saveables]
         return apply_op("SaveV2", [prefix, tensor_names, slices] + tensors,
                         {"dtypes": [t.dtype.base_dtype for t in tensors]}, scope)
 
 
 def _restore_v2(prefix, saveables):
     with name_scope(None, "RestoreV2") as scope:
-        tensor_names = constant([n for n, _ in saveables], name="tensor_names")
-        slices = constant([""] * len(saveables), name="shape_and_slices")
+        tensor_names = constant([s.name for s in saveables], name="tensor_names")
+        slices = constant([s.spec for s in saveables], name="shape_and_slices")
         return apply_op("RestoreV2", [prefix, tensor_names, slices],
-                        {"dtypes": [v.dtype.base_dtype for _, v in saveables]}, scope).outputs
+                        {"dtypes": [s.variable.dtype.base_dtype for s in saveables]}, scope).outputs
 
 
 def _restore(prefix, saveables, group_name, on=None):
@@ -83,16 +115,16 @@ def _restore(prefix, saveables, group_name, on=None):
     with (device(on) if on is not None else contextlib.nullcontext()):
         with device("cpu:0"):
             restored = _restore_v2(prefix, saveables)
-        assigns = [state_ops.assign(_ref(v), t, validate_shape=v.shape.is_fully_defined())
-                   for (_, v), t in zip(saveables, restored)]
+        assigns = [state_ops.assign(_ref(s.variable), t, validate_shape=s.variable.shape.is_fully_defined())
+                   for s, t in zip(saveables, restored)]
         return group(*assigns, name=group_name)
 
 
 def _group_by_device(saveables):
-    """[(canonical device, [(name, variable)])], sorted by device, as TF's ``_GroupByDevices``."""
+    """[(canonical device, [saveable])], sorted by device, as TF's ``_GroupByDevices``."""
     per_device = {}
     for item in saveables:
-        per_device.setdefault(canonical_name(item[1].op.device), []).append(item)
+        per_device.setdefault(canonical_name(item.variable.op.device), []).append(item)
     return sorted(per_device.items())
 
 

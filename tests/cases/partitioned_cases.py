@@ -41,6 +41,40 @@ def case_partitioned_weight_used_densely(tf, rewrites_off=False):
     return _facts(tf, [loss, tf.convert_to_tensor(w)], train=train, steps=2, rewrites_off=rewrites_off)
 
 
+def case_saver_of_a_partitioned_variable(tf, rewrites_off=False):
+    """A Saver saves the shards as slices of one checkpoint entry (``emb``, with shape-and-slice
+    specs) and restores them slice by slice: the graph, and a save / overwrite / restore round trip."""
+    import tempfile
+    import os
+    emb = tf.get_variable("emb", [5, 2], initializer=TABLE[:5, :2], partitioner=tf.fixed_size_partitioner(2))
+    b = tf.get_variable("b", [2], initializer=tf.constant_initializer(0.5))
+    saver = tf.train.Saver()
+    zero = [tf.assign(v, tf.zeros_like(v)) for v in list(emb) + [b]]
+    graph = tf.get_default_graph()
+    ops = [[op.name, op.type, [t.name for t in op.inputs]] for op in graph.get_operations()
+           if op.name.startswith("save/")]
+    specs = [op.outputs[0] for op in graph.get_operations()
+             if op.name.startswith("save/") and op.name.endswith(("tensor_names", "shape_and_slices"))]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, os.path.join(tempfile.mkdtemp(), "model"), write_meta_graph=False)
+        sess.run(zero)
+        saver.restore(sess, path)
+        values = sess.run(list(emb) + [b])
+        consts = {t.op.name: [x.decode() for x in sess.run(t).tolist()] for t in specs}
+    return {"ops": ops, "consts": consts, "values": [np.asarray(v).tolist() for v in values]}
+
+
+def case_sharded_saver_on_ps_tasks(tf, rewrites_off=False):
+    """Graph only: a sharded Saver gives each ps task's shards their own SaveV2."""
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
+        tf.get_variable("emb", [6, 2], initializer=tf.constant_initializer(1.0),
+                        partitioner=tf.fixed_size_partitioner(3))
+    tf.train.Saver(sharded=True)
+    return {"ops": [[op.name, op.type, op.device, [t.name for t in op.inputs]]
+                    for op in tf.get_default_graph().get_operations() if op.name.startswith("save/")]}
+
+
 def case_partitioner_errors(tf, rewrites_off=False):
     from script_cases import _error
     out = {}
