@@ -31,8 +31,11 @@ def check_lines(cell):
     return [line for line in text.splitlines() if line.strip()]
 
 
-def test_every_tutorial_has_a_source_and_the_issue_lists_them_all():
-    assert len(NAMES) == 12
+def test_every_tutorial_has_a_source_and_the_readme_lists_them_all():
+    assert len(NAMES) == 13
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    assert all(f"| `{name}` |" in readme for name in NAMES)
     assert sorted(os.path.basename(p)[:-6] for p in glob.glob(os.path.join(NOTEBOOKS, "*.ipynb"))) == NAMES
     assert not os.path.exists(os.path.join(NOTEBOOKS, "build_notebooks.py"))
 

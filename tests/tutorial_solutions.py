@@ -16,4 +16,5 @@ SOLUTIONS = {
     "09_real_gpu": ['gpu1_is = "real" if gpu.physical_gpu_count() >= 2 else "simulated"', 'fetched_in = "host"'],
     "10_towers": ["copies_gpu0 = 8", 'faster_average_on = "/gpu:0"'],
     "11_parameter_server_cluster": ["copies_per_step = 4", 'lost = {"global_step", "b"}'],
+    "12_embeddings": ["lookup_bytes = 128 * 64 * 4", "ps_task_for_7 = 1"],
 }
