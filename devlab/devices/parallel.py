@@ -16,6 +16,7 @@ core that the elementwise parts after the product need. Telling BLAS to use one 
 ``threadpoolctl`` (the ``fast`` extra); without it, products are left to BLAS.
 """
 import functools
+import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -30,8 +31,9 @@ _lock = threading.Lock()
 _pool = None
 
 
+@functools.lru_cache(maxsize=None)
 def cores():
-    """The cores this process may run on."""
+    """The cores this process may run on (asked once: every large kernel call wants it)."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -41,6 +43,7 @@ def cores():
 def _forget_pool():
     global _pool
     _pool = None  # a forked child has none of the parent's threads: it makes its own pool
+    cores.cache_clear()
 
 
 os.register_at_fork(after_in_child=_forget_pool)
@@ -62,10 +65,11 @@ def _parts(size, min_size):
 def split(fn, shape, *args):
     """``fn(*args)``, computed as one call per core on matching parts of the arrays shaped
     ``shape`` when they are large numpy arrays laid out contiguously."""
+    size = math.prod(shape)
+    if size < 2 * MIN_ELEMENTS:
+        fn(*args)  # small: the common case, first
+        return
     shape = tuple(shape)
-    size = 1
-    for n in shape:
-        size *= n
     parts = _parts(size, MIN_ELEMENTS)
     cut = [isinstance(a, np.ndarray) and a.shape == shape for a in args]
     if parts < 2 or not all(a.flags.c_contiguous for a, c in zip(args, cut) if c):
@@ -100,9 +104,9 @@ def _run(part, parts):
 def matmul(a, b, out=None):
     """``a @ b`` of two matrices, into ``out`` when given, split by the output's rows (or columns,
     whichever are more) over the cores when it is large and BLAS can be held to one thread."""
-    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.ndim != 2 or b.ndim != 2 \
-            or a.dtype != b.dtype or a.dtype not in _BLAS_TYPES:
-        return np.matmul(a, b, out=out)
+    if a.size * b.shape[-1] < 2 * MIN_PRODUCT or a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype \
+            or a.dtype not in _BLAS_TYPES or not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
+        return np.matmul(a, b, out=out)  # small (the common case, checked first), batched or not floats
     (m, k), n = a.shape, b.shape[-1]
     parts = _parts(m * n * k, MIN_PRODUCT)
     if parts < 2 or k != b.shape[0] or not _blas_libraries():
