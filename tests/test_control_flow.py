@@ -1,5 +1,5 @@
 """tf.cond and tf.while_loop: the graphs, placements and values TensorFlow 2.21 recorded for the
-same programs (tests/cases/control_flow_cases.py; tools/record_control_flow.py records them),
+same programs (tests/cases/control_flow_cases.py; tools/record_cases.py control_flow records them),
 DEAD values, loop frames, the errors TF gives, and the stepper walking a loop's iterations."""
 import json
 import pathlib

@@ -1,5 +1,5 @@
 """Partitioned variables: the graphs, placements, values and errors TensorFlow 2.21 recorded for
-the same programs (tests/cases/partitioned_cases.py; tools/record_partitioned.py records them)."""
+the same programs (tests/cases/partitioned_cases.py; tools/record_cases.py partitioned records them)."""
 import json
 import pathlib
 import sys

@@ -1,6 +1,6 @@
 """tf.nn.rnn_cell, dynamic_rnn, static_rnn and tf.TensorArray: the graphs, placements, values and
 errors TensorFlow 2.21 recorded for the same programs (tests/cases/rnn_cases.py;
-tools/record_rnn.py records them), and what devlab adds: one layer per simulated GPU, TensorArray
+tools/record_cases.py rnn records them), and what devlab adds: one layer per simulated GPU, TensorArray
 kernels' errors, the stepper walking dynamic_rnn's loop."""
 import json
 import pathlib

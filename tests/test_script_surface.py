@@ -5,7 +5,7 @@ in_top_k, the argmax accuracy, tf.metrics (mean, accuracy, precision, recall, re
 sigmoid cross-entropy, huber loss, l2_normalize, reduce_logsumexp, count_nonzero and tf.math. The
 graphs (names, types, inputs, control inputs, requested devices, colocation), placements, values
 and errors TensorFlow 2.21 recorded for the same programs (tests/cases/script_cases.py;
-tools/record_script_surface.py records them)."""
+tools/record_cases.py script records them)."""
 import json
 import pathlib
 import sys

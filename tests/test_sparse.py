@@ -1,5 +1,5 @@
 """Embeddings and sparse gradients: the graphs, placements, values and errors TensorFlow 2.21
-recorded for the same programs (tests/cases/sparse_cases.py; tools/record_sparse.py records
+recorded for the same programs (tests/cases/sparse_cases.py; tools/record_cases.py sparse records
 them), and what holds whatever the program: only the rows looked up change, a fetched
 IndexedSlices comes back as an IndexedSlicesValue, a failed scatter changes nothing."""
 import json

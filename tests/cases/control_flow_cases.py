@@ -1,6 +1,6 @@
 """tf.cond and tf.while_loop programs, written once against the TF1 API; each returns its facts
 (ops with inputs and control inputs, placements from the partition graphs, values). The same
-functions run under TensorFlow 2.21 (tools/record_control_flow.py writes what it does to
+functions run under TensorFlow 2.21 (tools/record_cases.py control_flow writes what it does to
 tests/data/tf_control_flow.json) and under devlab (tests/test_control_flow.py compares)."""
 import re
 

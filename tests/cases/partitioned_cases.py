@@ -3,7 +3,7 @@
 ``replica_device_setter`` spreads over the ps tasks; ``embedding_lookup`` reads the shards where
 they live, and a dense use concatenates them (``ConcatPartitions``). Each case returns its facts
 (ops, placements, values) or the error.
-The same functions run under TensorFlow 2.21 (tools/record_partitioned.py writes
+The same functions run under TensorFlow 2.21 (tools/record_cases.py partitioned writes
 tests/data/tf_partitioned.json) and under devlab (tests/test_partitioned.py compares)."""
 import numpy as np
 

@@ -1,7 +1,7 @@
 """Recurrent networks as TF1 programs write them (``tf.nn.rnn_cell``, ``dynamic_rnn``,
 ``static_rnn``, ``tf.TensorArray``), written once against the TF1 API; each returns its facts:
 ops (inputs, control inputs, colocation groups), placements from the partition graphs, values.
-The same functions run under TensorFlow 2.21 (tools/record_rnn.py writes what it does to
+The same functions run under TensorFlow 2.21 (tools/record_cases.py rnn writes what it does to
 tests/data/tf_rnn.json) and under devlab (tests/test_rnn.py compares)."""
 import numpy as np
 

@@ -3,7 +3,7 @@ proximal), learning-rate schedules, gradient clipping by norm, more activations,
 ``tf.metrics``, sigmoid and huber losses, ``tf.math``, written once against the TF1 API; each case
 returns its facts (ops with inputs, control inputs and colocation groups, placements from the
 partition graphs, values) or the error.
-The same functions run under TensorFlow 2.21 (tools/record_script_surface.py writes what it does to
+The same functions run under TensorFlow 2.21 (tools/record_cases.py script writes what it does to
 tests/data/tf_script_surface.json) and under devlab (tests/test_script_surface.py compares)."""
 import numpy as np
 

@@ -4,7 +4,7 @@ updates (only the rows looked up change; duplicate ids add up), a table shared b
 or tied to a dense product, ``tf.scatter_*`` and their errors. Each case returns its facts (ops
 with inputs, control inputs and colocation groups, placements from the partition graphs,
 values) or the error.
-The same functions run under TensorFlow 2.21 (tools/record_sparse.py writes what it does to
+The same functions run under TensorFlow 2.21 (tools/record_cases.py sparse writes what it does to
 tests/data/tf_sparse.json) and under devlab (tests/test_sparse.py compares)."""
 import numpy as np
 
