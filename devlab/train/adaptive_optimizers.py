@@ -12,30 +12,15 @@ a sparse gradient (``IndexedSlices``, from an embedding lookup) gets the same op
 of an optimizer's state and work sits with the variables.
 """
 from ..framework import dtypes
-from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with
 from ..ops import array_ops, init_ops, math_ops
-from ..ops.build import apply_op_output, convert_to_tensor
+from ..ops.build import convert_to_tensor
 from . import slots
-from .optimizers import Optimizer
-
-
-def _apply(op_type, refs, values, use_locking):
-    """One ``Apply*`` op: the variable and slots by reference, then the other inputs. A sparse
-    gradient among them makes it the ``SparseApply*`` op: the gradient's rows where the gradient
-    goes, then their indices."""
-    inputs = [r._ref() for r in refs]
-    for v in values:
-        if isinstance(v, IndexedSlices):
-            op_type = "Sparse" + op_type
-            inputs += [v.values, v.indices]
-        else:
-            inputs.append(v)
-    return apply_op_output(op_type, inputs, {"use_locking": use_locking}, op_type).op
+from .optimizers import Optimizer, apply_update
 
 
 class _AdaptiveOptimizer(Optimizer):
-    """An optimizer whose sparse update is its dense one's ``SparseApply*`` twin (``_apply``)."""
+    """An optimizer whose sparse update is its dense one's ``SparseApply*`` twin (``apply_update``)."""
 
     def _apply_sparse(self, grad, var):
         return self._apply_dense(grad, var)
@@ -78,9 +63,9 @@ class RMSPropOptimizer(_AdaptiveOptimizer):
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         scalars = [_as(t, var) for t in (self._lr_t, self._decay_t, self._momentum_t, self._epsilon_t)]
         if self._centered:
-            return _apply("ApplyCenteredRMSProp", [var, self.get_slot(var, "mg"), rms, mom], scalars + [grad],
+            return apply_update("ApplyCenteredRMSProp", [var, self.get_slot(var, "mg"), rms, mom], scalars + [grad],
                           self._use_locking)
-        return _apply("ApplyRMSProp", [var, rms, mom], scalars + [grad], self._use_locking)
+        return apply_update("ApplyRMSProp", [var, rms, mom], scalars + [grad], self._use_locking)
 
 
 class AdagradOptimizer(_AdaptiveOptimizer):
@@ -104,7 +89,7 @@ class AdagradOptimizer(_AdaptiveOptimizer):
         self._lr_t = convert_to_tensor(self._call_if_callable(self._learning_rate), name="learning_rate")
 
     def _apply_dense(self, grad, var):
-        return _apply("ApplyAdagrad", [var, self.get_slot(var, "accumulator")], [_as(self._lr_t, var), grad],
+        return apply_update("ApplyAdagrad", [var, self.get_slot(var, "accumulator")], [_as(self._lr_t, var), grad],
                       self._use_locking)
 
 
@@ -129,7 +114,7 @@ class AdadeltaOptimizer(_AdaptiveOptimizer):
 
     def _apply_dense(self, grad, var):
         refs = [var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update")]
-        return _apply("ApplyAdadelta", refs, [_as(t, var) for t in (self._lr_t, self._rho_t, self._epsilon_t)] + [grad],
+        return apply_update("ApplyAdadelta", refs, [_as(t, var) for t in (self._lr_t, self._rho_t, self._epsilon_t)] + [grad],
                       self._use_locking)
 
 
@@ -184,8 +169,8 @@ class FtrlOptimizer(_AdaptiveOptimizer):
         refs = [var, self.get_slot(var, "accum"), self.get_slot(var, "linear")]
         lr, l1, l2 = _as(self._lr_t, var), _as(self._l1_t, var), _as(self._adjusted_l2_t, var)
         if self._l2_shrinkage <= 0.0:
-            return _apply("ApplyFtrl", refs, [grad, lr, l1, l2, _as(self._lr_power_t, var)], self._use_locking)
-        return _apply("ApplyFtrlV2", refs, [grad, lr, l1, l2, _as(self._l2_shrinkage_t, var),
+            return apply_update("ApplyFtrl", refs, [grad, lr, l1, l2, _as(self._lr_power_t, var)], self._use_locking)
+        return apply_update("ApplyFtrlV2", refs, [grad, lr, l1, l2, _as(self._l2_shrinkage_t, var),
                                             _as(self._lr_power_t, var)], self._use_locking)
 
 
@@ -216,7 +201,7 @@ class ProximalAdagradOptimizer(_AdaptiveOptimizer):
         self._l2_t = convert_to_tensor(self._l2, name="l2_regularization_strength")
 
     def _apply_dense(self, grad, var):
-        return _apply("ApplyProximalAdagrad", [var, self.get_slot(var, "accumulator")],
+        return apply_update("ApplyProximalAdagrad", [var, self.get_slot(var, "accumulator")],
                       [self._lr_t, self._l1_t, self._l2_t, grad], self._use_locking)
 
 
@@ -234,5 +219,5 @@ class ProximalGradientDescentOptimizer(_AdaptiveOptimizer):
         self._l2_t = convert_to_tensor(self._l2, name="l2_regularization_strength")
 
     def _apply_dense(self, grad, var):
-        return _apply("ApplyProximalGradientDescent", [var], [self._lr_t, self._l1_t, self._l2_t, grad],
+        return apply_update("ApplyProximalGradientDescent", [var], [self._lr_t, self._l1_t, self._l2_t, grad],
                       self._use_locking)

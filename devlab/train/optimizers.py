@@ -17,6 +17,20 @@ from ..ops.variables import Variable, trainable_variables
 from . import slots
 
 
+def apply_update(op_type, refs, values, use_locking, **attrs):
+    """One ``Apply*`` op: the variable and slots by reference, then the other inputs. A sparse
+    gradient among them makes it the ``SparseApply*`` op: the gradient's rows where the gradient
+    goes, then their indices."""
+    inputs = [r._ref() for r in refs]
+    for v in values:
+        if isinstance(v, IndexedSlices):
+            op_type = "Sparse" + op_type
+            inputs += [v.values, v.indices]
+        else:
+            inputs.append(v)
+    return apply_op_output(op_type, inputs, {"use_locking": use_locking, **attrs}, op_type).op
+
+
 class Optimizer:
     GATE_NONE, GATE_OP, GATE_GRAPH = 0, 1, 2
 
@@ -132,8 +146,7 @@ class GradientDescentOptimizer(Optimizer):
         self._lr = convert_to_tensor(self._learning_rate, preferred_dtype=dtypes.float32, name="learning_rate")
 
     def _apply_dense(self, grad, var):
-        return apply_op_output("ApplyGradientDescent", [var._ref(), self._lr, grad],
-                               {"use_locking": self._use_locking}, "ApplyGradientDescent").op
+        return apply_update("ApplyGradientDescent", [var], [self._lr, grad], self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         """var[indices] -= values * lr, one ScatterSub: repeated rows subtract twice, as summed."""
@@ -156,17 +169,10 @@ class MomentumOptimizer(Optimizer):
         self._mom = convert_to_tensor(self._momentum, preferred_dtype=dtypes.float32, name="momentum")
 
     def _apply_dense(self, grad, var):
-        accum = self.get_slot(var, "momentum")
-        return apply_op_output("ApplyMomentum", [var._ref(), accum._ref(), self._lr, grad, self._mom],
-                               {"use_locking": self._use_locking, "use_nesterov": self._use_nesterov},
-                               "ApplyMomentum").op
+        return apply_update("ApplyMomentum", [var, self.get_slot(var, "momentum")], [self._lr, grad, self._mom],
+                            self._use_locking, use_nesterov=self._use_nesterov)
 
-    def _apply_sparse(self, grad, var):
-        accum = self.get_slot(var, "momentum")
-        return apply_op_output("SparseApplyMomentum", [var._ref(), accum._ref(), self._lr, grad.values, grad.indices,
-                                                       self._mom],
-                               {"use_locking": self._use_locking, "use_nesterov": self._use_nesterov},
-                               "SparseApplyMomentum").op
+    _apply_sparse = _apply_dense  # an IndexedSlices grad makes it SparseApplyMomentum (apply_update)
 
 
 class AdamOptimizer(Optimizer):
@@ -196,9 +202,8 @@ class AdamOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
         b1p, b2p = self._beta_powers
-        return apply_op_output("ApplyAdam", [var._ref(), m._ref(), v._ref(), b1p.value(), b2p.value(), self._lr,
-                                             self._b1, self._b2, self._eps, grad],
-                               {"use_locking": self._use_locking}, "ApplyAdam").op
+        return apply_update("ApplyAdam", [var, m, v], [b1p.value(), b2p.value(), self._lr, self._b1, self._b2,
+                                                       self._eps, grad], self._use_locking)
 
     def _apply_sparse(self, grad, var):
         """TF's sparse Adam: the moments decay everywhere (Assign), the new gradient goes into the
