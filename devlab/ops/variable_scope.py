@@ -195,11 +195,7 @@ def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regul
     dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype).base_dtype
     if shape is not None:
         shape = TensorShape(shape).as_list()  # a list of ints, a TensorShape, Dimensions
-    init = initializer if initializer is not None else scope.initializer
-    if init is None:
-        init = init_ops.GlorotUniform() if dtype.is_floating else init_ops.Zeros()
-    if isinstance(init, type):
-        init = init()
+    init = _default_initializer(initializer if initializer is not None else scope.initializer, dtype)
     if callable(init):
         if shape is None:
             raise ValueError(f"Shape of a new variable ({full}) must be fully defined, but instead was None.")
@@ -219,6 +215,8 @@ def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regul
 
 
 def _default_initializer(init, dtype):
+    """``init``, or get_variable's default for ``dtype`` (Glorot uniform for floats, else zeros); an
+    initializer class is instantiated."""
     if init is None:
         init = init_ops.GlorotUniform() if dtype.is_floating else init_ops.Zeros()
     return init() if isinstance(init, type) else init
@@ -252,9 +250,7 @@ def _get_partitioned_variable(graph, scope, full, shape, dtype, initializer, reg
     if reuse is True:
         raise ValueError(f"PartitionedVariable {full} does not exist, or was not created with tf.get_variable(). Did "
                          f"you mean to set reuse=False or reuse=tf.AUTO_REUSE in VarScope?")
-    init = initializer if initializer is not None else scope.initializer
-    if init is None or isinstance(init, type) or callable(init):
-        init = _default_initializer(init, dtype)
+    init = _default_initializer(initializer if initializer is not None else scope.initializer, dtype)
     full_shape = shape.as_list()
     shards = []
     for i, (offset, part_shape) in enumerate(iter_slices(full_shape, partitions)):
