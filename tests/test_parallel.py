@@ -161,3 +161,21 @@ def test_a_split_product_in_a_training_step_matches_the_interpreter():
         want = np.sum((x @ ref_w) ** 2)
         ref_w -= 1e-4 * (2 * x.T.astype(np.float64) @ (x @ ref_w))
         np.testing.assert_allclose(got, want, rtol=1e-4)
+
+
+@pytest.mark.parametrize("rows", [8, 32])
+def test_a_few_rows_times_a_large_matrix_runs_transposed_and_comes_back_in_rows(rows):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((rows, 1024)).astype(np.float32)
+    b = rng.standard_normal((1024, 2048)).astype(np.float32)
+    assert parallel._few_rows(rows, 1024, 2048) and not parallel._few_rows(256, 1024, 2048)
+    calls = []
+    real = np.matmul
+    with mock.patch.object(parallel.np, "matmul", lambda x, y, out=None: (calls.append(x.shape), real(x, y, out=out))[1]):
+        got = parallel.matmul(a, b)
+        out = np.empty((rows, 2048), np.float32)
+        into = parallel.matmul(a, b, out)
+    np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-4)
+    assert got.flags.c_contiguous and into is out
+    np.testing.assert_array_equal(out, got)
+    assert all(shape[1] == 1024 and shape[0] != rows for shape in calls)  # BLAS saw bᵀ (or its rows) first

@@ -14,6 +14,10 @@ output, each part one single-threaded BLAS call. numpy's BLAS would split it ove
 threads, but those then spin, waiting for more work, for about a tenth of a second, holding a
 core that the elementwise parts after the product need. Telling BLAS to use one thread needs
 ``threadpoolctl`` (the ``fast`` extra); without it, products are left to BLAS.
+
+A product of a few rows by a large matrix (a batch through a layer) runs as its transpose,
+``(a @ b)ᵀ = bᵀ @ aᵀ``: BLAS kernels are tuned for many output rows, and measured here (OpenBLAS,
+one thread) 32 rows times a 2560 x 2560 weight take 5.7 ms as written, 3.6 ms transposed.
 """
 import functools
 import math
@@ -104,12 +108,22 @@ def _run(part, parts):
 def matmul(a, b, out=None):
     """``a @ b`` of two matrices, into ``out`` when given, split by the output's rows (or columns,
     whichever are more) over the cores when it is large and BLAS can be held to one thread."""
-    if a.size * b.shape[-1] < 2 * MIN_PRODUCT or a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype \
+    if a.size * b.shape[-1] < 1 << 20 or a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype \
             or a.dtype not in _BLAS_TYPES or not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
         return np.matmul(a, b, out=out)  # small (the common case, checked first), batched or not floats
     (m, k), n = a.shape, b.shape[-1]
+    if k != b.shape[0]:
+        return np.matmul(a, b, out=out)  # numpy's own error
+    if _few_rows(m, k, n):
+        product = matmul(b.T, a.T).T  # the large operand on the left, the result copied back to rows
+        if out is None:
+            return np.ascontiguousarray(product)
+        np.copyto(out, product)
+        return out
+    if m * k * n < 2 * MIN_PRODUCT:
+        return np.matmul(a, b, out=out)
     parts = _parts(m * n * k, MIN_PRODUCT)
-    if parts < 2 or k != b.shape[0] or not _blas_libraries():
+    if parts < 2 or not _blas_libraries():
         return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty((m, n), a.dtype)
@@ -128,6 +142,13 @@ def matmul(a, b, out=None):
     with _one_blas_thread():
         _run(part, parts)
     return out
+
+
+def _few_rows(m, k, n):
+    """Whether ``a @ b`` (m x k times k x n) runs faster as ``(bᵀ @ aᵀ)ᵀ`` (measured with one BLAS
+    thread: 0.5x to 0.9x the time from 8 to 64 rows with k and n of 1024 to 2560; slower from
+    128 rows, or with k = 512)."""
+    return (m <= 32 and min(k, n) >= 1024) or (m <= 64 and min(k, n) >= 2048)
 
 
 @functools.lru_cache(maxsize=None)

@@ -41,6 +41,8 @@ class Group:
         self.members, self.inputs, self.expression, self.dtype = members, inputs, expression, dtype
         self.root = members[-1]
 
+    root_writes_out = True  # the root's output may go into a planned buffer
+
     def compiled(self):
         """A function of the input arrays returning the group's output."""
         return _compile(self.expression, len(self.inputs), self.dtype)
@@ -54,9 +56,10 @@ class Group:
         return numexpr_module() is None or shapes[-1].num_elements() >= IN_PLACE_FROM
 
 
-def find_groups(plan):
-    """The groups worth fusing in ``plan`` (two ops or more each). Without numexpr, only groups
-    whose shapes are static (they run in place)."""
+def find_groups(plan, taken=()):
+    """The groups worth fusing in ``plan`` (two ops or more each), leaving out the steps whose
+    indices are in ``taken``. Without numexpr, only groups whose shapes are static (they run in
+    place)."""
     steps = plan.steps
     producer, readers = {}, {}
     for step in steps:
@@ -69,7 +72,7 @@ def find_groups(plan):
         for s in reads:
             readers[s] = readers.get(s, 0) + 1
     fetched = {s for s in plan.fetch_slots if s is not None}
-    taken, groups = set(), []
+    taken, groups = set(taken), []
     for step in reversed(steps):
         dtype = _fusible(step)
         if dtype is None or step.index in taken:

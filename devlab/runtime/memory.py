@@ -12,8 +12,9 @@ every run spends much of its time allocating. A slot gets a planned buffer when:
 
 Slots whose lifetimes do not overlap share a buffer (same shape and dtype), so a chain of
 large ops needs two buffers, not one per op. A buffer is never both the input and the output
-of one step. A fused group (``fusion.py``) runs where its root is: its members read their
-inputs then, and only the root's output is an array of its own.
+of one step. A fused group (``fusion.py``) or merged products (``products.py``) run where
+their root is: the members read their inputs then, and only the root's output is an array of
+its own (merged products may make a new array even for that).
 """
 import numpy as np
 
@@ -26,7 +27,7 @@ def plan_buffers(plan, groups=()):
     """{op step index: buffer} for the steps whose output goes into a planned buffer."""
     steps = plan.steps
     runs_at = {m.index: g.root.index for g in groups for m in g.members}  # a member runs with its root
-    inside = {m.index for g in groups for m in g.members if m is not g.root}
+    inside = {m.index for g in groups for m in g.members if m is not g.root or not g.root_writes_out}
     producer, last_read, view_of = {}, {}, {}
     for step in steps:
         if isinstance(step, OpStep):

@@ -2,7 +2,8 @@
 
 After a plan has run once, its steps are written out as Python source, one line per step, that
 keeps values in local variables, calls numpy's ufuncs directly for elementwise ops, calls one
-fused kernel per elementwise chain (``fusion.py``), skips what costs nothing (constants and
+fused kernel per elementwise chain (``fusion.py``), one product for the products towers repeat
+(``products.py``), skips what costs nothing (constants and
 variables are already in the value table, a transfer between host-memory devices is an alias)
 and deletes each value after its last reader. ``Program.source`` is that text, for the curious.
 
@@ -15,7 +16,7 @@ import threading
 
 from ..devices import parallel
 from ..devices.transfer import transfer
-from . import fusion, memory
+from . import fusion, memory, products
 from .executor import compute, kernel_error
 from .steps import OpStep
 from .variable_store import VarRef
@@ -28,8 +29,9 @@ class Program:
         self.plan = plan
         self.filename = f"<devlab program {next(_ids)}>"
         self.line_of = {}  # source line number -> the step (or fused group) it runs
-        self.groups = fusion.find_groups(plan)
-        self.buffers = memory.plan_buffers(plan, self.groups)  # step index -> the buffer its output goes into
+        self.merges = products.find_merges(plan)
+        self.groups = fusion.find_groups(plan, {m.index for g in self.merges for m in g.members})
+        self.buffers = memory.plan_buffers(plan, self.groups + self.merges)  # step index -> the buffer its output goes into
         self.source, namespace = self._generate(plan)
         linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True), self.filename)
         exec(compile(self.source, self.filename, "exec"), namespace)  # noqa: S102 - our own generated code
@@ -51,9 +53,10 @@ class Program:
 
     # -- writing the source ----------------------------------------------------------------------
     def _generate(self, plan):
-        ns = {"transfer": transfer, "deref": _deref, "split": parallel.split}
+        ns = {"transfer": transfer, "deref": _deref, "split": parallel.split,
+              "stacked": products.stacked, "summed": products.summed}
         functions = []  # lines of the functions that large fused groups run on parts of their arrays
-        groups = self.groups
+        groups = self.groups + self.merges
         in_group = {m.index: g for g in groups for m in g.members}
         preloaded = {s for s, v in enumerate(plan.initial) if v is not None}
         preloaded.update(s for s, *_ in plan.variable_slots)
@@ -74,13 +77,22 @@ class Program:
                 assigned.add(slot)
             return f"s{slot}"
 
+        def arg(step, i):
+            """The text of ``step``'s input ``i``: its slot, dereferenced if the step reads a variable."""
+            return f"deref({use(step.inputs[i])})" if i in step.deref else use(step.inputs[i])
+
         for step in plan.steps:
             group = in_group.get(step.index)
             frees = step.frees
             if group is not None:
                 if step is not group.root:
                     continue  # a member runs inside the root's fused kernel, and frees after it
-                if self._splits(group):
+                if isinstance(group, products.Stacked):
+                    body.append((group, group.line(arg)))
+                    assigned.update(m.outputs[0] for m in group.members)
+                elif isinstance(group, products.Summed):
+                    body.append((group, group.line(arg, self._buffer_name(step, ns))))
+                elif self._splits(group):
                     body.extend(self._split_group(group, ns, use, functions))
                 elif group.in_place:
                     body.extend(self._in_place(group, ns, use))
@@ -246,7 +258,7 @@ class Program:
         def value(slot):
             return frame_locals.get(f"s{slot}", values[slot])
 
-        if isinstance(owner, fusion.Group):  # replay the chain op by op to find the one that failed
+        if isinstance(owner, (fusion.Group, products.Stacked, products.Summed)):  # replay op by op: which failed
             table = dict.fromkeys(range(len(values)))
             table.update({s: value(s) for s in owner.inputs})
             table = [table[i] for i in range(len(values))]
@@ -273,6 +285,8 @@ def build(plan):
 
 
 def _describe(owner):
+    if isinstance(owner, (products.Stacked, products.Summed)):
+        return f"merged: {', '.join(m.op.name for m in owner.members if m.op.type != 'Identity')}"
     if isinstance(owner, fusion.Group):
         return f"fused: {', '.join(m.op.name for m in owner.members[:3])}{'...' if len(owner.members) > 3 else ''}"
     if isinstance(owner, OpStep):
