@@ -16,7 +16,7 @@ log, the stepper and traced runs see every op. Values hop between host-memory de
 """
 import functools
 
-from .steps import OpStep
+from .steps import OpStep, wiring
 
 MAX_OPS = 64  # ops per expression: numexpr parses nested parentheses, and Python stops at 200
 MAX_INPUTS = 24
@@ -61,16 +61,7 @@ def find_groups(plan, taken=()):
     indices are in ``taken``. Without numexpr, only groups whose shapes are static (they run in
     place)."""
     steps = plan.steps
-    producer, readers = {}, {}
-    for step in steps:
-        if isinstance(step, OpStep):
-            for s in step.outputs:
-                producer[s] = step
-            reads = step.inputs
-        else:
-            reads = () if step.alias else (step.input,)
-        for s in reads:
-            readers[s] = readers.get(s, 0) + 1
+    producer, readers = wiring(steps)
     fetched = {s for s in plan.fetch_slots if s is not None}
     taken, groups = set(taken), []
     for step in reversed(steps):
@@ -83,7 +74,7 @@ def find_groups(plan, taken=()):
             member = frontier.pop()
             for slot in member.inputs:
                 p = producer.get(slot)
-                if (p is not None and p.index not in taken and len(members) < MAX_OPS and readers.get(slot) == 1
+                if (p is not None and p.index not in taken and len(members) < MAX_OPS and len(readers.get(slot, ())) == 1
                         and slot not in fetched and _fusible(p) == dtype):
                     members.append(p)
                     taken.add(p.index)

@@ -26,7 +26,7 @@ import numpy as np
 from ..devices import parallel
 from ..ops import tensor_util
 from ..ops.table import lookup
-from .steps import OpStep
+from .steps import OpStep, wiring
 
 MIN_BYTES = 1 << 20  # the shared operand (stacked) or the sum (summed): smaller ones stay as they are
 FLOATS = ("float32", "float64")
@@ -84,16 +84,7 @@ class Summed:
 def find_merges(plan):
     """The stacked and summed merges worth making in ``plan`` (steps on host-memory devices)."""
     steps = plan.steps
-    producer, readers = {}, {}  # slot -> the step writing it, the steps reading it
-    for step in steps:
-        if isinstance(step, OpStep):
-            for s in step.outputs:
-                producer[s] = step
-            reads = step.inputs
-        else:
-            reads = () if step.alias else (step.input,)
-        for s in reads:
-            readers.setdefault(s, []).append(step)
+    producer, readers = wiring(steps)
     fetched = {s for s in plan.fetch_slots if s is not None}
     writers = [s.index for s in steps if _writes_state(s)]
 

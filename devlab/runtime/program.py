@@ -157,35 +157,10 @@ class Program:
         return ", ".join(f"s{s}" for s in step.outputs) + " = " + call
 
     def _in_place(self, group, ns, use):
-        """The lines of a fused group run as ufuncs: a member writes into an intermediate it reads
-        when the shapes are the same, else a new array; the first new array shaped like the root
-        is the root's planned buffer, since the later members write on into it. Operands keep
-        their order; AddN adds its inputs left to right."""
-        shape_of = {m.outputs[0]: m.op.outputs[0].shape for m in group.members}
-        root_shape = group.root.op.outputs[0].shape
-        root_buffer = self._buffer_name(group.root, ns)
-        lines, held = [], {}  # slot inside the group -> the variable holding its value
-        for m in group.members:
-            name = f"np_{m.kernel.float_ufunc}"
-            ns[name] = getattr(m.device.xp, m.kernel.float_ufunc)
-            args = [held.pop(s) if s in held else use(s) for s in m.inputs]
-            first = args[:2]
-            shape = m.op.outputs[0].shape
-            target = next((a for a, s in zip(first, m.inputs) if s in shape_of and a.startswith("t")
-                           and shape_of[s] == shape), None)
-            if target is None:
-                target = f"t{m.outputs[0]}"
-                out = "None"
-                if root_buffer != "None" and shape == root_shape and m.op.outputs[0].dtype == group.root.op.outputs[0].dtype:
-                    out, root_buffer = root_buffer, "None"  # used once
-                lines.append((m, f"{target} = {name}({', '.join(first)}, out={out})"))
-            else:
-                lines.append((m, f"{name}({', '.join(first)}, out={target})"))
-            for a in args[2:]:
-                lines.append((m, f"{name}({target}, {a}, out={target})"))
-            held[m.outputs[0]] = target
-        root = group.root.outputs[0]
-        lines.append((None, f"s{root} = {held[root]}"))
+        """The lines of a fused group run as ufuncs in the program (see ``_member_lines``); the
+        root's value is whichever array its member wrote."""
+        lines, held = self._member_lines(group, ns, use, self._buffer_name(group.root, ns), False)
+        lines.append((None, f"s{group.root.outputs[0]} = {held}"))
         return lines
 
     def _splits(self, group):
@@ -204,38 +179,51 @@ class Program:
 
     def _split_group(self, group, ns, use, functions):
         """The line calling ``split`` with a function that runs the group's members as ufuncs on
-        parts of its arrays: a member writes into an intermediate it reads, else into the root's
-        planned buffer while that holds nothing live, else into a new (part-sized) array; the
-        root writes into the buffer."""
+        parts of its arrays (see ``_member_lines``); the root writes into the planned buffer,
+        which ``split`` has cut into the same parts."""
         params = [use(s) for s in group.inputs]
         buffer = self._buffer_name(group.root, ns)
         name = f"group{group.root.index}"
-        lines, held = [], {}  # slot inside the group -> the variable holding its value
-        writable, buffer_free = set(), True  # the part-sized arrays a member may write into
-        for m in group.members:
-            ufunc = f"np_{m.kernel.float_ufunc}"
-            ns[ufunc] = getattr(m.device.xp, m.kernel.float_ufunc)
-            args = [held.pop(s) if s in held else f"s{s}" for s in m.inputs]
-            target = next((a for a in args[:2] if a in writable), None)
-            if m is group.root:
-                out = target = buffer
-            elif target is not None:
-                out = target
-            elif buffer_free:
-                out = target = buffer
-                buffer_free = False
-            else:
-                target, out = f"t{m.outputs[0]}", "None"
-            writable.add(target)
-            lines.append((m, f"{target} = {ufunc}({', '.join(args[:2])}, out={out})"))
-            for a in args[2:]:
-                lines.append((m, f"{ufunc}({target}, {a}, out={target})"))
-            held[m.outputs[0]] = target
+        lines, _ = self._member_lines(group, ns, lambda s: f"s{s}", buffer, True)
         functions.append((f"def {name}({', '.join(params + [buffer])}):", lines))
         ns[f"shape{group.root.index}"] = tuple(group.root.op.outputs[0].shape.sizes)
         root = group.root.outputs[0]
         return [(group, f"split({name}, shape{group.root.index}, {', '.join(params + [buffer])})"),
                 (None, f"s{root} = {buffer}")]
+
+    def _member_lines(self, group, ns, name_of, buffer, root_into_buffer):
+        """(lines, the variable holding the root's value) running a fused group's members as
+        ufuncs: a member writes into an intermediate it reads that has its shape, else into the
+        root's planned ``buffer`` (or "None") while that holds nothing and has its shape, else
+        into a new array; the root into ``buffer`` when ``root_into_buffer``. Operands keep
+        their order; AddN adds its inputs left to right."""
+        shape_of = {m.outputs[0]: (m.op.outputs[0].shape.sizes, m.op.outputs[0].dtype) for m in group.members}
+        root_shape = shape_of[group.root.outputs[0]]
+        lines, held = [], {}  # slot inside the group -> the variable holding its value
+        writable = set()  # the variables of the arrays made inside the group
+        free = buffer  # the buffer while nothing has been written into it, then "None"
+        for m in group.members:
+            ufunc = f"np_{m.kernel.float_ufunc}"
+            ns[ufunc] = getattr(m.device.xp, m.kernel.float_ufunc)
+            args = [held.pop(s) if s in held else name_of(s) for s in m.inputs]
+            shape = shape_of[m.outputs[0]]
+            target = next((a for a, s in zip(args[:2], m.inputs) if a in writable and shape_of[s] == shape), None)
+            if m is group.root and root_into_buffer:
+                target = out = buffer
+                free = "None"
+            elif target is not None:
+                out = target
+            else:
+                target, out = f"t{m.outputs[0]}", "None"
+                if free != "None" and shape == root_shape:
+                    out, free = free, "None"
+            writable.add(target)
+            assign = "" if target == out and target != buffer else f"{target} = "  # into an array it reads
+            lines.append((m, f"{assign}{ufunc}({', '.join(args[:2])}, out={out})"))
+            for a in args[2:]:
+                lines.append((m, f"{ufunc}({target}, {a}, out={target})"))
+            held[m.outputs[0]] = target
+        return lines, held[group.root.outputs[0]]
 
     def _buffer_name(self, step, ns):
         """The name of the planned buffer for ``step``'s output in the namespace, or "None"."""

@@ -156,6 +156,23 @@ class LoopStep:
         return f"<LoopStep {self.frame_name}: {len(self.steps)} steps>"
 
 
+def wiring(steps):
+    """({slot: the op step writing it}, {slot: the steps reading it}) over ``steps`` (no loops):
+    what the compilers of a program (fusion, merged products) look at. An alias transfer reads
+    nothing: its output is its input's slot."""
+    producer, readers = {}, {}
+    for step in steps:
+        if isinstance(step, OpStep):
+            for s in step.outputs:
+                producer[s] = step
+            reads = step.inputs
+        else:
+            reads = () if step.alias else (step.input,)
+        for s in reads:
+            readers.setdefault(s, []).append(step)
+    return producer, readers
+
+
 def flat_steps(steps):
     """Every op and transfer step, loops opened (each loop's steps once)."""
     for step in steps:

@@ -80,12 +80,10 @@ class SessionCreator:
         raise NotImplementedError(f"create_session is not implemented for {self}.")
 
 
-class ChiefSessionCreator(SessionCreator):
-    """The chief's session: restored from a checkpoint, or initialised."""
+class _ScaffoldedSessionCreator(SessionCreator):
+    """A creator whose session comes from a SessionManager made from its scaffold's ops."""
 
-    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
-                 checkpoint_filename_with_path=None):
-        self._checkpoint_dir, self._checkpoint_filename_with_path = checkpoint_dir, checkpoint_filename_with_path
+    def __init__(self, scaffold, master, config):
         self._scaffold = scaffold or Scaffold()
         self._session_manager = None
         self._master, self._config = master, config
@@ -94,6 +92,15 @@ class ChiefSessionCreator(SessionCreator):
         if self._session_manager is None:
             self._session_manager = _session_manager(self._scaffold)
         return self._session_manager
+
+
+class ChiefSessionCreator(_ScaffoldedSessionCreator):
+    """The chief's session: restored from a checkpoint, or initialised."""
+
+    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 checkpoint_filename_with_path=None):
+        super().__init__(scaffold, master, config)
+        self._checkpoint_dir, self._checkpoint_filename_with_path = checkpoint_dir, checkpoint_filename_with_path
 
     def create_session(self):
         self._scaffold.finalize()
@@ -104,18 +111,12 @@ class ChiefSessionCreator(SessionCreator):
             init_fn=self._scaffold.init_fn)
 
 
-class WorkerSessionCreator(SessionCreator):
+class WorkerSessionCreator(_ScaffoldedSessionCreator):
     """A non-chief's session, once the chief has initialised the model."""
 
     def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
-        self._scaffold = scaffold or Scaffold()
-        self._session_manager = None
-        self._master, self._config, self._max_wait_secs = master, config, max_wait_secs
-
-    def _get_session_manager(self):
-        if self._session_manager is None:
-            self._session_manager = _session_manager(self._scaffold)
-        return self._session_manager
+        super().__init__(scaffold, master, config)
+        self._max_wait_secs = max_wait_secs
 
     def create_session(self):
         self._scaffold.finalize()

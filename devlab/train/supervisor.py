@@ -89,58 +89,39 @@ class Supervisor:
             logging.info("Found %d %s operations. Returning the first one.", len(found), key)
         return found[0] if found else None
 
+    def _default(self, value, key, make):
+        """``value``, unless it is ``USE_DEFAULT``: then the first of collection ``key``, else what
+        ``make()`` returns (added to the collection when it is not None), as TF's Supervisor."""
+        if value is not Supervisor.USE_DEFAULT:
+            return value
+        found = self._get_first_op_from_collection(key)
+        if found is None:
+            found = make()
+            if found is not None:
+                get_default_graph().add_to_collection(key, found)
+        return found
+
     def _init_ready_op(self, ready_op=USE_DEFAULT, ready_for_local_init_op=USE_DEFAULT):
-        if ready_op is Supervisor.USE_DEFAULT:
-            ready_op = self._get_first_op_from_collection(GraphKeys.READY_OP)
-            if ready_op is None:
-                ready_op = report_uninitialized_variables()
-                get_default_graph().add_to_collection(GraphKeys.READY_OP, ready_op)
-        self._ready_op = ready_op
-        if ready_for_local_init_op is Supervisor.USE_DEFAULT:
-            ready_for_local_init_op = self._get_first_op_from_collection(GraphKeys.READY_FOR_LOCAL_INIT_OP)
-        self._ready_for_local_init_op = ready_for_local_init_op
+        self._ready_op = self._default(ready_op, GraphKeys.READY_OP, report_uninitialized_variables)
+        self._ready_for_local_init_op = self._default(ready_for_local_init_op, GraphKeys.READY_FOR_LOCAL_INIT_OP,
+                                                      lambda: None)
 
     def _init_init_op(self, init_op=USE_DEFAULT, init_feed_dict=None):
-        if init_op is Supervisor.USE_DEFAULT:
-            init_op = self._get_first_op_from_collection(GraphKeys.INIT_OP)
-            if init_op is None:
-                init_op = global_variables_initializer()
-                get_default_graph().add_to_collection(GraphKeys.INIT_OP, init_op)
-        self._init_op, self._init_feed_dict = init_op, init_feed_dict
+        self._init_op = self._default(init_op, GraphKeys.INIT_OP, global_variables_initializer)
+        self._init_feed_dict = init_feed_dict
 
     def _init_local_init_op(self, local_init_op=USE_DEFAULT):
-        if local_init_op is Supervisor.USE_DEFAULT:
-            local_init_op = self._get_first_op_from_collection(GraphKeys.LOCAL_INIT_OP)
-            if local_init_op is None:
-                local_init_op = group(local_variables_initializer(), tables_initializer())
-                get_default_graph().add_to_collection(GraphKeys.LOCAL_INIT_OP, local_init_op)
-        self._local_init_op = local_init_op
+        self._local_init_op = self._default(local_init_op, GraphKeys.LOCAL_INIT_OP,
+                                            lambda: group(local_variables_initializer(), tables_initializer()))
 
     def _init_saver(self, saver=USE_DEFAULT):
-        if saver is Supervisor.USE_DEFAULT:
-            saver = self._get_first_op_from_collection(GraphKeys.SAVERS)
-            if saver is None and global_variables():
-                saver = Saver()
-                get_default_graph().add_to_collection(GraphKeys.SAVERS, saver)
-        self._saver = saver
+        self._saver = self._default(saver, GraphKeys.SAVERS, lambda: Saver() if global_variables() else None)
 
     def _init_summary_op(self, summary_op=USE_DEFAULT):
-        if summary_op is Supervisor.USE_DEFAULT:
-            summary_op = self._get_first_op_from_collection(GraphKeys.SUMMARY_OP)
-            if summary_op is None:
-                summary_op = summary.merge_all()
-                if summary_op is not None:
-                    get_default_graph().add_to_collection(GraphKeys.SUMMARY_OP, summary_op)
-        self._summary_op = summary_op
+        self._summary_op = self._default(summary_op, GraphKeys.SUMMARY_OP, summary.merge_all)
 
     def _init_global_step(self, global_step=USE_DEFAULT):
-        if global_step is Supervisor.USE_DEFAULT:
-            global_step = self._get_first_op_from_collection(GraphKeys.GLOBAL_STEP)
-            if global_step is None:
-                global_step = self._default_global_step_tensor()
-                if global_step is not None:
-                    get_default_graph().add_to_collection(GraphKeys.GLOBAL_STEP, global_step)
-        self._global_step = global_step
+        self._global_step = self._default(global_step, GraphKeys.GLOBAL_STEP, self._default_global_step_tensor)
 
     def _default_global_step_tensor(self):
         try:
