@@ -2,10 +2,10 @@
 
 After a plan has run once, its steps are written out as Python source, one line per step, that
 keeps values in local variables, calls numpy's ufuncs directly for elementwise ops, calls one
-fused kernel per elementwise chain (``fusion.py``), one product for the products towers repeat
-(``products.py``), skips what costs nothing (constants and
-variables are already in the value table, a transfer between host-memory devices is an alias)
-and deletes each value after its last reader. ``Program.source`` is that text, for the curious.
+fused kernel per elementwise chain (``fusion.py``) and one product for the products towers
+repeat (``products.py``), skips what costs nothing (constants and variables are already in the
+value table, a transfer between host-memory devices is an alias) and deletes each value after
+its last reader. ``Program.source`` is that text, for the curious.
 
 A failing line is traced back to its step, and reported exactly as the interpreter would report
 it (a fused chain is replayed op by op to find the op that failed).
