@@ -18,10 +18,10 @@ from .framework.tensor import Tensor
 from .framework.tensor_shape import TensorShape
 from .framework.dimension import Dimension, dimension_value
 from .ops import operators as _operators
-from .ops.array_ops import (boolean_mask, cast, concat, constant, expand_dims, fill, gather, identity,  # noqa: A004
-                            invert_permutation, newaxis, one_hot, ones, ones_like, pad, placeholder,
-                            placeholder_with_default, range, rank, reshape, shape, shape_n, size, slice, split,
-                            squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
+from .ops.array_ops import (boolean_mask, cast, concat, constant, expand_dims, fill, gather, gather_nd,  # noqa: A004
+                            identity, invert_permutation, newaxis, one_hot, ones, ones_like, pad, placeholder,
+                            placeholder_with_default, range, rank, reshape, shape, shape_n, size, slice, sparse_to_dense,
+                            split, squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
                             transpose, unique, unstack, where, where_v2, zeros, zeros_like)
 from .ops import compat as _compat
 from .ops.build import convert_to_tensor

@@ -1,5 +1,7 @@
 """``tf.nn``: activations, convolution and pooling, dropout, losses and recurrent networks."""
 from .unimplemented import Namespace, module_getattr
+from .ops.candidate_sampling_ops import (compute_accidental_hits, log_uniform_candidate_sampler,  # noqa: F401
+                                         uniform_candidate_sampler)
 from .ops.embedding_ops import embedding_lookup  # noqa: F401
 from .ops.math_ops import sigmoid, tanh  # noqa: F401
 from .ops.nn_impl import (batch_normalization, dropout, fused_batch_norm, moments, xw_plus_b,  # noqa: F401
@@ -8,7 +10,7 @@ from .ops.nn_ops import (avg_pool, bias_add, conv2d, convolution, l2_loss, local
                          log_softmax, lrn, max_pool, relu, softmax, softmax_cross_entropy_with_logits,
                          softmax_cross_entropy_with_logits_v2, sparse_softmax_cross_entropy_with_logits)
 from .ops.nn_ops import crelu, elu, in_top_k, leaky_relu, relu6, selu, softplus, softsign, top_k  # noqa: F401
-from .ops.nn_impl import l2_normalize, sigmoid_cross_entropy_with_logits  # noqa: F401
+from .ops.nn_impl import l2_normalize, nce_loss, sampled_softmax_loss, sigmoid_cross_entropy_with_logits  # noqa: F401
 from .ops.rnn import dynamic_rnn, static_rnn  # noqa: F401
 from .ops.rnn_cell import BasicLSTMCell, BasicRNNCell, GRUCell, LSTMCell, LSTMStateTuple
 from .ops.rnn_cell_base import LayerRNNCell, RNNCell

@@ -490,3 +490,22 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         mask = reshape(mask, [-1])
         indices = squeeze(where_v2(mask), axis=[1])
         return gather(tensor, indices, axis=axis)
+
+
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """The slices of ``params`` at the index tuples in the last dimension of ``indices``."""
+    if batch_dims:
+        raise NotImplementedError("devlab's gather_nd has no batch_dims")
+    return op_output("GatherNd", name, [("params", params, None), ("indices", indices, None)])
+
+
+def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True, name=None):
+    """A dense tensor of ``output_shape`` holding ``default_value`` but ``sparse_values`` at
+    ``sparse_indices`` (TF1's ``tf.sparse_to_dense``: one SparseToDense op)."""
+    with name_scope(name, "SparseToDense", [sparse_indices, output_shape, sparse_values, default_value]) as scope:
+        indices = convert_to_tensor(sparse_indices, name="sparse_indices")
+        shape = convert_to_tensor(output_shape, dtype=indices.dtype.base_dtype, name="output_shape")
+        values = convert_to_tensor(sparse_values, name="sparse_values")
+        default = convert_to_tensor(default_value, dtype=values.dtype.base_dtype, name="default_value")
+        return apply_op_output("SparseToDense", [indices, shape, values, default],
+                               {"validate_indices": bool(validate_indices)}, scope)

@@ -650,6 +650,16 @@ GRADIENTS.update({
     "TopKV2": _top_k_grad,
 })
 
+def _sparse_to_dense_grad(op, grad):
+    """The values' gradient is the gradient at their indices; the default's, the rest of it."""
+    sparse_indices, output_shape, _, _ = op.inputs
+    sparse_values_grad = A.gather_nd(grad, sparse_indices)
+    default_value_grad = M.reduce_sum(grad) - M.reduce_sum(sparse_values_grad)
+    return [A.zeros_like(sparse_indices), A.zeros_like(output_shape), sparse_values_grad, default_value_grad]
+
+
+GRADIENTS["SparseToDense"] = _sparse_to_dense_grad
+
 # Ops whose outputs carry no gradient (integer, boolean, shape or source ops).
 NOT_DIFFERENTIABLE = {
     "Const", "Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "RandomUniform", "RandomUniformInt",
@@ -664,6 +674,7 @@ NOT_DIFFERENTIABLE = {
     "SparseApplyProximalGradientDescent",
     "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "PyFunc",
     "PyFuncStateless", "InTopKV2", "IsFinite", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
+    "LogUniformCandidateSampler", "UniformCandidateSampler", "ComputeAccidentalHits",
 }
 
 # tf.cond and tf.while_loop: Switch, Merge, Enter, Exit, NextIteration, LoopCond (control_flow_grad.py).

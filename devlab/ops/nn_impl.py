@@ -1,5 +1,6 @@
 """Neural-network helpers built from other ops (TF's ``nn_impl``): ``xw_plus_b``, ``dropout``,
-``zero_fraction``, ``moments`` and ``batch_normalization``."""
+``zero_fraction``, ``moments``, ``batch_normalization`` and the sampled losses (``nce_loss``,
+``sampled_softmax_loss``)."""
 import numbers
 
 import numpy as np
@@ -9,6 +10,9 @@ from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from . import array_ops, math_ops, nn_ops, random_ops
 from .build import convert_to_tensor
+from .candidate_sampling_ops import compute_accidental_hits, log_uniform_candidate_sampler
+from .embedding_ops import embedding_lookup
+from .partitioned_variables import PartitionedVariable
 
 
 def xw_plus_b(x, weights, biases, name=None):
@@ -153,3 +157,99 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
         x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
         return math_ops.multiply(x, x_inv_norm, name=scope)
+
+
+def _sum_rows(x):
+    """Each row's sum, as a product with a column of ones (TF's cheaper gradient than reduce_sum's)."""
+    cols = array_ops.shape(x)[1]
+    ones_shape = array_ops.stack([cols, 1])
+    ones = array_ops.ones(ones_shape, x.dtype)
+    return array_ops.reshape(math_ops.matmul(x, ones), [-1])
+
+
+def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+                            sampled_values=None, subtract_log_q=True, remove_accidental_hits=False,
+                            partition_strategy="mod", name=None, seed=None):
+    """The logits of each example's true classes and of the sampled classes ([batch, num_true +
+    num_sampled]) and their target probabilities (1 / num_true for the true ones), built op for op
+    as TF builds them: one lookup of the true and sampled rows of the (possibly sharded) weights
+    and biases, row-wise dots for the true classes, one product for the sampled ones."""
+    if isinstance(weights, PartitionedVariable):
+        weights = list(weights)
+    if not isinstance(weights, list):
+        weights = [weights]
+    with name_scope(name, "compute_sampled_logits", weights + [biases, inputs, labels]):
+        labels = convert_to_tensor(labels)
+        if labels.dtype != dtypes.int64:
+            labels = array_ops.cast(labels, dtypes.int64)
+        labels_flat = array_ops.reshape(labels, [-1])
+        if sampled_values is None:
+            sampled_values = log_uniform_candidate_sampler(true_classes=labels, num_true=num_true,
+                                                           num_sampled=num_sampled, unique=True,
+                                                           range_max=num_classes, seed=seed)
+        sampled, true_expected_count, sampled_expected_count = (array_ops.stop_gradient(s) for s in sampled_values)
+        sampled = array_ops.cast(sampled, dtypes.int64)
+        all_ids = array_ops.concat([labels_flat, sampled], 0)
+        all_w = embedding_lookup(weights, all_ids, partition_strategy=partition_strategy)
+        if all_w.dtype != inputs.dtype:
+            all_w = array_ops.cast(all_w, inputs.dtype)
+        true_w = array_ops.slice(all_w, [0, 0], array_ops.stack([array_ops.shape(labels_flat)[0], -1]))
+        sampled_w = array_ops.slice(all_w, array_ops.stack([array_ops.shape(labels_flat)[0], 0]), [-1, -1])
+        sampled_logits = math_ops.matmul(inputs, sampled_w, transpose_b=True)
+        all_b = embedding_lookup(biases, all_ids, partition_strategy=partition_strategy)
+        if all_b.dtype != inputs.dtype:
+            all_b = array_ops.cast(all_b, inputs.dtype)
+        true_b = array_ops.slice(all_b, [0], array_ops.shape(labels_flat))
+        sampled_b = array_ops.slice(all_b, array_ops.shape(labels_flat), [-1])
+        dim = array_ops.shape(true_w)[1:2]
+        new_true_w_shape = array_ops.concat([[-1, num_true], dim], 0)
+        row_wise_dots = math_ops.multiply(array_ops.expand_dims(inputs, 1),
+                                          array_ops.reshape(true_w, new_true_w_shape))
+        dots_as_matrix = array_ops.reshape(row_wise_dots, array_ops.concat([[-1], dim], 0))
+        true_logits = array_ops.reshape(_sum_rows(dots_as_matrix), [-1, num_true])
+        true_b = array_ops.reshape(true_b, [-1, num_true])
+        true_logits += true_b
+        sampled_logits += sampled_b
+        if remove_accidental_hits:
+            acc_indices, acc_ids, acc_weights = compute_accidental_hits(labels, sampled, num_true=num_true)
+            acc_indices_2d = array_ops.reshape(acc_indices, [-1, 1])  # as SparseToDense takes indices
+            acc_ids_2d_int32 = array_ops.reshape(array_ops.cast(acc_ids, dtypes.int32), [-1, 1])
+            sparse_indices = array_ops.concat([acc_indices_2d, acc_ids_2d_int32], 1, "sparse_indices")
+            sampled_logits_shape = array_ops.concat(
+                [array_ops.shape(labels)[:1], array_ops.expand_dims(num_sampled, 0)], 0)
+            if sampled_logits.dtype != acc_weights.dtype:
+                acc_weights = array_ops.cast(acc_weights, sampled_logits.dtype)
+            sampled_logits += array_ops.sparse_to_dense(sparse_indices, sampled_logits_shape, acc_weights,
+                                                        default_value=0.0, validate_indices=False)
+        if subtract_log_q:  # the log prior of each class appearing among the samples
+            true_logits -= math_ops.log(true_expected_count)
+            sampled_logits -= math_ops.log(sampled_expected_count)
+        out_logits = array_ops.concat([true_logits, sampled_logits], 1)
+        out_labels = array_ops.concat([array_ops.ones_like(true_logits) / num_true,
+                                       array_ops.zeros_like(sampled_logits)], 1)
+        return out_logits, out_labels
+
+
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
+             remove_accidental_hits=False, partition_strategy="mod", name="nce_loss"):
+    """Noise-contrastive estimation: per example, the logistic loss of its true classes against
+    ``num_sampled`` sampled ones (log-uniform unless ``sampled_values`` is given). [batch_size]."""
+    logits, labels = _compute_sampled_logits(
+        weights=weights, biases=biases, labels=labels, inputs=inputs, num_sampled=num_sampled,
+        num_classes=num_classes, num_true=num_true, sampled_values=sampled_values, subtract_log_q=True,
+        remove_accidental_hits=remove_accidental_hits, partition_strategy=partition_strategy, name=name)
+    sampled_losses = sigmoid_cross_entropy_with_logits(labels=labels, logits=logits, name="sampled_losses")
+    return _sum_rows(sampled_losses)
+
+
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+                         sampled_values=None, remove_accidental_hits=True, partition_strategy="mod",
+                         name="sampled_softmax_loss", seed=None):
+    """Softmax cross-entropy over each example's true classes and ``num_sampled`` sampled ones
+    instead of all classes: a cheap stand-in for a softmax over a huge vocabulary. [batch_size]."""
+    logits, labels = _compute_sampled_logits(
+        weights=weights, biases=biases, labels=labels, inputs=inputs, num_sampled=num_sampled,
+        num_classes=num_classes, num_true=num_true, sampled_values=sampled_values, subtract_log_q=True,
+        remove_accidental_hits=remove_accidental_hits, partition_strategy=partition_strategy, name=name, seed=seed)
+    labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
+    return nn_ops.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)

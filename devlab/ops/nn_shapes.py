@@ -144,3 +144,27 @@ def in_top_k(inputs, attrs):
     _rank(t, 1)
     _rank(dims(inputs[2]), 0)
     return [(dtypes.bool, None if p is None else (p[0],))]
+
+
+def candidate_sampler(inputs, attrs):
+    """A sampler: num_sampled int64 candidates, their expected counts, and one expected count per
+    true class (TF checks only that true_classes is a matrix)."""
+    true_classes = dims(inputs[0])
+    if true_classes is not None and len(true_classes) != 2:
+        raise ShapeError(f"Shape must be rank 2 but is rank {len(true_classes)}")
+    n = attrs["num_sampled"]
+    return [(dtypes.int64, (n,)), (dtypes.float32, tuple(true_classes) if true_classes else (None, None)),
+            (dtypes.float32, (n,))]
+
+
+def compute_accidental_hits(inputs, attrs):
+    """ComputeAccidentalHits: as many hits as the run finds, of (row, position, -FLT_MAX)."""
+    true_classes, sampled = dims(inputs[0]), dims(inputs[1])
+    if true_classes is not None:
+        if len(true_classes) != 2:
+            raise ShapeError(f"Shape must be rank 2 but is rank {len(true_classes)}")
+        if true_classes[1] is not None and true_classes[1] != attrs["num_true"]:
+            raise ShapeError(f"Dimension must be {attrs['num_true']} but is {true_classes[1]}")
+    if sampled is not None and len(sampled) != 1:
+        raise ShapeError(f"Shape must be rank 1 but is rank {len(sampled)}")
+    return [(dtypes.int32, (None,)), (dtypes.int64, (None,)), (dtypes.float32, (None,))]

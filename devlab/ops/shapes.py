@@ -604,3 +604,20 @@ def dynamic_partition(inputs, attrs):
     data, parts = dims(inputs[0]), dims(inputs[1])
     inner = None if data is None or parts is None else (None,) + tuple(data[len(parts):])
     return [(inputs[0].dtype.base_dtype, inner)] * attrs["num_partitions"]
+
+
+def sparse_to_dense(inputs, attrs):
+    """SparseToDense: the shape ``output_shape`` denotes, the values' dtype."""
+    output_shape = dims(inputs[1])
+    if output_shape is not None and len(output_shape) != 1:
+        raise ShapeError(f"Shape must be rank 1 but is rank {len(output_shape)}")
+    return [(inputs[2].dtype.base_dtype, _partial(constant_value_as_shape(inputs[1])))]
+
+
+def gather_nd(inputs, attrs):
+    """GatherNd: indices' outer dims, then the params dims its index tuples do not consume."""
+    params, indices = dims(inputs[0]), dims(inputs[1])
+    dtype = inputs[0].dtype.base_dtype
+    if params is None or indices is None or indices[-1] is None:
+        return [(dtype, None)]
+    return [(dtype, tuple(indices[:-1]) + tuple(params[indices[-1]:]))]

@@ -1,10 +1,13 @@
 """Kernels of the sparse updates: ``Unique``, the ``Scatter*`` writes and the sparse optimizer
 updates (``SparseApply*``: each optimizer's dense formula applied to the rows a gradient lists),
-as TensorFlow's kernels compute and check them (scatter_op.cc, training_ops.cc, unique_op.cc).
+``SparseToDense`` and ``GatherNd``, as TensorFlow's kernels compute and check them (scatter_op.cc,
+training_ops.cc, unique_op.cc, sparse_to_dense_op.cc).
 A write touches only the rows its indices name; it still goes into the buffer the run hands it
 (``ref.new_buffer()``), so a run that fails later leaves the variable as it was."""
+import numpy as np
+
 from ..framework import errors
-from .kernels import _shape_text, scatter_add as _scatter_add
+from .kernels import _shape_text, scatter_add as _scatter_add, to_host
 
 
 def unique(k, x):
@@ -138,3 +141,68 @@ def sparse(dense, grad_at):
         return args[refs[0]]
     kernel.__name__ = "sparse_" + dense.__name__
     return kernel
+
+
+def _index_text(index):
+    return "[" + ",".join(str(int(i)) for i in index) + "]"
+
+
+def sparse_to_dense(k, sparse_indices, output_shape, sparse_values, default_value):
+    """A dense tensor of ``output_shape`` filled with ``default_value``, ``sparse_values`` (one
+    per index, or one for all) at ``sparse_indices`` (a scalar, a vector of positions in a vector,
+    or a matrix of n-D indices), checked as TF checks them (sparse_to_dense_op.cc)."""
+    xp = k.xp
+    indices, shape = to_host(sparse_indices), to_host(output_shape)
+    if indices.ndim > 2:
+        raise errors.InvalidArgumentError(None, None, f"sparse_indices should be a scalar, vector, or matrix, got "
+                                                       f"shape {_shape_text(indices)}")
+    if shape.ndim != 1:
+        raise errors.InvalidArgumentError(None, None, f"output_shape must be rank 1, got shape {_shape_text(shape)}")
+    num_elems = indices.shape[0] if indices.ndim > 0 else 1
+    num_dims = indices.shape[1] if indices.ndim > 1 else 1
+    values = sparse_values
+    if values.ndim > 1 or (values.ndim == 1 and values.shape[0] != num_elems):
+        raise errors.InvalidArgumentError(None, None, f"sparse_values has incorrect shape {_shape_text(values)}, "
+                                                       f"should be [] or [{num_elems}]")
+    if default_value.ndim != 0:
+        raise errors.InvalidArgumentError(None, None, "default_value should be a scalar.")
+    if shape.shape[0] != num_dims:
+        raise errors.InvalidArgumentError(None, None, f"output_shape has incorrect number of elements: "
+                                                       f"{shape.shape[0]} should be: {num_dims}")
+    rows = indices.reshape(num_elems, num_dims).astype(np.int64)
+    dims_ = [int(d) for d in shape.tolist()]
+    if k.attrs.get("validate_indices", True):
+        _validate_sorted(rows, dims_)
+    elif ((rows < 0) | (rows >= np.array(dims_, np.int64))).any():
+        raise errors.InvalidArgumentError(None, None, f"Indices are not valid (out of bounds).  Shape: "
+                                                       f"{_index_text(dims_)}")
+    dense = xp.full(dims_, default_value, dtype=values.dtype)
+    dense[tuple(rows.T)] = xp.broadcast_to(values, (num_elems,))
+    return dense
+
+
+def _validate_sorted(rows, dims_):
+    """TF's SparseTensor::ValidateIndices: in bounds, in lexicographic order, no repeats."""
+    for n, index in enumerate(rows.tolist()):
+        if any(not 0 <= i < d for i, d in zip(index, dims_)):
+            raise errors.InvalidArgumentError(None, None, f"indices[{n}] = {_index_text(index)} is out of bounds: "
+                                                           f"need 0 <= index < {_index_text(dims_)}")
+        if n > 0:
+            previous = rows[n - 1].tolist()
+            if index < previous:
+                raise errors.InvalidArgumentError(None, None, f"indices[{n}] = {_index_text(index)} is out of order. "
+                                                               f"Many sparse ops require sorted indices.")
+            if index == previous:
+                raise errors.InvalidArgumentError(None, None, f"indices[{n}] = {_index_text(index)} is repeated")
+
+
+def gather_nd(k, params, indices):
+    """The slices of ``params`` at the index tuples in the last dimension of ``indices``."""
+    indices = to_host(indices)
+    depth = indices.shape[-1]
+    for index in indices.reshape(-1, depth).tolist():
+        if any(not 0 <= i < d for i, d in zip(index, params.shape)):
+            where = ", ".join(map(str, index))
+            raise errors.InvalidArgumentError(None, None, f"indices[{where}] does not index into param shape "
+                                                           f"{_shape_text(params)}")
+    return params[tuple(np.moveaxis(indices, -1, 0))]

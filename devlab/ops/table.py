@@ -18,6 +18,7 @@ from . import kernels as K
 from . import nn_kernels as NK
 from . import nn_shapes as NS
 from . import optimizer_kernels as OK
+from . import sampling_kernels as CS
 from . import shapes as S
 from . import sparse_kernels as SK
 
@@ -185,6 +186,8 @@ OPS = _table(
     OpDef("GatherV2", S.gather_v2, K.gather_v2),
     OpDef("UnsortedSegmentSum", S.unsorted_segment_sum, K.unsorted_segment_sum),
     OpDef("Unique", S.unique, SK.unique),
+    OpDef("SparseToDense", S.sparse_to_dense, SK.sparse_to_dense),
+    OpDef("GatherNd", S.gather_nd, SK.gather_nd),
     # sparse writes: only the rows their indices name (colocated with the variable, as every write)
     OpDef("ScatterUpdate", S.ref_of_first, SK.scatter_update, ref_inputs=(0,), stateful=True),
     OpDef("ScatterAdd", S.ref_of_first, SK.scatter_add, ref_inputs=(0,), stateful=True),
@@ -277,6 +280,13 @@ OPS = _table(
           stateful=True, type_input=None),
     OpDef("ResourceAccumulatorNumAccumulated", S.scalar_int, CA.resource_accumulator_num_accumulated, CPU_ONLY,
           stateful=True, type_input=None),
+    # candidate sampling (sampled losses): CPU kernels only, as TF; the samplers draw from the op's generator
+    OpDef("LogUniformCandidateSampler", NS.candidate_sampler, CS.log_uniform_candidate_sampler, CPU_ONLY,
+          stateful=True, type_input=None),
+    OpDef("UniformCandidateSampler", NS.candidate_sampler, CS.uniform_candidate_sampler, CPU_ONLY, stateful=True,
+          type_input=None),
+    OpDef("ComputeAccidentalHits", NS.compute_accidental_hits, CS.compute_accidental_hits, CPU_ONLY,
+          type_input=None),
     # a Python function, run in the process of the task the op is placed on (TF has only CPU kernels)
     OpDef("PyFunc", S.py_func, K.py_func, devices=CPU_ONLY, stateful=True),
     OpDef("PyFuncStateless", S.py_func, K.py_func, devices=CPU_ONLY),
