@@ -1,8 +1,8 @@
 """One clear line for the TensorFlow APIs devlab does not have yet.
 
 Each namespace (``tf``, ``tf.nn``, ``tf.train``...) ends in a module ``__getattr__`` built here,
-so ``tf.nn.nce_loss`` raises ``AttributeError: devlab does not implement
-tf.nn.nce_loss yet (used at cell.py:3)`` naming the user's line, instead of a traceback
+so ``tf.nn.ctc_loss`` raises ``AttributeError: devlab does not implement
+tf.nn.ctc_loss yet (used at cell.py:3)`` naming the user's line, instead of a traceback
 through devlab's internals.
 """
 import types

@@ -138,6 +138,9 @@ CASES = {
     "Unpack": (lambda: tf.unstack(I, axis=1)[2], lambda: I[:, 2]),
     "Squeeze": (lambda: tf.squeeze(I[:, :1, :, None], [1]), lambda: I[:, 0, :, None]),
     "GatherV2": (lambda: tf.gather(I, [2, 0, 2], axis=1), lambda: I[:, [2, 0, 2]]),
+    "GatherNd": (lambda: tf.gather_nd(I, [[1, 2], [0, 0]]), lambda: I[[1, 0], [2, 0]]),
+    "SparseToDense": (lambda: tf.sparse_to_dense([[0, 1], [1, 3]], [2, 4], A[0, :2], default_value=A[1, 0]),
+                      lambda: np.array([[A[1, 0], A[0, 0], A[1, 0], A[1, 0]], [A[1, 0]] * 3 + [A[0, 1]]])),
     "UnsortedSegmentSum": (lambda: tf.unsorted_segment_sum(A, [1, 1], 3),
                            lambda: np.stack([0 * A[0], A.sum(0), 0 * A[0]])),
     "Where": (lambda: tf.where(A > 1), lambda: np.argwhere(A > 1)),
@@ -247,7 +250,9 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              # sparse writes and updates, Unique: tests/test_sparse.py, against TF's values
              "Unique", "ScatterUpdate", "ScatterAdd", "ScatterSub", "SparseApplyMomentum", "SparseApplyAdagrad",
              "SparseApplyRMSProp", "SparseApplyCenteredRMSProp", "SparseApplyAdadelta", "SparseApplyFtrl",
-             "SparseApplyFtrlV2", "SparseApplyProximalAdagrad", "SparseApplyProximalGradientDescent"}
+             "SparseApplyFtrlV2", "SparseApplyProximalAdagrad", "SparseApplyProximalGradientDescent",
+             # candidate sampling (CPU only): tests/test_sampled.py, against TF's recording and the distributions
+             "LogUniformCandidateSampler", "UniformCandidateSampler", "ComputeAccidentalHits"}
 
 
 def test_every_op_has_a_kernel_test():

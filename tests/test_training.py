@@ -39,6 +39,7 @@ UNARY = {"Neg": tf.negative, "Abs": tf.abs, "Sin": tf.sin, "Cos": tf.cos, "Exp":
          "MirrorPad": lambda x: tf.pad(x, [[1, 1], [2, 0]], mode="REFLECT"),
          "Fill": lambda x: tf.fill([2, 2], x[0, 0]), "Floor": lambda x: tf.floor(x * 3) + x,
          "BiasAdd": lambda x: tf.nn.bias_add(x, x[0]), "Sign": lambda x: tf.sign(x - 1.0) * x,
+         "SparseToDense": lambda x: tf.sparse_to_dense([[0, 1], [1, 2]], [2, 3], x[0, :2], default_value=x[1, 1]),
          "SplitV_unused": lambda x: x}
 BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf.divide, "Pow": tf.pow,
           "Maximum": tf.maximum, "Minimum": tf.minimum, "MatMul": lambda a, b: tf.matmul(a, tf.transpose(b)),
