@@ -1,7 +1,6 @@
 """tf.cond and tf.while_loop: the graphs, placements and values TensorFlow 2.21 recorded for the
 same programs (tests/cases/control_flow_cases.py; tools/record_cases.py control_flow records them),
 DEAD values, loop frames, the errors TF gives, and the stepper walking a loop's iterations."""
-import json
 import pathlib
 import sys
 
@@ -9,17 +8,15 @@ import pytest
 
 import devlab as tf
 
-HERE = pathlib.Path(__file__).parent
-sys.path.insert(0, str(HERE / "cases"))
-import control_flow_cases  # noqa: E402
-from recorded import check  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "cases"))
+from recorded import compare, load  # noqa: E402
 
-RECORDED = json.loads((HERE / "data" / "tf_control_flow.json").read_text())
+CASES, RECORDED = load("control_flow", "tf_control_flow.json")
 
 
-@pytest.mark.parametrize("name", sorted(control_flow_cases.CASES))
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_graph_placement_and_values_match_tensorflow(name):
-    check(control_flow_cases.CASES[name](tf), RECORDED[name])
+    compare(tf, CASES[name], RECORDED[name])
 
 
 def test_only_the_branch_taken_runs():

@@ -2,7 +2,6 @@
 errors TensorFlow 2.21 recorded for the same programs (tests/cases/rnn_cases.py;
 tools/record_cases.py rnn records them), and what devlab adds: one layer per simulated GPU, TensorArray
 kernels' errors, the stepper walking dynamic_rnn's loop."""
-import json
 import pathlib
 import sys
 
@@ -10,14 +9,12 @@ import pytest
 
 import devlab as tf
 
-HERE = pathlib.Path(__file__).parent
-sys.path.insert(0, str(HERE / "cases"))
-import rnn_cases  # noqa: E402
-from recorded import check  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "cases"))
+from recorded import compare, load  # noqa: E402
 
-RECORDED = json.loads((HERE / "data" / "tf_rnn.json").read_text())
+CASES, RECORDED = load("rnn", "tf_rnn.json")
 
 
-@pytest.mark.parametrize("name", sorted(rnn_cases.CASES))
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_graph_placement_and_values_match_tensorflow(name):
-    check(rnn_cases.CASES[name](tf), RECORDED[name])
+    compare(tf, CASES[name], RECORDED[name])

@@ -2,7 +2,6 @@
 recorded for the same programs (tests/cases/sampled_cases.py; tools/record_cases.py sampled records
 them), and what holds of devlab's own draws: in range, unique when asked, distributed as the
 sampler says, the same again under the same graph seed."""
-import json
 import math
 import pathlib
 import sys
@@ -12,19 +11,15 @@ import pytest
 
 import devlab as tf
 
-HERE = pathlib.Path(__file__).parent
-sys.path.insert(0, str(HERE / "cases"))
-import sampled_cases  # noqa: E402
-from recorded import check  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "cases"))
+from recorded import compare, load  # noqa: E402
 
-RECORDED = json.loads((HERE / "data" / "tf_sampled.json").read_text())
+CASES, RECORDED = load("sampled", "tf_sampled.json")
 
 
-@pytest.mark.parametrize("name", sorted(sampled_cases.CASES))
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_graph_placement_values_and_errors_match_tensorflow(name):
-    with tf.Graph().as_default():
-        got = sampled_cases.CASES[name](tf)
-    check(got, RECORDED[name])
+    compare(tf, CASES[name], RECORDED[name])
 
 
 def _draw(sampler, num_sampled, unique, range_max=10, seed=None, runs=1, graph_seed=None):

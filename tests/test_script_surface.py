@@ -6,7 +6,6 @@ sigmoid cross-entropy, huber loss, l2_normalize, reduce_logsumexp, count_nonzero
 graphs (names, types, inputs, control inputs, requested devices, colocation), placements, values
 and errors TensorFlow 2.21 recorded for the same programs (tests/cases/script_cases.py;
 tools/record_cases.py script records them)."""
-import json
 import pathlib
 import sys
 
@@ -14,16 +13,12 @@ import pytest
 
 import devlab as tf
 
-HERE = pathlib.Path(__file__).parent
-sys.path.insert(0, str(HERE / "cases"))
-import script_cases  # noqa: E402
-from recorded import check  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "cases"))
+from recorded import compare, load  # noqa: E402
 
-RECORDED = json.loads((HERE / "data" / "tf_script_surface.json").read_text())
+CASES, RECORDED = load("script", "tf_script_surface.json")
 
 
-@pytest.mark.parametrize("name", sorted(script_cases.CASES))
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_graph_placement_values_and_errors_match_tensorflow(name):
-    with tf.Graph().as_default():
-        got = script_cases.CASES[name](tf)
-    check(got, RECORDED[name])  # ops, placed, error, slots, collections exactly; values closely
+    compare(tf, CASES[name], RECORDED[name])  # ops, placed, error, slots, collections exactly; values closely

@@ -2,7 +2,6 @@
 recorded for the same programs (tests/cases/sparse_cases.py; tools/record_cases.py sparse records
 them), and what holds whatever the program: only the rows looked up change, a fetched
 IndexedSlices comes back as an IndexedSlicesValue, a failed scatter changes nothing."""
-import json
 import pathlib
 import sys
 
@@ -11,19 +10,15 @@ import pytest
 
 import devlab as tf
 
-HERE = pathlib.Path(__file__).parent
-sys.path.insert(0, str(HERE / "cases"))
-import sparse_cases  # noqa: E402
-from recorded import check  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "cases"))
+from recorded import compare, load  # noqa: E402
 
-RECORDED = json.loads((HERE / "data" / "tf_sparse.json").read_text())
+CASES, RECORDED = load("sparse", "tf_sparse.json")
 
 
-@pytest.mark.parametrize("name", sorted(sparse_cases.CASES))
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_graph_placement_values_and_errors_match_tensorflow(name):
-    with tf.Graph().as_default():
-        got = sparse_cases.CASES[name](tf)
-    check(got, RECORDED[name])
+    compare(tf, CASES[name], RECORDED[name])
 
 
 def _train_table(make_optimizer, ids, steps=2):
