@@ -17,40 +17,40 @@ from .framework.scopes import colocate_with, control_dependencies, device, init_
 from .framework.tensor import Tensor
 from .framework.tensor_shape import TensorShape
 from .framework.dimension import Dimension, dimension_value
-from .ops import operators as _operators
-from .ops.array_ops import (boolean_mask, cast, concat, constant, expand_dims, fill, gather, gather_nd,  # noqa: A004
+from .api import operators as _operators
+from .api.array_ops import (boolean_mask, cast, concat, constant, expand_dims, fill, gather, gather_nd,  # noqa: A004
                             identity, invert_permutation, newaxis, one_hot, ones, ones_like, pad, placeholder,
                             placeholder_with_default, range, rank, reshape, shape, shape_n, size, slice, sparse_to_dense,
                             split, squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
                             transpose, unique, unstack, where, where_v2, zeros, zeros_like)
-from .ops import compat as _compat
+from .api import compat as _compat
 from .ops.build import convert_to_tensor
-from .ops.control_flow_ops import Assert, group, no_op
-from .ops.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
-from .ops.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
+from .api.control_flow_ops import Assert, group, no_op
+from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
+from .api.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, zeros_initializer)
-from .ops.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_nan, divide, equal,  # noqa: A004
+from .api.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_nan, divide, equal,  # noqa: A004
                            exp, floor, floor_div, floordiv, floormod, greater, greater_equal, less, less_equal,
                            log, logical_and, logical_not, logical_or, matmul, maximum, minimum, mod, multiply,
                            negative, not_equal, pow, realdiv, reciprocal, reduce_all, reduce_any, reduce_max,
                            reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid, sign, sin, sqrt,
                            square, squared_difference, subtract, tanh, truediv, unsorted_segment_sum)
-from .ops.control_flow import cond, while_loop
-from .ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
-from .ops.control_flow_case import case
-from .ops.math_ops import ceil, count_nonzero, log1p, reduce_logsumexp
-from .ops.tensor_array_ops import TensorArray
-from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
-from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
-from .ops.script_ops import py_func
-from .ops.state_ops import assign, assign_add, assign_sub, is_variable_initialized, scatter_add, scatter_sub, scatter_update
+from .api.control_flow import cond, while_loop
+from .api.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
+from .api.control_flow_case import case
+from .api.math_ops import ceil, count_nonzero, log1p, reduce_logsumexp
+from .api.tensor_array_ops import TensorArray
+from .api.data_flow_ops import ConditionalAccumulator, FIFOQueue, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
+from .api.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
+from .api.script_ops import py_func
+from .api.state_ops import assign, assign_add, assign_sub, is_variable_initialized, scatter_add, scatter_sub, scatter_update
 from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
-from .ops.uninitialized import report_uninitialized_variables
-from .ops.lookup_ops import initialize_all_tables, tables_initializer
-from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
-from .ops.partitioned_variables import PartitionedVariable, fixed_size_partitioner
-from .ops.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
+from .api.uninitialized import report_uninitialized_variables
+from .api.lookup_ops import initialize_all_tables, tables_initializer
+from .api.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
+from .api.partitioned_variables import PartitionedVariable, fixed_size_partitioner
+from .api.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
                             local_variables, local_variables_initializer, moving_average_variables,
                             trainable_variables, variables_initializer)
 from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, OptimizerOptions, RunMetadata,
@@ -58,7 +58,7 @@ from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, Op
 from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
-from .ops.gradients import gradients
+from .api.gradients import gradients
 # The namespaces, built from the names above:
 from . import app, config, distribute, flags, layers, losses, metrics, nn, strings, summary, train  # noqa: E402
 from . import tf_logging as logging  # noqa: E402
@@ -69,7 +69,7 @@ from .graphs.encode import write_graph as _write_graph  # noqa: E402
 from .runtime.modelled import modelled_run  # noqa: E402
 from .distribute import get_tower_context  # noqa: E402
 from .distribute.values import MirroredVariable as _MirroredVariable  # noqa: E402
-from .ops.variables import variable_creator_scope  # noqa: E402
+from .api.variables import variable_creator_scope  # noqa: E402
 
 _operators.install(_MirroredVariable)
 contrib = _Namespace("tf.contrib", distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12

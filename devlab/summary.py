@@ -7,7 +7,7 @@ import threading
 from .framework.graph import get_default_graph
 from .framework.graph_keys import GraphKeys
 from .framework.scopes import name_scope
-from .ops.array_ops import constant
+from .api.array_ops import constant
 from .ops.build import apply_op_output, convert_to_tensor
 from .unimplemented import module_getattr
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import devlab as tf
-from devlab.ops.grad_table import GRADIENTS
+from devlab.api.grad_table import GRADIENTS
 
 RNG = np.random.default_rng(0)
 

@@ -5,7 +5,7 @@ functions travel *by value* (cloudpickle); functions of installed packages trave
 """
 import sys
 
-from ..ops import script_ops
+from ..api import script_ops
 
 
 class ByValue:

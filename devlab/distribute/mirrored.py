@@ -19,11 +19,11 @@ from ..framework.device_spec import DeviceSpec
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, device, name_scope
-from ..ops import math_ops
-from ..ops.array_ops import identity
-from ..ops.control_flow_ops import group
-from ..ops.variable_scope import variable_scope
-from ..ops.variables import variable_creator_scope
+from ..api import math_ops
+from ..api.array_ops import identity
+from ..api.control_flow_ops import group
+from ..api.variable_scope import variable_scope
+from ..api.variables import variable_creator_scope
 from .data import DistributedIterator
 from .values import (DistributedValues, Mirrored, MirroredVariable, PerDevice, TowerLocalVariable, WorkerDeviceIndex,
                      regroup, select_device)
@@ -259,7 +259,7 @@ class MirroredStrategy:
         kwargs.pop("run_concurrently", None)
         graph = get_default_graph()
         graph.switch_to_thread_local()
-        from ..ops.variable_scope import get_variable_scope
+        from ..api.variable_scope import get_variable_scope
         captured = (graph, graph.capture_scopes(), get_variable_scope())
         threads = [_TowerThread(self, i, d, fn, args, kwargs, captured) for i, d in enumerate(self._devices)]
         for t in threads:

@@ -2,7 +2,7 @@
 ``MirroredVariable`` (a variable per device, updated together) and ``TowerLocalVariable``
 (a variable per device, reduced only when read)."""
 from ..framework.graph_keys import GraphKeys
-from ..ops.control_flow_ops import group
+from ..api.control_flow_ops import group
 
 
 class DistributedValues:

@@ -9,7 +9,7 @@ import os
 from ..framework.graph import Graph, get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..ops import kernel_registry, tf_ops
-from ..ops.variables import Variable
+from ..api.variables import Variable
 from . import build as build_mod
 from .decode import plan_graph_def
 from .files import GraphFileError, read_graph_file

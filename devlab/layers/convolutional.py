@@ -1,8 +1,8 @@
 """``conv2d``: ``<name>/Conv2D``, ``<name>/BiasAdd`` and the activation, with variables
 ``<name>/kernel`` (HWIO) and ``<name>/bias``, as TF's ``tf.layers.conv2d`` builds them."""
-from ..ops import init_ops, nn_ops
+from ..api import init_ops, nn_ops
 from ..ops.build import convert_to_tensor
-from ..ops.variable_scope import get_variable, variable_scope
+from ..api.variable_scope import get_variable, variable_scope
 
 
 def pair(value, what):

@@ -4,9 +4,9 @@ import functools
 import operator
 
 from ..framework.tensor import Tensor
-from ..ops import array_ops, init_ops, math_ops, nn_impl, nn_ops
+from ..api import array_ops, init_ops, math_ops, nn_impl, nn_ops
 from ..ops.build import convert_to_tensor
-from ..ops.variable_scope import get_variable, variable_scope
+from ..api.variable_scope import get_variable, variable_scope
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -30,7 +30,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
     """``tf.nn.dropout`` with ``rate`` while ``training``, the inputs (an Identity) otherwise; a
     tensor ``training`` chooses between the two at run time with a ``tf.cond``, as TF builds it."""
-    from ..ops.control_flow import cond
+    from ..api.control_flow import cond
     with variable_scope(name, default_name="dropout"):
         x = convert_to_tensor(inputs)
         if not isinstance(rate, Tensor) and rate == 0:

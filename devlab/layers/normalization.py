@@ -12,11 +12,11 @@ as in TF, whose batch statistics feed the same updates.
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, name_scope
-from ..ops import init_ops, state_ops
+from ..api import init_ops, state_ops
 from ..ops.build import convert_to_tensor
-from ..ops import array_ops
-from ..ops.nn_impl import batch_normalization as batch_norm, fused_batch_norm, moments
-from ..ops.variable_scope import get_variable, variable_scope
+from ..api import array_ops
+from ..api.nn_impl import batch_normalization as batch_norm, fused_batch_norm, moments
+from ..api.variable_scope import get_variable, variable_scope
 
 
 def _assign_moving_average(variable, value, momentum):

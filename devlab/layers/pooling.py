@@ -1,7 +1,7 @@
 """``max_pooling2d`` and ``average_pooling2d``: one MaxPool or AvgPool op in the layer's scope."""
-from ..ops import nn_ops
+from ..api import nn_ops
 from ..ops.build import convert_to_tensor
-from ..ops.variable_scope import variable_scope
+from ..api.variable_scope import variable_scope
 from .convolutional import channels_last, pair
 
 

@@ -10,6 +10,7 @@ from ..framework import dtypes
 from ..framework.dimension import Dimension
 from ..framework.graph import get_default_graph
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
 from . import op_defs
@@ -34,7 +35,6 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}")
         return value
-    from .array_ops import constant  # constant is itself built with apply_op
     if dtype is None and preferred_dtype is not None:
         try:
             return constant(value, dtype=preferred_dtype, name=name or "Const")
@@ -51,8 +51,6 @@ def _holds_tensors(values):
 def _autopack(values, dtype, name):
     """A list holding tensors becomes one ``Pack`` op (TF's autopacking): ``tf.reshape(x, [-1, n])``
     with a tensor ``n`` makes ``Reshape/shape`` a Pack of ``Reshape/shape/0`` (a Const) and n."""
-    from ..framework.scopes import name_scope
-    from .array_ops import constant
     with name_scope(name) as scope:
         parts = [convert_to_tensor(v, dtype=dtype) if isinstance(v, Tensor) or hasattr(v, "_to_tensor") else
                  _autopack(v, dtype, str(i)) if isinstance(v, (list, tuple)) and _holds_tensors(v) else v
@@ -109,8 +107,50 @@ def _indexed_slices_to_tensor(value, dtype, name):
                          f"{value.dtype.name}")
     if value.dense_shape is None:
         raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value}")
-    from .math_ops import unsorted_segment_sum  # built with apply_op, above this helper
-    return unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
+    return op_output("UnsortedSegmentSum", name, [("data", value.values, None), ("segment_ids", value.indices, None),
+                                                  ("num_segments", value.dense_shape[0], None)])
+
+
+def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
+    """A ``Const`` op holding ``value`` (reshaped or broadcast to ``shape`` when given)."""
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    arr = to_numpy(value, dtype)
+    if shape is not None:
+        shape = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
+        size = int(np.prod(shape, dtype=np.int64))
+        if arr.size == 1:
+            arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
+        elif arr.size == size:
+            arr = arr.reshape(shape)
+        elif arr.size > size:
+            raise TypeError(f"Too many elements provided. Needed at most {size}, but received {arr.size}")
+        else:
+            raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
+    if arr.dtype.kind in "OUS":  # string tensors hold bytes, as TensorFlow's do
+        arr, dt = _as_bytes(arr), dtypes.string
+    else:
+        dt = dtypes.as_dtype(arr.dtype)
+    return apply_op_output("Const", [], {"value": arr, "dtype": dt}, name)
+
+
+def _as_bytes(arr):
+    flat = [v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1)]
+    out = np.empty(len(flat), dtype=object)
+    out[:] = flat
+    return out.reshape(arr.shape)
+
+
+def op(op_type, name, inputs, attrs=None, default_name=None):
+    """One op of the table as TF's generated wrappers build it: inside the scope ``name`` (default:
+    the op type), each input that is not yet a tensor becomes a Const named after its argument.
+    ``inputs`` is a list of (argument name, value, dtype or None). Returns the Operation."""
+    with name_scope(name, default_name or op_type, [v for _, v, _ in inputs]) as scope:
+        tensors = [convert_to_tensor(v, dtype=dt, name=arg) for arg, v, dt in inputs]
+        return apply_op(op_type, tensors, attrs, scope)
+
+
+def op_output(op_type, name, inputs, attrs=None, default_name=None):
+    return op(op_type, name, inputs, attrs, default_name).outputs[0]
 
 
 def graph_of(tensors):

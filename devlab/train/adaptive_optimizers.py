@@ -13,7 +13,7 @@ of an optimizer's state and work sits with the variables.
 """
 from ..framework import dtypes
 from ..framework.scopes import colocate_with
-from ..ops import array_ops, init_ops, math_ops
+from ..api import array_ops, init_ops, math_ops
 from ..ops.build import convert_to_tensor
 from . import slots
 from .optimizers import Optimizer, apply_update

@@ -7,9 +7,9 @@ import math
 
 from ..framework import dtypes
 from ..framework.scopes import name_scope
-from ..ops import array_ops, math_ops
+from ..api import array_ops, math_ops
 from ..ops.build import apply_op_output, convert_to_tensor
-from ..ops.control_flow_case import case
+from ..api.control_flow_case import case
 
 
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None):
@@ -126,7 +126,7 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
     """Cosine decay with warm restarts (SGDR): a cosine from learning_rate down over
     first_decay_steps, then again over t_mul times as many steps from m_mul times the rate, and
     so on. Which period the step is in is found in a ``tf.cond`` (t_mul == 1: equal periods)."""
-    from ..ops.control_flow import cond
+    from ..api.control_flow import cond
     with name_scope(name or "SGDRDecay") as scope:
         lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = lr.dtype.base_dtype

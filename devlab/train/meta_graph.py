@@ -38,7 +38,7 @@ from ..framework.operation import Operation
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops.table import lookup
-from ..ops.variables import Variable
+from ..api.variables import Variable
 
 FORMAT = "devlab.meta_graph"
 VERSION = 1

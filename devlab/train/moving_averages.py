@@ -17,14 +17,14 @@ from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, device, init_scope, name_scope
-from ..ops import init_ops, math_ops, state_ops
-from ..ops.array_ops import cast
+from ..api import init_ops, math_ops, state_ops
+from ..api.array_ops import cast
 from ..ops.build import convert_to_tensor
-from ..ops.control_flow import cond
-from ..ops.control_flow_ops import group
-from ..ops.state_ops import is_variable_initialized
-from ..ops.variable_scope import get_variable, get_variable_scope, variable_scope
-from ..ops.variables import Variable, global_variables, moving_average_variables, trainable_variables
+from ..api.control_flow import cond
+from ..api.control_flow_ops import group
+from ..api.state_ops import is_variable_initialized
+from ..api.variable_scope import get_variable, get_variable_scope, variable_scope
+from ..api.variables import Variable, global_variables, moving_average_variables, trainable_variables
 from . import slots
 
 

@@ -9,11 +9,11 @@ from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with, control_dependencies, init_scope, name_scope
-from ..ops import array_ops, math_ops, state_ops
+from ..api import array_ops, math_ops, state_ops
 from ..ops.build import apply_op_output, convert_to_tensor
-from ..ops.control_flow_ops import group
-from ..ops.gradients import gradients
-from ..ops.variables import Variable, trainable_variables
+from ..api.control_flow_ops import group
+from ..api.gradients import gradients
+from ..api.variables import Variable, trainable_variables
 from . import slots
 
 

@@ -26,8 +26,8 @@ import numpy as np
 
 from ..framework import dtypes, errors
 from ..framework.tensor_shape import TensorShape
-from ..ops.partitioned_variables import PartitionedVariable
-from ..ops.variables import global_variables
+from ..api.partitioned_variables import PartitionedVariable
+from ..api.variables import global_variables
 from .meta_graph import export_meta_graph
 from .saver_graph import SaverDef, build_saver_ops
 

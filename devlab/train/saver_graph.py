@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from ..framework import dtypes
 from ..framework.device_spec import DeviceSpec, canonical_name
 from ..framework.scopes import control_dependencies, device, name_scope
-from ..ops import state_ops
-from ..ops.array_ops import constant, identity, placeholder_with_default, where
+from ..api import state_ops
+from ..api.array_ops import constant, identity, placeholder_with_default, where
 from ..ops.build import apply_op, apply_op_output, convert_to_tensor
-from ..ops.control_flow_ops import group, with_dependencies
+from ..api.control_flow_ops import group, with_dependencies
 
 
 @dataclass

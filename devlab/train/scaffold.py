@@ -17,12 +17,12 @@ import threading
 
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
-from ..ops.array_ops import concat
-from ..ops.control_flow_ops import group
-from ..ops.lookup_ops import tables_initializer
-from ..ops.resources import initialize_resources, local_resources, shared_resources
-from ..ops.uninitialized import report_uninitialized_resources, report_uninitialized_variables
-from ..ops.variables import global_variables, global_variables_initializer, local_variables_initializer
+from ..api.array_ops import concat
+from ..api.control_flow_ops import group
+from ..api.lookup_ops import tables_initializer
+from ..api.resources import initialize_resources, local_resources, shared_resources
+from ..api.uninitialized import report_uninitialized_resources, report_uninitialized_variables
+from ..api.variables import global_variables, global_variables_initializer, local_variables_initializer
 from .. import summary
 from .. import tf_logging as logging
 from .saver import Saver

@@ -9,9 +9,9 @@ default_name="<primary>/<name>")``, so its name follows the current variable sco
 import contextlib
 
 from ..framework.scopes import colocate_with
-from ..ops import init_ops
-from ..ops.array_ops import zeros_like
-from ..ops.variable_scope import get_variable, variable_scope
+from ..api import init_ops
+from ..api.array_ops import zeros_like
+from ..api.variable_scope import get_variable, variable_scope
 
 
 def create_slot(primary, val, name, colocate_with_primary=True):

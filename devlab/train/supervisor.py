@@ -23,10 +23,10 @@ import time
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
-from ..ops.control_flow_ops import group
-from ..ops.lookup_ops import tables_initializer
-from ..ops.uninitialized import report_uninitialized_variables
-from ..ops.variables import global_variables, global_variables_initializer, local_variables_initializer
+from ..api.control_flow_ops import group
+from ..api.lookup_ops import tables_initializer
+from ..api.uninitialized import report_uninitialized_variables
+from ..api.variables import global_variables, global_variables_initializer, local_variables_initializer
 from .. import summary
 from .. import tf_logging as logging
 from . import training_util

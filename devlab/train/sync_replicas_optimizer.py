@@ -9,11 +9,11 @@ Gradients older than the accumulator's global step are dropped (the worker's
 """
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, control_dependencies, device, name_scope
-from ..ops import array_ops, state_ops
-from ..ops.control_flow_ops import group, no_op
-from ..ops.data_flow_ops import ConditionalAccumulator, FIFOQueue
-from ..ops.uninitialized import report_uninitialized_variables
-from ..ops.variables import Variable, global_variables
+from ..api import array_ops, state_ops
+from ..api.control_flow_ops import group, no_op
+from ..api.data_flow_ops import ConditionalAccumulator, FIFOQueue
+from ..api.uninitialized import report_uninitialized_variables
+from ..api.variables import Variable, global_variables
 from . import session_manager
 from .optimizers import Optimizer
 from .queue_runner import QueueRunner

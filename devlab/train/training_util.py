@@ -11,11 +11,11 @@ from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
-from ..ops import init_ops
-from ..ops.control_flow import cond
-from ..ops.state_ops import is_variable_initialized
-from ..ops.variable_scope import get_variable
-from ..ops.variables import Variable
+from ..api import init_ops
+from ..api.control_flow import cond
+from ..api.state_ops import is_variable_initialized
+from ..api.variable_scope import get_variable
+from ..api.variables import Variable
 from .. import tf_logging as logging
 
 GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework.scopes import colocate_with, name_scope
 from . import array_ops, math_ops
-from .build import convert_to_tensor
+from ..ops.build import convert_to_tensor
 from .nn_ops import l2_loss
 
 

@@ -25,7 +25,7 @@ from ..framework.tensor_shape import TensorShape, as_shape
 from . import control_flow_util as util
 from . import math_ops
 from .array_ops import constant, identity, zeros
-from .build import apply_op, convert_to_tensor
+from ..ops.build import apply_op, convert_to_tensor
 from .tensor_array_ops import TensorArray
 
 

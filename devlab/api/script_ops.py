@@ -5,8 +5,8 @@ does; the op's attrs hold the token. The op has a CPU kernel only. On a cluster,
 process of the task it is placed on: the function travels to that task's worker.
 """
 from ..framework import dtypes
-from . import kernels
-from .build import apply_op, convert_to_tensor
+from ..ops import kernels
+from ..ops.build import apply_op, convert_to_tensor
 
 
 def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's argument name

@@ -19,7 +19,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..framework.scopes import colocate_with, device, name_scope
 from .array_ops import concat, constant, identity, ones_like
-from .build import apply_op_output, convert_to_tensor
+from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .control_flow_state import maybe_create_control_flow_state, zeros_like_output
 from .control_flow_util import is_loop_exit, is_loop_switch

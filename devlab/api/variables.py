@@ -13,7 +13,7 @@ from ..framework.scopes import colocate_with, device, init_scope, name_scope
 from ..framework.tensor_shape import TensorShape
 from . import state_ops
 from .array_ops import identity
-from .build import apply_op_output, convert_to_tensor
+from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import group
 
 

@@ -22,7 +22,7 @@ from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import _graph_of, name_scope
 from ..framework.tensor import Tensor
 from . import array_ops, init_ops
-from .build import convert_to_tensor
+from ..ops.build import convert_to_tensor
 from .partitioned_variables import (PartitionedVariable, PartitionInfo, SaveSliceInfo, call_partitioner,
                                     iter_slices)
 from .variables import Variable

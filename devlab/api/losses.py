@@ -11,10 +11,10 @@ from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import control_dependencies, name_scope
 from . import array_ops, math_ops, nn_ops
-from .build import convert_to_tensor
+from ..ops.build import convert_to_tensor
 from .nn_impl import sigmoid_cross_entropy_with_logits
 from .control_flow_ops import no_op
-from .tensor_util import constant_value
+from ..ops.tensor_util import constant_value
 
 
 class Reduction:

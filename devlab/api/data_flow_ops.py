@@ -13,8 +13,8 @@ from ..framework import dtypes as dtypes_mod
 from ..framework.scopes import device, init_scope, name_scope
 from ..framework.tensor_shape import TensorShape, unknown_shape
 from .array_ops import cast, op as build_op
-from .build import apply_op, convert_to_tensor
-from .tensor_util import constant_value
+from ..ops.build import apply_op, convert_to_tensor
+from ..ops.tensor_util import constant_value
 
 RESOURCE = dtypes_mod.as_dtype("resource")
 

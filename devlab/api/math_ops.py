@@ -9,7 +9,7 @@ from ..framework import dtypes
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from .array_ops import cast, op_output  # noqa: F401 - TF's math_ops.cast
-from .build import apply_op_output, convert_to_tensor
+from ..ops.build import apply_op_output, convert_to_tensor
 
 
 def _binary(op_type, scope_name):

@@ -10,11 +10,11 @@ import hashlib
 
 from ..framework.scopes import device, name_scope
 from . import array_ops, nn_impl
-from .build import convert_to_tensor
+from ..ops.build import convert_to_tensor
 from .control_flow import _flatten, _pack
 from .rnn_cell import LSTMStateTuple
 from .rnn_cell_base import RNNCell
-from .tensor_util import constant_value
+from ..ops.tensor_util import constant_value
 from .variable_scope import variable_scope
 
 

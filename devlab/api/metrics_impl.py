@@ -9,7 +9,7 @@ from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import control_dependencies, name_scope
 from . import array_ops, math_ops, state_ops
-from .build import convert_to_tensor
+from ..ops.build import convert_to_tensor
 from .variable_scope import variable_scope
 from .variables import Variable
 

@@ -1,7 +1,7 @@
 """Ops that write variables. They take the variable by reference, so ``apply_op`` colocates
 each with its variable (``_class = [loc:@v]``): an assignment always runs where ``v`` lives."""
 from ..framework.scopes import name_scope
-from .build import apply_op_output, convert_to_tensor
+from ..ops.build import apply_op_output, convert_to_tensor
 from .partitioned_variables import PartitionedVariable
 
 

@@ -18,9 +18,9 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
 from .array_ops import constant, zeros
-from .build import convert_to_tensor
+from ..ops.build import convert_to_tensor
 from .control_flow import _flatten, _pack
-from .tensor_util import constant_value
+from ..ops.tensor_util import constant_value
 from .variable_scope import get_variable, get_variable_scope, variable_scope
 
 

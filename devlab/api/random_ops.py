@@ -5,7 +5,7 @@ from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from . import math_ops
 from .array_ops import constant
-from .build import apply_op_output, convert_to_tensor
+from ..ops.build import apply_op_output, convert_to_tensor
 
 
 def _shape_tensor(shape):

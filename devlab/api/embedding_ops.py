@@ -15,7 +15,7 @@ from ..framework.dimension import Dimension
 from ..framework.scopes import colocate_with, device, name_scope
 from . import array_ops, math_ops
 from .array_ops import gather, identity
-from .build import convert_to_tensor
+from ..ops.build import convert_to_tensor
 from .data_flow_ops import dynamic_partition, parallel_dynamic_stitch
 from .partitioned_variables import PartitionedVariable
 

@@ -5,7 +5,7 @@ cannot build ops itself, so ``install()`` is called once, explicitly, by ``devla
 """
 from ..framework.scopes import name_scope
 from . import math_ops
-from .build import apply_op_output, convert_to_tensor
+from ..ops.build import apply_op_output, convert_to_tensor
 
 # operator name -> (builder, TF's scope name for the op)
 _BINARY = {

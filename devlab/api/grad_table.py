@@ -21,12 +21,12 @@ from . import array_ops as A
 from . import math_ops as M
 from . import nn_ops as N
 from .array_ops import op_output
-from .build import apply_op, apply_op_output
+from ..ops.build import apply_op, apply_op_output
 from .control_flow_grad import GRADIENTS as CONTROL_FLOW_GRADIENTS
 from .control_flow_util import output_context
 from .tensor_array_grad import GRADIENTS as TENSOR_ARRAY_GRADIENTS
 from .tensor_array_grad import NOT_DIFFERENTIABLE as TENSOR_ARRAY_NOT_DIFFERENTIABLE
-from .tensor_util import constant_value
+from ..ops.tensor_util import constant_value
 
 
 def _static(t):

@@ -17,8 +17,8 @@ from ..framework.scopes import colocate_with, control_dependencies, device, name
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from .array_ops import identity, op, op_output, range as range_, shape as shape_of
-from .build import apply_op, convert_to_tensor
-from .tensor_util import constant_value
+from ..ops.build import apply_op, convert_to_tensor
+from ..ops.tensor_util import constant_value
 
 
 class TensorArray:

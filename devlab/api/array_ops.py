@@ -14,38 +14,9 @@ from ..framework.dimension import Dimension
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
-from .build import apply_op, apply_op_output, convert_to_tensor, to_numpy
+from ..ops.build import apply_op, apply_op_output, constant, convert_to_tensor, op, op_output, to_numpy
 
 newaxis = None
-
-
-def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
-    """A ``Const`` op holding ``value`` (reshaped or broadcast to ``shape`` when given)."""
-    dtype = None if dtype is None else dtypes.as_dtype(dtype)
-    arr = to_numpy(value, dtype)
-    if shape is not None:
-        shape = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
-        size = int(np.prod(shape, dtype=np.int64))
-        if arr.size == 1:
-            arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
-        elif arr.size == size:
-            arr = arr.reshape(shape)
-        elif arr.size > size:
-            raise TypeError(f"Too many elements provided. Needed at most {size}, but received {arr.size}")
-        else:
-            raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
-    if arr.dtype.kind in "OUS":  # string tensors hold bytes, as TensorFlow's do
-        arr, dt = _as_bytes(arr), dtypes.string
-    else:
-        dt = dtypes.as_dtype(arr.dtype)
-    return apply_op_output("Const", [], {"value": arr, "dtype": dt}, name)
-
-
-def _as_bytes(arr):
-    flat = [v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1)]
-    out = np.empty(len(flat), dtype=object)
-    out[:] = flat
-    return out.reshape(arr.shape)
 
 
 def _static_shape(shape):
@@ -73,19 +44,6 @@ def identity(input, name=None):  # noqa: A002
 
 def stop_gradient(input, name=None):  # noqa: A002
     return apply_op_output("StopGradient", [convert_to_tensor(input)], None, name or "StopGradient")
-
-
-def op(op_type, name, inputs, attrs=None, default_name=None):
-    """One op of the table as TF's generated wrappers build it: inside the scope ``name`` (default:
-    the op type), each input that is not yet a tensor becomes a Const named after its argument.
-    ``inputs`` is a list of (argument name, value, dtype or None). Returns the Operation."""
-    with name_scope(name, default_name or op_type, [v for _, v, _ in inputs]) as scope:
-        tensors = [convert_to_tensor(v, dtype=dt, name=arg) for arg, v, dt in inputs]
-        return apply_op(op_type, tensors, attrs, scope)
-
-
-def op_output(op_type, name, inputs, attrs=None, default_name=None):
-    return op(op_type, name, inputs, attrs, default_name).outputs[0]
 
 
 def _index_dtype(value):

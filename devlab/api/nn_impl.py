@@ -9,7 +9,7 @@ from ..framework import dtypes
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from . import array_ops, math_ops, nn_ops, random_ops
-from .build import convert_to_tensor
+from ..ops.build import convert_to_tensor
 from .candidate_sampling_ops import compute_accidental_hits, log_uniform_candidate_sampler
 from .embedding_ops import embedding_lookup
 from .partitioned_variables import PartitionedVariable
@@ -124,7 +124,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
             array_ops.ones([channels], dtype=x.dtype.base_dtype)
     attrs = {"epsilon": float(epsilon), "data_format": data_format, "is_training": bool(is_training),
              "exponential_avg_factor": float(exponential_avg_factor)}
-    from .build import apply_op
+    from ..ops.build import apply_op
     outputs = apply_op("FusedBatchNormV3", [x] + [convert_to_tensor(t) for t in (scale, offset, mean, variance)],
                        attrs, name or "FusedBatchNormV3").outputs
     return outputs[0], outputs[1], outputs[2]

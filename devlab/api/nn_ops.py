@@ -7,8 +7,8 @@ from ..framework.scopes import name_scope
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from .array_ops import op_output
-from .build import apply_op, apply_op_output, convert_to_tensor
-from .op_defs import check_input_type
+from ..ops.build import apply_op, apply_op_output, convert_to_tensor
+from ..ops.op_defs import check_input_type
 
 
 def relu(features, name=None):

@@ -17,10 +17,10 @@ from ..framework import dtypes
 from ..framework.scopes import colocate_with, control_dependencies
 from . import control_flow_util as util
 from .array_ops import constant, identity, zeros, zeros_like
-from .build import apply_op
+from ..ops.build import apply_op
 from .control_flow import (WhileContext, _shape_internal, _switch_ref_or_tensor, control_trigger, next_iteration,
                            switch)
-from .tensor_util import constant_value
+from ..ops.tensor_util import constant_value
 
 
 def _stack(max_size, elem_type, name):

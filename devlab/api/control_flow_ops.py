@@ -4,7 +4,7 @@ from ..framework.graph import get_default_graph
 from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.tensor import Tensor
 from .array_ops import op
-from .build import apply_op, convert_to_tensor
+from ..ops.build import apply_op, convert_to_tensor
 from .control_flow import cond
 
 

@@ -16,13 +16,13 @@ from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
-from .build import convert_to_tensor
+from ..ops.build import convert_to_tensor
 from .control_flow import _flatten, _pack, cond, while_loop
 from .control_flow_ops import Assert
 from .rnn_cell_base import concat_shapes
 from .rnn_cell_wrappers import assert_like_rnncell
 from .tensor_array_ops import TensorArray
-from .tensor_util import constant_value
+from ..ops.tensor_util import constant_value
 from .variable_scope import variable_scope
 
 
