@@ -3,7 +3,7 @@ computes the same values: op names, types, inputs (Const values included), contr
 shapes, requested devices and colocation groups, against what tools/record_op_graphs.py recorded
 from TensorFlow.
 
-Three things belong to ``tf.gradients`` itself (devlab/ops/gradients.py), not to the op rules
+Three things belong to ``tf.gradients`` itself (devlab/api/gradients.py), not to the op rules
 checked here, and are left out of the comparison: the AddN ops that sum gradients, the
 ``zeros_like`` fed to rules for outputs that got no gradient (TF's ``gradients/zeros_like``,
 made by the rule under devlab's), and the names of the ``grad_ys`` shape ops; so is the order
