@@ -1,7 +1,7 @@
 """Rebuilding a task's executable steps on its worker, from the plain description of ``split.py``.
 
-An op step gets the same kernel the master would choose (``lookup(type).kernel_for(device
-type)`` in the op table) and a ``KernelContext`` like the master's; the executor's code runs
+An op step gets the same OpDef, and so the same kernel, the master would choose (``lookup(type)``
+in the op table) and a ``KernelContext`` like the master's; the executor's code runs
 it unchanged. The operation itself stays on the master: the worker has a ``RemoteOp`` with
 what kernels and error messages read (name, type, attrs, the user's line that made it).
 """
@@ -88,7 +88,7 @@ class TaskPlan:
             _, index, name, op_type, attrs, device, inputs, deref, outputs, frees, tb, controls, token = desc
             op, dev = RemoteOp(name, op_type, attrs, tb), self.devices[device]
             step = OpStep(op, dev, KernelContext(op, dev, rngs), inputs, deref, outputs,
-                          lookup(op_type).kernel_for(dev.device_type))
+                          lookup(op_type))
             step.controls, step.token = controls, token
         elif kind == "copy":
             _, index, tensor, producer, tb, src, dst, input_slot, output_slot, alias, frees = desc

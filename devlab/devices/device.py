@@ -4,10 +4,7 @@ so placement, transfers and the timeline behave as on a machine with that GPU.""
 from dataclasses import dataclass, field
 
 from ..framework.device_spec import DeviceSpec
-
-# TF's device-type priorities (placer): GPU before CPU when both have a kernel.
-PRIORITY = {"GPU": 210, "CPU": 60}
-
+from ..ops.kernel_registry import priority
 
 @dataclass(eq=False)
 class Device:
@@ -42,7 +39,7 @@ class Device:
 
     @property
     def priority(self):
-        return PRIORITY.get(self.device_type, 50)
+        return priority(self.device_type)
 
     def matches(self, spec):
         """Whether this device satisfies every field that the (partial) ``spec`` sets."""

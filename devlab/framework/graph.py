@@ -14,7 +14,7 @@ from .operation import Operation
 from .tensor import Tensor
 from .traceable import user_location
 
-_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")  # TF's op names
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 
 
@@ -203,7 +203,7 @@ class Graph:
         """Sets the name stack for ``name``; returns (the scope string handed to the user, old stack)."""
         scopes = self._scopes
         old = scopes.name_stack
-        if name and not (_VALID_SCOPE_NAME if old else _VALID_OP_NAME).match(name):
+        if name and not (_VALID_SCOPE_NAME if old else VALID_OP_NAME).match(name):
             raise ValueError(f"'{name}' is not a valid scope name")
         if not name:
             new, returned = "", ""

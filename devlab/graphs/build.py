@@ -1,8 +1,9 @@
-"""Creating a checked ``GraphPlan``'s ops in a devlab ``Graph``: only now is the graph touched.
+"""Creating a checked ``GraphPlan``'s ops, variables and collections in a devlab ``Graph``: the
+one builder of every importer, and the only step that touches the graph.
 
 Two ways to set the requested devices, as TensorFlow has two:
 
-* ``devices="file"`` (``devlab.load_graph``): each op keeps its NodeDef's device exactly as the
+* ``devices="file"`` (``devlab.load_graph``, devlab's JSON meta graphs): each op keeps its NodeDef's device exactly as the
   file stores it (``/cpu:1`` stays ``/cpu:1``), as a TensorFlow session reading the GraphDef
   sees it.
 * ``devices="import"`` (``tf.import_graph_def``, ``tf.train.import_meta_graph``): TensorFlow's
@@ -16,9 +17,9 @@ Two ways to set the requested devices, as TensorFlow has two:
 from ..framework.device_spec import DeviceSpec
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
-from ..ops import tf_ops
-from ..ops.table import OPS
-from . import decode
+from ..ops.table import OPS, mark_other_form
+from ..api.variables import Variable
+from ..ops.attr_kinds import devlab_attrs
 from .files import GraphFileError
 
 
@@ -83,7 +84,7 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
                 else:
                     inputs.append(_source(mapped, built, src, index))
             stand_in = next((t for t in inputs if t is not None), None)
-            attrs = decode.devlab_attrs(n.attrs) if n.runnable else dict(n.attrs)
+            attrs = devlab_attrs(n.attrs) if n.runnable else dict(n.attrs)
             if prefix and "_class" in attrs:
                 attrs["_class"] = [b"loc:@" + prefix.encode() + g[5:] for g in attrs["_class"]]
             name = prefix + n.name
@@ -100,7 +101,7 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
                 if devices == "file" or colocated:
                     op._set_device(device if devices == "file" else "")  # import: the group decides, below
             if not n.runnable and n.op_type in OPS:
-                tf_ops.mark_without_kernel(op)
+                mark_other_form(op)
             built[n.name] = op
     for n in plan.nodes:
         op = built[n.name]
@@ -112,6 +113,29 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
     if devices == "import":
         _colocated_devices(graph, plan, prefix, built)
     return built
+
+
+def build_variables(graph, plan, built):
+    """Rebuilds the plan's variables from the ops ``build`` made and fills the plan's collections;
+    returns {variable op name in the graph: Variable}."""
+    def tensor(ref):
+        return built[ref[0]].outputs[ref[1]]
+    variables = {}
+    for spec in plan.variables:
+        initial = None if spec.initial_value is None else tensor(spec.initial_value)
+        var = Variable._from_ops(built[spec.variable], built[spec.initializer], tensor(spec.snapshot), initial)
+        var.trainable = spec.trainable
+        variables[spec.variable] = var
+    for key, entries in plan.collections.items():
+        for kind, value in entries:
+            if kind == "variable":
+                item = variables[value]
+            elif kind == "op":
+                item = built[value]
+            else:
+                item = tensor(value) if kind == "tensor" else value
+            graph.add_to_collection(key, item)
+    return {v.op.name: v for v in variables.values()}
 
 
 def _source(mapped, built, name, index):

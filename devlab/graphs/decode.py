@@ -24,7 +24,6 @@ import functools
 import heapq
 import math
 import re
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,14 +31,17 @@ from ..framework import dtypes
 from ..framework.device_spec import DeviceSpec
 from ..framework.tensor_shape import TensorShape
 from ..ops import tf_ops, tf_shapes
+from ..ops import attr_kinds
+from ..ops.attr_kinds import check_attr, devlab_attrs
 from ..ops.table import OPS
 from .files import GraphFileError
+from .plan import GraphPlan, NodeSpec
 from ..framework.tf_protos import pb
 
 MAX_NODES = 2_000_000
 MAX_ATTR_DEPTH = 16  # func attrs nest NameAttrLists; deeper than this is not a graph anyone wrote
 MAX_EXPANDED_BYTES = 1 << 30  # Const values written as one repeated element, expanded, per file
-MAX_RANK = 254
+MAX_RANK = attr_kinds.MAX_RANK
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _BACK_EDGE_SOURCES = ("NextIteration", "RefNextIteration")
@@ -62,34 +64,6 @@ def dtype_of(code, where):
     return dtypes._BY_NAME[name + ("_ref" if ref else "")]
 
 
-@dataclass
-class NodeSpec:
-    """One node, checked: the inputs are (producer name, output index); names carry no prefix."""
-    name: str
-    op_type: str
-    device: str
-    inputs: list
-    control_inputs: list
-    attrs: dict
-    outputs: list = field(default_factory=list)  # [(DType, dims or None)]
-    runnable: bool = True  # devlab has a kernel for this node as written
-    values: tuple = ()  # outputs known without running (Shape of a known shape), for shape inference
-    back_edges: tuple = ()  # input indices read from a NextIteration (filled in after creation)
-
-
-@dataclass
-class GraphPlan:
-    nodes: list  # in an order where every node comes after its inputs (back edges aside)
-    by_name: dict
-    versions: dict = field(default_factory=dict)
-
-    @property
-    def without_kernel(self):
-        """The nodes devlab would have to model (no kernel as written), in graph order."""
-        return [n for n in self.nodes if not n.runnable]
-
-
-# -- attrs --------------------------------------------------------------------------------------------
 def _shape(proto, where):
     if proto.unknown_rank:
         return None
@@ -383,17 +357,16 @@ class _Input:
 
 def _devlab_form(n, in_specs):
     """devlab's own output specs for a node of the op table written in devlab's form, else None."""
-    from ..train.meta_graph import REQUIRED_ATTRS, _check_attr
     opdef = OPS.get(n.op_type)
     if opdef is None:
         return None
-    low, high = _arity_of(n.op_type)
-    if not low <= len(in_specs) <= high or any(a not in n.attrs for a in REQUIRED_ATTRS.get(n.op_type, ())):
+    low, high = opdef.arity
+    if not low <= len(in_specs) <= high or any(a not in n.attrs for a in opdef.required_attrs):
         return None
     attrs = devlab_attrs(n.attrs)
     try:
         for k, v in attrs.items():
-            _check_attr(k, v, "")
+            check_attr(k, v, "")
         specs = opdef.shape(in_specs, dict(attrs))
     except Exception:  # noqa: BLE001 - devlab's rule does not take this node: it is in TF's form
         return None
@@ -403,20 +376,6 @@ def _devlab_form(n, in_specs):
     if opdef.args and len({s.dtype.base_dtype for s in in_specs}) > 1:
         return None
     return [(dtypes.as_dtype(dt), None if dims is None else tuple(dims)) for dt, dims in specs]
-
-
-def devlab_attrs(attrs):
-    """``attrs`` as devlab's kernels read them: TF writes string attrs (padding, data_format) as
-    bytes; devlab's ops hold them as str."""
-    from ..train.meta_graph import STR_ATTRS
-    return {k: v.decode("utf-8", "replace") if k in STR_ATTRS and isinstance(v, bytes) else v
-            for k, v in attrs.items()}
-
-
-@functools.lru_cache(maxsize=None)
-def _arity_of(op_type):
-    from ..train.meta_graph import _arity
-    return _arity(OPS[op_type])
 
 
 @functools.lru_cache(maxsize=None)

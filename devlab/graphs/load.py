@@ -7,11 +7,11 @@ Each reads the whole file, checks every node (``decode.py``) and only then creat
 import os
 
 from ..framework.graph import Graph, get_default_graph
-from ..framework.graph_keys import GraphKeys
-from ..ops import kernel_registry, tf_ops
-from ..api.variables import Variable
+from ..ops import kernel_registry
+from ..ops.table import OPS, has_kernel, lookup
 from . import build as build_mod
 from .decode import plan_graph_def
+from .meta_graph_def import plan_meta_graph_def
 from .files import GraphFileError, read_graph_file
 from ..framework.tf_protos import pb
 
@@ -31,7 +31,7 @@ def load_graph(path, clear_devices=False):
     kind, message = read_graph_file(path)
     graph = Graph()
     if kind == "meta":
-        import_tf_meta_graph(message, graph, clear_devices=clear_devices, devices="file")
+        import_meta_plan(plan_meta_graph_def(message), graph, clear_devices=clear_devices, devices="file")
     else:
         plan = plan_graph_def(message)
         mapped = build_mod.check_target(graph, plan, "", None)
@@ -110,100 +110,13 @@ def _check_return_elements(plan, return_elements):
     return out
 
 
-def import_tf_meta_graph(meta, graph=None, clear_devices=False, import_scope=None, devices="import"):
-    """Imports a TensorFlow MetaGraphDef (its graph, variables and collections); returns
-    {variable op name: Variable}. ``tf.train.import_meta_graph`` comes here for TF's format."""
-    graph = get_default_graph() if graph is None else graph
-    plan = plan_graph_def(meta.graph_def)
-    prefix = ""
-    if import_scope:
-        prefix = import_scope.rstrip("/") + "/"
-    collections = _read_collections(meta, plan)
+def import_meta_plan(plan, graph, prefix="", clear_devices=False, devices="import"):
+    """Builds a meta graph's plan (either parser's: its graph, variables and collections) into
+    ``graph`` under ``prefix``; returns {variable op name: Variable}. The graph is checked first
+    and changes only if every op can be made."""
     mapped = build_mod.check_target(graph, plan, prefix, None)
     built = build_mod.build(graph, plan, prefix, mapped, devices=devices, clear_devices=clear_devices)
-    variables = {}
-    for key, entries in collections.items():
-        for kind, value in entries:
-            if kind == "variable":
-                var = variables.get(value.variable_name)
-                if var is None:
-                    var = _variable(built, value)
-                    variables[value.variable_name] = var
-                graph.add_to_collection(key, var)
-            elif kind == "name":
-                node, _, index = value.partition(":")
-                graph.add_to_collection(key, built[node] if not index else built[node].outputs[int(index)])
-            else:
-                graph.add_to_collection(key, value)
-    return {v.op.name: v for v in variables.values()}
-
-
-_VARIABLE_COLLECTIONS = (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, "local_variables",
-                         "model_variables", "moving_average_variables")
-
-
-def _read_collections(meta, plan):
-    """{key: [(kind, value)]} of the collections devlab can rebuild, checked against the plan."""
-    p = pb()
-    out = {}
-    for key in sorted(meta.collection_def):
-        c = meta.collection_def[key]
-        kind = c.WhichOneof("kind")
-        entries = []
-        if kind == "node_list":
-            for name in c.node_list.value:
-                node, _, index = name.partition(":")
-                spec = plan.by_name.get(node)
-                if spec is None or (index and (not index.isdigit() or int(index) >= len(spec.outputs))):
-                    raise GraphFileError(f"collection {key!r}: {name!r} is not a node or tensor of the graph")
-                entries.append(("name", name))
-        elif kind == "bytes_list" and key in _VARIABLE_COLLECTIONS:
-            for raw in c.bytes_list.value:
-                vd = p.VariableDef()
-                try:
-                    vd.ParseFromString(raw)
-                except p.DecodeError as e:
-                    raise GraphFileError(f"collection {key!r}: a VariableDef that cannot be parsed ({e})") from None
-                _check_variable(key, vd, plan)
-                entries.append(("variable", vd))
-        elif kind in ("int64_list", "float_list"):
-            entries = [("value", v) for v in getattr(c, kind).value]
-        # other bytes lists (cond and while contexts, savers, queue runners) describe Python objects
-        # devlab does not rebuild; the ops they name are in the graph all the same
-        if entries:
-            out[key] = entries
-    return out
-
-
-def _check_variable(key, vd, plan):
-    def op_of(tensor_name, what, want_tensor=True):
-        node, _, index = tensor_name.partition(":")
-        spec = plan.by_name.get(node)
-        if spec is None or (want_tensor and (not index.isdigit() or int(index) >= len(spec.outputs))):
-            raise GraphFileError(f"collection {key!r}: variable {vd.variable_name!r} names {what} "
-                                 f"{tensor_name!r}, which is not in the graph")
-        return spec
-    if vd.is_resource:
-        raise GraphFileError(f"collection {key!r}: {vd.variable_name!r} is a resource variable; devlab rebuilds "
-                             "TF1's ref variables (VariableV2) only")
-    var = op_of(vd.variable_name, "its variable")
-    if var.op_type not in ("VariableV2", "Variable"):
-        raise GraphFileError(f"collection {key!r}: {vd.variable_name!r} is a {var.op_type}, not a variable op")
-    op_of(vd.initializer_name, "its initializer", want_tensor=False)
-    op_of(vd.snapshot_name, "its snapshot")
-    if vd.initial_value_name:
-        op_of(vd.initial_value_name, "its initial value")
-
-
-def _variable(built, vd):
-    def tensor(name):
-        node, _, index = name.partition(":")
-        return built[node].outputs[int(index or 0)]
-    var_op = built[vd.variable_name.partition(":")[0]]
-    initial = tensor(vd.initial_value_name) if vd.initial_value_name else None
-    var = Variable._from_ops(var_op, built[vd.initializer_name.partition(":")[0]], tensor(vd.snapshot_name), initial)
-    var.trainable = bool(vd.trainable)
-    return var
+    return build_mod.build_variables(graph, plan, built)
 
 
 # -- what devlab knows about the ops of a graph ------------------------------------------------------------
@@ -233,10 +146,9 @@ class KernelReport:
 
 def kernel_report(graph):
     """A KernelReport of ``graph``'s ops."""
-    from ..ops.table import OPS, lookup
     without, assumed = [], []
     for op in graph.get_operations():
-        if not tf_ops.has_kernel(op):
+        if not has_kernel(op):
             without.append((op.name, op.type))
         if not kernel_registry.knows(op.type) and op.type not in OPS:
             assumed.append((op.name, op.type, tuple(lookup(op.type).devices)))

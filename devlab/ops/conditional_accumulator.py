@@ -121,5 +121,3 @@ def resource_accumulator_set_global_step(k, handle, new_global_step):
 def resource_accumulator_num_accumulated(k, handle):
     return np.asarray(_accumulator(k, handle).num_accumulated(), np.int32)
 
-
-resource_accumulator_take_gradient.blocking = True  # it waits for other runs' gradients

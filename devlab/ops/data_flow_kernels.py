@@ -60,8 +60,6 @@ def control_trigger(k):
     return None
 
 
-control_trigger.live_controls = True
-
 
 # -- TensorArrays ------------------------------------------------------------------------------------
 class TensorArray:

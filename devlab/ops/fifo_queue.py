@@ -203,7 +203,3 @@ def queue_size_v2(k, handle):
 def queue_is_closed_v2(k, handle):
     return np.asarray(_queue(k, handle).is_closed())
 
-
-for _kernel in (queue_enqueue_v2, queue_enqueue_many_v2, queue_dequeue_v2, queue_dequeue_many_v2,
-                queue_dequeue_up_to_v2):
-    _kernel.blocking = True  # it may wait for another run: the runtime runs it where waiting is safe

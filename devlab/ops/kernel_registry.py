@@ -15,7 +15,13 @@ import functools
 from ..framework.dtypes import DType
 from .recorded import KERNELS
 
-_PRIORITY = {"GPU": 210, "CPU": 60}
+# TF's device-type priorities: of two device types with a kernel, the placer picks the higher.
+PRIORITY = {"GPU": 210, "CPU": 60}
+
+
+def priority(device_type):
+    """TF's registration priority of ``device_type`` (50 for a type TF does not name here)."""
+    return PRIORITY.get(device_type, 50)
 
 
 def knows(op_type):
@@ -47,7 +53,7 @@ def _supported(op_type, type_attrs, present):
         if kernel is None:
             kernel = _match(entry.get("DEFAULT", ()), attrs)
         if kernel is not None:
-            found.append((-kernel.get("priority", 0), -_PRIORITY.get(device_type, 50), device_type))
+            found.append((-kernel.get("priority", 0), -priority(device_type), device_type))
     return [t for *_, t in sorted(found)]
 
 

@@ -2,80 +2,29 @@
 
 Each kernel is ``f(k, *inputs)``: ``k.xp`` is the array module, ``k.attrs`` the op's attrs,
 ``k.rng`` a per-op random generator, ``k.op_name`` the node, and ``k.out`` either None or a
-buffer the run planned for the output (kernels that accept one say so with ``writes_out``).
+buffer the run planned for the output (ops whose kernel accepts one say so: ``OpDef.writes_out``).
 Stateful kernels receive variable references (``ref.read()``, ``ref.new_buffer()``,
 ``ref.assign(value)``) and never see session internals.
 
 Stateful kernels check their inputs' shapes at run time in TF's words and order (a write never
 broadcasts), raising ``errors.InvalidArgumentError``; the executor adds the node and its line.
 
-Marks help the compiled program: ``elementwise(ufunc, expression)`` kernels are exactly
-``xp.<ufunc>(*inputs)``, so a chain of them can be fused (``expression`` renders the op for
-numexpr; ``float_ufunc`` is the ufunc that computes it on floating-point inputs, applied
-pairwise for n-ary ops such as AddN); ``returns_view`` kernels may hand back (a view of) their
-input, so a fetch of their output is copied.
+What the runtime may assume of a kernel (it writes into ``k.out``, it may return a view of its
+input, it reads DEAD values...) is a fact of its op, set on the OpDef in ``table.py``.
 """
 from . import summary_proto
 from .strided import Masks, numpy_index
 from ..framework import errors
 
 
-def elementwise(ufunc, expression):
-    """The kernel ``xp.<ufunc>(*inputs)``. ``expression`` renders the op inside a fused chain:
-    a function of the inputs' expressions, in numexpr's syntax."""
+def elementwise(ufunc):
+    """The kernel ``xp.<ufunc>(*inputs)`` (the table's ``_elementwise`` ops)."""
     def kernel(k, *xs):
         return getattr(k.xp, ufunc)(*xs, out=k.out)
     kernel.__name__ = ufunc
-    kernel.ufunc = kernel.float_ufunc = ufunc
-    kernel.expression = expression
-    kernel.writes_out = True
     return kernel
 
 
-def returns_view(kernel):
-    kernel.returns_view = True
-    return kernel
-
-
-def writes_out(kernel):
-    kernel.writes_out = True
-    return kernel
-
-
-add = elementwise("add", lambda a, b: f"({a} + {b})")
-sub = elementwise("subtract", lambda a, b: f"({a} - {b})")
-mul = elementwise("multiply", lambda a, b: f"({a} * {b})")
-neg = elementwise("negative", lambda a: f"(-{a})")
-abs_ = elementwise("absolute", lambda a: f"abs({a})")
-sin = elementwise("sin", lambda a: f"sin({a})")
-cos = elementwise("cos", lambda a: f"cos({a})")
-exp = elementwise("exp", lambda a: f"exp({a})")
-log = elementwise("log", lambda a: f"log({a})")
-log1p = elementwise("log1p", lambda a: f"log1p({a})")
-sqrt = elementwise("sqrt", lambda a: f"sqrt({a})")
-tanh = elementwise("tanh", lambda a: f"tanh({a})")
-floor = elementwise("floor", None)
-ceil = elementwise("ceil", None)
-is_finite = elementwise("isfinite", None)
-sign = elementwise("sign", None)
-square = elementwise("square", None)
-maximum = elementwise("maximum", None)  # NaN rules differ from numexpr's where(): not fused
-minimum = elementwise("minimum", None)
-pow_ = elementwise("power", None)
-equal = elementwise("equal", None)
-greater = elementwise("greater", None)
-less = elementwise("less", None)
-greater_equal = elementwise("greater_equal", None)
-less_equal = elementwise("less_equal", None)
-not_equal = elementwise("not_equal", None)
-logical_and = elementwise("logical_and", None)
-logical_or = elementwise("logical_or", None)
-logical_not = elementwise("logical_not", None)
-floor_div = elementwise("floor_divide", None)
-floor_mod = elementwise("remainder", None)  # the sign of the divisor, as Python's % and TF's FloorMod
-
-
-@writes_out
 def squared_difference(k, x, y):
     """(x - y)²"""
     diff = k.xp.subtract(x, y, out=k.out)
@@ -104,7 +53,6 @@ def rsqrt_grad(k, y, dy):
     return (dy * -0.5 * y * y * y).astype(dy.dtype, copy=False)
 
 
-@returns_view
 def const(k):
     return k.xp.asarray(k.attrs["value"])
 
@@ -113,7 +61,6 @@ def placeholder(k):
     raise AssertionError("a placeholder is fed, never run")  # the executor reports the feed error
 
 
-@returns_view
 def identity(k, x):
     return x
 
@@ -127,11 +74,6 @@ def real_div(k, a, b):
     return k.xp.divide(a, b, out=k.out)
 
 
-real_div.expression = lambda a, b: f"({a} / {b})"  # fused for floating-point inputs only
-real_div.float_ufunc = "divide"
-real_div.writes_out = True
-
-
 
 
 
@@ -143,7 +85,6 @@ def reciprocal(k, x):
     return (1 / x).astype(x.dtype, copy=False)
 
 
-@writes_out
 def relu(k, x):
     return k.xp.maximum(x, x.dtype.type(0), out=k.out)
 
@@ -157,7 +98,6 @@ def softmax(k, x):
     return (e / e.sum(axis=-1, keepdims=True)).astype(x.dtype, copy=False)
 
 
-@writes_out
 def relu_grad(k, dy, x):
     return k.xp.multiply(dy, x > 0, out=k.out, dtype=dy.dtype)
 
@@ -170,7 +110,6 @@ def tanh_grad(k, y, dy):
     return (dy * (1 - y * y)).astype(dy.dtype, copy=False)
 
 
-@writes_out
 def matmul(k, a, b):
     if k.attrs.get("transpose_a"):
         a = a.T
@@ -188,7 +127,6 @@ def batch_matmul(k, a, b):
     return k.xp.matmul(a, b)
 
 
-@writes_out
 def add_n(k, *xs):
     out = k.xp.add(xs[0], xs[1], out=k.out)
     if len(xs) > 2 and k.out is None:
@@ -198,22 +136,16 @@ def add_n(k, *xs):
     return out
 
 
-add_n.expression = lambda *xs: "(" + " + ".join(xs) + ")"
-add_n.float_ufunc = "add"  # applied pairwise, left to right
-
-
 def ints(a):
     """A small integer tensor (a shape, axes, paddings) as a host list of Python ints. TF keeps
     such tensors in host memory; on a real GPU this is where their values cross to the host."""
     return [int(v) for v in a.reshape(-1).tolist()]
 
 
-@returns_view
 def reshape(k, x, shape):
     return x.reshape(ints(shape))
 
 
-@returns_view
 def transpose(k, x, perm):
     return k.xp.transpose(x, ints(perm))
 
@@ -227,18 +159,15 @@ def stack(k, *xs):
     return k.xp.stack(xs, axis=k.attrs["axis"])
 
 
-@returns_view
 def unstack(k, x):
     axis = k.attrs["axis"]
     return [k.xp.squeeze(part, axis) for part in k.xp.split(x, x.shape[axis], axis=axis)]
 
 
-@returns_view
 def expand_dims(k, x, dim):
     return k.xp.expand_dims(x, int(dim))
 
 
-@returns_view
 def squeeze(k, x):
     dims = k.attrs["squeeze_dims"]
     return k.xp.squeeze(x, axis=tuple(dims) if dims else None)
@@ -298,12 +227,10 @@ def reducer(name):
         out = getattr(k.xp, name)(x, axis=axis, keepdims=k.attrs["keep_dims"])
         return k.xp.asarray(out, dtype=x.dtype)
     kernel.__name__ = name
-    kernel.writes_out = True
     return kernel
 
 
 # -- indexing: slices, splits, gathers ---------------------------------------------------------
-@returns_view
 def strided_slice(k, x, begin, end, strides):
     index = numpy_index(ints(begin), ints(end), ints(strides), Masks.of(k.attrs))
     return x[index]
@@ -316,7 +243,6 @@ def strided_slice_grad(k, shape, begin, end, strides, dy):
     return out
 
 
-@returns_view
 def slice_(k, x, begin, size):
     index = tuple(slice(b, None if s == -1 else b + s) for b, s in zip(ints(begin), ints(size)))
     return x[index]
@@ -328,7 +254,6 @@ def split(k, axis, value):
     return [part.copy() for part in k.xp.split(value, k.attrs["num_split"], axis=int(axis))]
 
 
-@returns_view
 def split_v(k, value, size_splits, axis):
     sizes, axis = ints(size_splits), int(axis)
     if -1 in sizes:
@@ -465,7 +390,6 @@ def dynamic_partition(k, data, partitions):
     return tuple(rows[flat == i] for i in range(n))
 
 
-@returns_view
 def broadcast_to(k, x, shape):
     return k.xp.broadcast_to(x, ints(shape))
 
@@ -553,7 +477,6 @@ def assert_(k, condition, *data):
     raise errors.InvalidArgumentError(None, None, "assertion failed: " + " ".join(parts))
 
 
-@returns_view
 def stop_gradient(k, x):
     return x
 
@@ -760,10 +683,7 @@ def merge(k, *inputs):
     return DEAD, DEAD
 
 
-merge.reads_dead = True
 
-
-@returns_view
 def forward(k, x):
     """Enter, Exit, NextIteration and LoopCond hand their input on; the executor moves it
     between the frames of a while loop."""

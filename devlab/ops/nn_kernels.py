@@ -8,7 +8,7 @@ convolution is one matrix product; a gradient adds each tap's share back into it
 slicing, ``stack``, ``matmul`` and reductions are used, so the same code runs on numpy and cupy.
 """
 from ..framework import errors
-from .kernels import ints, writes_out
+from .kernels import ints
 
 
 # -- softmax and losses --------------------------------------------------------------------------
@@ -49,7 +49,6 @@ def _channel_axis(k, ndim):
     return 1 if k.attrs.get("data_format", "NHWC") in ("NCHW", b"NCHW") and ndim > 2 else ndim - 1
 
 
-@writes_out
 def bias_add(k, x, bias):
     axis = _channel_axis(k, x.ndim)
     if axis != x.ndim - 1:

@@ -1,13 +1,15 @@
 """The op table: every op type devlab knows, in one place.
 
-An entry says how to infer the op's outputs (``shape``), how to compute them (``kernel``,
-written once against ``xp``; ``overrides`` replaces it on one device type where it must), on
-which device types a kernel exists (``devices``: the placer reads this, so CPU-only ops make
-soft placement and "no kernel" errors real), which inputs are taken by reference (the op is
-colocated with that variable), and whether it has state (never pruned, never folded).
-Gradient rules live in ``grad_table.py``, written in terms of the ops below.
+Each entry is an ``OpDef`` (opdef.py): the op's shape rule, its kernel (written once against
+``xp``), the device types with a kernel (the placer reads this, so CPU-only ops make soft
+placement and "no kernel" errors real), the inputs taken by reference (the op is colocated with
+that variable), whether it has state (never pruned, never folded), and what the runtime may
+assume of its kernel (views, planned output buffers, DEAD inputs, ufuncs and fusion). Gradient
+rules live in ``api/grad_table.py``, written in terms of the ops below. An op type the table
+lacks comes from TensorFlow's own OpDef (``tf_ops.py``): placed and modelled, never run.
 """
-from dataclasses import dataclass, field
+import functools
+import weakref
 
 from . import activation_kernels as AK
 from . import conditional_accumulator as CA
@@ -21,43 +23,42 @@ from . import optimizer_kernels as OK
 from . import sampling_kernels as CS
 from . import shapes as S
 from . import sparse_kernels as SK
-
-BOTH = ("GPU", "CPU")
-CPU_ONLY = ("CPU",)
-
-
-@dataclass(frozen=True)
-class OpDef:
-    type: str
-    shape: object
-    kernel: object
-    devices: tuple = BOTH
-    ref_inputs: tuple = ()
-    stateful: bool = False
-    args: tuple = ()  # input names that share one dtype ``T``, for TF's type-mismatch error
-    overrides: dict = field(default_factory=dict)
-    type_input: int = 0  # the input whose dtype is the op's ``T`` attr (None: the builder sets it)
-
-    def kernel_for(self, device_type):
-        return self.overrides.get(device_type, self.kernel)
+from . import tf_ops
+from .opdef import BOTH, CPU_ONLY, OpDef  # noqa: F401 - BOTH and CPU_ONLY are the table's words
 
 
 def _table(*defs):
     return {d.type: d for d in defs}
 
 
+def _elementwise(op_type, shape, ufunc, expression=None, **facts):
+    """An op that is exactly ``xp.<ufunc>(*inputs)``: the compiled program calls the ufunc, writing
+    into a planned buffer, and fuses chains of such ops whose ``expression`` (the op in numexpr's
+    syntax, given its inputs" expressions) is known."""
+    return OpDef(op_type, shape, K.elementwise(ufunc), ufunc=ufunc, float_ufunc=ufunc, expression=expression,
+                 writes_out=True, **facts)
+
+
+def _infix(sign):
+    return lambda a, b: f"({a} {sign} {b})"
+
+
+def _call(function):
+    return lambda a: f"{function}({a})"
+
+
 OPS = _table(
     # sources
-    OpDef("Const", S.const, K.const),
-    OpDef("Placeholder", S.from_attrs, K.placeholder),
-    OpDef("PlaceholderWithDefault", S.placeholder_with_default, K.identity),
+    OpDef("Const", S.const, K.const, returns_view=True, required_attrs=("value", "dtype")),
+    OpDef("Placeholder", S.from_attrs, K.placeholder, required_attrs=("dtype", "shape")),
+    OpDef("PlaceholderWithDefault", S.placeholder_with_default, K.identity, returns_view=True),
     OpDef("Fill", S.fill, K.fill, type_input=1),
-    OpDef("RandomUniform", S.random, K.random_uniform, stateful=True),
-    OpDef("RandomUniformInt", S.random, K.random_uniform_int, stateful=True),
-    OpDef("RandomStandardNormal", S.random, K.random_normal, stateful=True),
-    OpDef("TruncatedNormal", S.random, K.truncated_normal, stateful=True),
+    OpDef("RandomUniform", S.random, K.random_uniform, stateful=True, required_attrs=("dtype",)),
+    OpDef("RandomUniformInt", S.random, K.random_uniform_int, stateful=True, required_attrs=("dtype",)),
+    OpDef("RandomStandardNormal", S.random, K.random_normal, stateful=True, required_attrs=("dtype",)),
+    OpDef("TruncatedNormal", S.random, K.truncated_normal, stateful=True, required_attrs=("dtype",)),
     # variables
-    OpDef("VariableV2", S.variable, K.variable, stateful=True),
+    OpDef("VariableV2", S.variable, K.variable, stateful=True, required_attrs=("shape", "dtype")),
     OpDef("Assign", S.assign, K.assign, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignAdd", S.ref_of_first, K.assign_add, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignSub", S.ref_of_first, K.assign_sub, ref_inputs=(0,), stateful=True, args=("ref", "value")),
@@ -75,87 +76,90 @@ OPS = _table(
     OpDef("ApplyProximalGradientDescent", S.ref_of_first, OK.apply_proximal_gradient_descent, ref_inputs=(0,),
           stateful=True),
     # elementwise math
-    OpDef("Identity", S.same_as_first, K.identity),
-    OpDef("StopGradient", S.same_as_first, K.stop_gradient),
-    OpDef("AddV2", S.broadcast, K.add, args=("x", "y")),
-    OpDef("Sub", S.broadcast, K.sub, args=("x", "y")),
-    OpDef("Mul", S.broadcast, K.mul, args=("x", "y")),
-    OpDef("RealDiv", S.broadcast, K.real_div, args=("x", "y")),
-    OpDef("Maximum", S.broadcast, K.maximum, args=("x", "y")),
-    OpDef("Minimum", S.broadcast, K.minimum, args=("x", "y")),
-    OpDef("Pow", S.broadcast, K.pow_, args=("x", "y")),
-    OpDef("Neg", S.same_as_first, K.neg),
-    OpDef("Abs", S.same_as_first, K.abs_),
-    OpDef("Sign", S.same_as_first, K.sign),
-    OpDef("Sin", S.same_as_first, K.sin),
-    OpDef("Cos", S.same_as_first, K.cos),
-    OpDef("Exp", S.same_as_first, K.exp),
-    OpDef("Log", S.same_as_first, K.log),
-    OpDef("Log1p", S.same_as_first, K.log1p),
-    OpDef("Square", S.same_as_first, K.square),
-    OpDef("Sqrt", S.same_as_first, K.sqrt),
+    OpDef("Identity", S.same_as_first, K.identity, returns_view=True),
+    OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True),
+    _elementwise("AddV2", S.broadcast, "add", _infix("+"), args=("x", "y")),
+    _elementwise("Sub", S.broadcast, "subtract", _infix("-"), args=("x", "y")),
+    _elementwise("Mul", S.broadcast, "multiply", _infix("*"), args=("x", "y")),
+    OpDef("RealDiv", S.broadcast, K.real_div, args=("x", "y"), writes_out=True,
+          float_ufunc="divide", expression=_infix("/")),  # fused for floating-point inputs only
+    _elementwise("Maximum", S.broadcast, "maximum", args=("x", "y")),
+    _elementwise("Minimum", S.broadcast, "minimum", args=("x", "y")),
+    _elementwise("Pow", S.broadcast, "power", args=("x", "y")),
+    _elementwise("Neg", S.same_as_first, "negative", lambda a: f"(-{a})"),
+    _elementwise("Abs", S.same_as_first, "absolute", _call("abs")),
+    _elementwise("Sign", S.same_as_first, "sign"),
+    _elementwise("Sin", S.same_as_first, "sin", _call("sin")),
+    _elementwise("Cos", S.same_as_first, "cos", _call("cos")),
+    _elementwise("Exp", S.same_as_first, "exp", _call("exp")),
+    _elementwise("Log", S.same_as_first, "log", _call("log")),
+    _elementwise("Log1p", S.same_as_first, "log1p", _call("log1p")),
+    _elementwise("Square", S.same_as_first, "square"),
+    _elementwise("Sqrt", S.same_as_first, "sqrt", _call("sqrt")),
     OpDef("Rsqrt", S.same_as_first, K.rsqrt),
     OpDef("Reciprocal", S.same_as_first, K.reciprocal),
-    OpDef("Tanh", S.same_as_first, K.tanh),
-    OpDef("Floor", S.same_as_first, K.floor),
-    OpDef("Ceil", S.same_as_first, K.ceil),
-    OpDef("IsFinite", S.bool_like_first, K.is_finite),
-    OpDef("Relu", S.same_as_first, K.relu),
+    _elementwise("Tanh", S.same_as_first, "tanh", _call("tanh")),
+    _elementwise("Floor", S.same_as_first, "floor"),
+    _elementwise("Ceil", S.same_as_first, "ceil"),
+    _elementwise("IsFinite", S.bool_like_first, "isfinite"),
+    OpDef("Relu", S.same_as_first, K.relu, writes_out=True),
     OpDef("Sigmoid", S.same_as_first, K.sigmoid),
     OpDef("Softmax", S.same_as_first, K.softmax),
-    OpDef("ReluGrad", S.same_as_first, K.relu_grad),
+    OpDef("ReluGrad", S.same_as_first, K.relu_grad, writes_out=True),
     OpDef("SigmoidGrad", S.same_as_first, K.sigmoid_grad),
     OpDef("TanhGrad", S.same_as_first, K.tanh_grad),
-    OpDef("Equal", S.broadcast_bool, K.equal, args=("x", "y")),
-    OpDef("Greater", S.broadcast_bool, K.greater, args=("x", "y")),
-    OpDef("Less", S.broadcast_bool, K.less, args=("x", "y")),
-    OpDef("GreaterEqual", S.broadcast_bool, K.greater_equal, args=("x", "y")),
-    OpDef("LessEqual", S.broadcast_bool, K.less_equal, args=("x", "y")),
-    OpDef("NotEqual", S.broadcast_bool, K.not_equal, args=("x", "y")),
-    OpDef("LogicalAnd", S.broadcast_bool, K.logical_and, args=("x", "y")),
-    OpDef("LogicalOr", S.broadcast_bool, K.logical_or, args=("x", "y")),
-    OpDef("LogicalNot", S.same_as_first, K.logical_not),
-    OpDef("FloorDiv", S.broadcast, K.floor_div, args=("x", "y")),
-    OpDef("FloorMod", S.broadcast, K.floor_mod, args=("x", "y")),
-    OpDef("SquaredDifference", S.broadcast, K.squared_difference, args=("x", "y")),
+    _elementwise("Equal", S.broadcast_bool, "equal", args=("x", "y")),
+    _elementwise("Greater", S.broadcast_bool, "greater", args=("x", "y")),
+    _elementwise("Less", S.broadcast_bool, "less", args=("x", "y")),
+    _elementwise("GreaterEqual", S.broadcast_bool, "greater_equal", args=("x", "y")),
+    _elementwise("LessEqual", S.broadcast_bool, "less_equal", args=("x", "y")),
+    _elementwise("NotEqual", S.broadcast_bool, "not_equal", args=("x", "y")),
+    _elementwise("LogicalAnd", S.broadcast_bool, "logical_and", args=("x", "y")),
+    _elementwise("LogicalOr", S.broadcast_bool, "logical_or", args=("x", "y")),
+    _elementwise("LogicalNot", S.same_as_first, "logical_not"),
+    _elementwise("FloorDiv", S.broadcast, "floor_divide", args=("x", "y")),
+    _elementwise("FloorMod", S.broadcast, "remainder", args=("x", "y")),
+    OpDef("SquaredDifference", S.broadcast, K.squared_difference, args=("x", "y"), writes_out=True),
     OpDef("DivNoNan", S.broadcast, K.div_no_nan, args=("x", "y")),
     OpDef("ReciprocalGrad", S.same_as_first, K.reciprocal_grad),
     OpDef("SqrtGrad", S.same_as_first, K.sqrt_grad),
     OpDef("RsqrtGrad", S.same_as_first, K.rsqrt_grad),
     OpDef("Select", S.select, K.select),
     OpDef("SelectV2", S.select_v2, K.select_v2),
-    OpDef("Cast", S.cast, K.cast),
+    OpDef("Cast", S.cast, K.cast, required_attrs=("SrcT", "DstT")),
     # linear algebra and reductions
-    OpDef("MatMul", S.matmul, K.matmul, args=("a", "b")),
+    OpDef("MatMul", S.matmul, K.matmul, args=("a", "b"), writes_out=True),
     OpDef("BatchMatMulV2", S.batch_matmul, K.batch_matmul, args=("x", "y")),
-    OpDef("AddN", S.add_n, K.add_n, args=("inputs",)),
-    OpDef("Sum", S.reduction, K.reducer("sum")),
-    OpDef("Mean", S.reduction, K.reducer("mean")),
-    OpDef("Max", S.reduction, K.reducer("max")),
-    OpDef("Min", S.reduction, K.reducer("min")),
-    OpDef("Prod", S.reduction, K.reducer("prod")),
-    OpDef("Any", S.reduction, K.reducer("any")),
-    OpDef("All", S.reduction, K.reducer("all")),
-    OpDef("ArgMax", S.argmax, K.argmax),
+    OpDef("AddN", S.add_n, K.add_n, args=("inputs",), writes_out=True,
+          float_ufunc="add", expression=lambda *xs: "(" + " + ".join(xs) + ")"),  # the ufunc applied pairwise
+    OpDef("Sum", S.reduction, K.reducer("sum"), writes_out=True, required_attrs=("keep_dims",)),
+    OpDef("Mean", S.reduction, K.reducer("mean"), writes_out=True, required_attrs=("keep_dims",)),
+    OpDef("Max", S.reduction, K.reducer("max"), writes_out=True, required_attrs=("keep_dims",)),
+    OpDef("Min", S.reduction, K.reducer("min"), writes_out=True, required_attrs=("keep_dims",)),
+    OpDef("Prod", S.reduction, K.reducer("prod"), writes_out=True, required_attrs=("keep_dims",)),
+    OpDef("Any", S.reduction, K.reducer("any"), writes_out=True, required_attrs=("keep_dims",)),
+    OpDef("All", S.reduction, K.reducer("all"), writes_out=True, required_attrs=("keep_dims",)),
+    OpDef("ArgMax", S.argmax, K.argmax, required_attrs=("output_type",)),
     OpDef("OneHot", S.one_hot, K.one_hot, type_input=None),
     # neural networks
     OpDef("LogSoftmax", S.same_as_first, NK.log_softmax),
     OpDef("SoftmaxCrossEntropyWithLogits", NS.softmax_xent, NK.softmax_xent, args=("features", "labels")),
     OpDef("SparseSoftmaxCrossEntropyWithLogits", NS.sparse_softmax_xent, NK.sparse_softmax_xent),
     OpDef("L2Loss", S.scalar_like_first, NK.l2_loss),
-    OpDef("BiasAdd", NS.bias_add, NK.bias_add, args=("value", "bias")),
+    OpDef("BiasAdd", NS.bias_add, NK.bias_add, args=("value", "bias"), writes_out=True),
     OpDef("BiasAddGrad", NS.bias_add_grad, NK.bias_add_grad),
-    OpDef("Conv2D", NS.conv2d, NK.conv2d, args=("input", "filter")),
-    OpDef("Conv2DBackpropInput", NS.from_first_value, NK.conv2d_backprop_input),
-    OpDef("Conv2DBackpropFilter", NS.conv2d_backprop_filter, NK.conv2d_backprop_filter),
-    OpDef("MaxPool", NS.pool, NK.max_pool),
-    OpDef("MaxPoolGrad", S.same_as_first, NK.max_pool_grad),
-    OpDef("AvgPool", NS.pool, NK.avg_pool),
-    OpDef("AvgPoolGrad", NS.from_first_value, NK.avg_pool_grad),
-    OpDef("FusedBatchNormV3", NS.fused_batch_norm, NK.fused_batch_norm),
-    OpDef("FusedBatchNormGradV3", NS.fused_batch_norm_grad, NK.fused_batch_norm_grad),
-    OpDef("LRN", S.same_as_first, NK.lrn),
-    OpDef("LRNGrad", S.same_as_first, NK.lrn_grad),
+    OpDef("Conv2D", NS.conv2d, NK.conv2d, args=("input", "filter"), required_attrs=("strides", "padding")),
+    OpDef("Conv2DBackpropInput", NS.from_first_value, NK.conv2d_backprop_input, required_attrs=("strides", "padding")),
+    OpDef("Conv2DBackpropFilter", NS.conv2d_backprop_filter, NK.conv2d_backprop_filter,
+          required_attrs=("strides", "padding")),
+    OpDef("MaxPool", NS.pool, NK.max_pool, required_attrs=("ksize", "strides", "padding")),
+    OpDef("MaxPoolGrad", S.same_as_first, NK.max_pool_grad, required_attrs=("ksize", "strides", "padding")),
+    OpDef("AvgPool", NS.pool, NK.avg_pool, required_attrs=("ksize", "strides", "padding")),
+    OpDef("AvgPoolGrad", NS.from_first_value, NK.avg_pool_grad, required_attrs=("ksize", "strides", "padding")),
+    OpDef("FusedBatchNormV3", NS.fused_batch_norm, NK.fused_batch_norm, required_attrs=("epsilon",)),
+    OpDef("FusedBatchNormGradV3", NS.fused_batch_norm_grad, NK.fused_batch_norm_grad, required_attrs=("epsilon",)),
+    OpDef("LRN", S.same_as_first, NK.lrn, required_attrs=("depth_radius", "bias", "alpha", "beta")),
+    OpDef("LRNGrad", S.same_as_first, NK.lrn_grad, required_attrs=("depth_radius", "bias", "alpha", "beta")),
     OpDef("LeakyRelu", S.same_as_first, AK.leaky_relu),
     OpDef("LeakyReluGrad", S.same_as_first, AK.leaky_relu_grad),
     OpDef("Elu", S.same_as_first, AK.elu),
@@ -170,18 +174,18 @@ OPS = _table(
     OpDef("TopKV2", NS.top_k, NK.top_k, type_input=None),
     OpDef("InTopKV2", NS.in_top_k, NK.in_top_k, type_input=None),
     # shapes and layout
-    OpDef("Reshape", S.reshape, K.reshape),
-    OpDef("Transpose", S.transpose, K.transpose),
+    OpDef("Reshape", S.reshape, K.reshape, returns_view=True),
+    OpDef("Transpose", S.transpose, K.transpose, returns_view=True),
     OpDef("ConcatV2", S.concat, K.concat),
-    OpDef("Pack", S.stack, K.stack, args=("values",)),
-    OpDef("Unpack", S.unstack, K.unstack),
-    OpDef("ExpandDims", S.expand_dims, K.expand_dims),
-    OpDef("Squeeze", S.squeeze, K.squeeze),
-    OpDef("StridedSlice", S.strided_slice, K.strided_slice),
+    OpDef("Pack", S.stack, K.stack, args=("values",), required_attrs=("axis",)),
+    OpDef("Unpack", S.unstack, K.unstack, returns_view=True, required_attrs=("axis", "num")),
+    OpDef("ExpandDims", S.expand_dims, K.expand_dims, returns_view=True),
+    OpDef("Squeeze", S.squeeze, K.squeeze, returns_view=True, required_attrs=("squeeze_dims",)),
+    OpDef("StridedSlice", S.strided_slice, K.strided_slice, returns_view=True),
     OpDef("StridedSliceGrad", S.strided_slice_grad, K.strided_slice_grad),
-    OpDef("Slice", S.slice_, K.slice_),
-    OpDef("Split", S.split, K.split),
-    OpDef("SplitV", S.split_v, K.split_v),
+    OpDef("Slice", S.slice_, K.slice_, returns_view=True),
+    OpDef("Split", S.split, K.split, required_attrs=("num_split",)),
+    OpDef("SplitV", S.split_v, K.split_v, returns_view=True, required_attrs=("num_split",)),
     OpDef("ConcatOffset", S.concat_offset, K.concat_offset),
     OpDef("GatherV2", S.gather_v2, K.gather_v2),
     OpDef("UnsortedSegmentSum", S.unsorted_segment_sum, K.unsorted_segment_sum),
@@ -210,30 +214,31 @@ OPS = _table(
           ref_inputs=(0,), stateful=True),
     OpDef("ScatterNd", S.scatter_nd, K.scatter_nd, type_input=1),
     OpDef("Where", S.where, K.where),
-    OpDef("Range", S.range_, K.range_),
+    OpDef("Range", S.range_, K.range_, required_attrs=("Tidx",)),
     OpDef("Tile", S.tile, K.tile),
     OpDef("Pad", S.pad, K.pad),
     OpDef("PadV2", S.pad, K.pad_v2),
-    OpDef("MirrorPad", S.pad, K.mirror_pad),
-    OpDef("MirrorPadGrad", S.mirror_pad_grad, K.mirror_pad_grad),
+    OpDef("MirrorPad", S.pad, K.mirror_pad, required_attrs=("mode",)),
+    OpDef("MirrorPadGrad", S.mirror_pad_grad, K.mirror_pad_grad, required_attrs=("mode",)),
     OpDef("InvertPermutation", S.same_as_first, K.invert_permutation),
     OpDef("BroadcastGradientArgs", S.broadcast_gradient_args, K.broadcast_gradient_args),
-    OpDef("DynamicStitch", S.dynamic_stitch, K.dynamic_stitch),
+    OpDef("DynamicStitch", S.dynamic_stitch, K.dynamic_stitch, required_attrs=("N",)),
     OpDef("ParallelDynamicStitch", S.dynamic_stitch, K.dynamic_stitch),
     OpDef("DynamicPartition", S.dynamic_partition, K.dynamic_partition),
-    OpDef("BroadcastTo", S.broadcast_to, K.broadcast_to),
+    OpDef("BroadcastTo", S.broadcast_to, K.broadcast_to, returns_view=True),
     OpDef("ZerosLike", S.same_as_first, K.zeros_like),
     OpDef("OnesLike", S.same_as_first, K.ones_like),
-    OpDef("Shape", S.shape_of, K.shape),
-    OpDef("ShapeN", S.shape_n, K.shape_n),
-    OpDef("Size", S.size_of, K.size),
+    OpDef("Shape", S.shape_of, K.shape, required_attrs=("out_type",)),
+    OpDef("ShapeN", S.shape_n, K.shape_n, required_attrs=("out_type",)),
+    OpDef("Size", S.size_of, K.size, required_attrs=("out_type",)),
     OpDef("Rank", S.scalar_int, K.rank),
     # control
     OpDef("NoOp", S.none, K.no_op),
     # CPU-only on purpose, as in TensorFlow: strings live in host memory
     OpDef("AsString", S.string_scalar_like, K.as_string, devices=CPU_ONLY),
-    OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY),
-    OpDef("DatasetSlice", S.from_attrs, K.dataset_slice, devices=CPU_ONLY, ref_inputs=(0,), stateful=True),
+    OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY, required_attrs=("separator",)),
+    OpDef("DatasetSlice", S.from_attrs, K.dataset_slice, devices=CPU_ONLY, ref_inputs=(0,), stateful=True,
+          required_attrs=("data", "batch", "tower", "towers")),
     OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True, type_input=1),
     OpDef("HistogramSummary", S.string_scalar, K.histogram_summary, devices=CPU_ONLY, stateful=True),
     OpDef("MergeSummary", S.string_scalar, K.merge_summary, devices=CPU_ONLY, stateful=True),
@@ -241,13 +246,13 @@ OPS = _table(
     # control flow (tf.cond, tf.while_loop): the executor gives DEAD and loop frames their meaning
     OpDef("Switch", S.switch, K.switch),
     OpDef("RefSwitch", S.switch, K.switch, ref_inputs=(0,)),
-    OpDef("Merge", S.merge, K.merge, args=("inputs",)),
-    OpDef("Enter", S.same_as_first, K.forward),
-    OpDef("RefEnter", S.ref_of_first, K.forward, ref_inputs=(0,)),
-    OpDef("Exit", S.same_as_first, K.forward),
-    OpDef("NextIteration", S.same_as_first, K.forward),
-    OpDef("LoopCond", S.scalar_bool, K.forward),
-    OpDef("ControlTrigger", S.none, DK.control_trigger),
+    OpDef("Merge", S.merge, K.merge, args=("inputs",), reads_dead=True),
+    OpDef("Enter", S.same_as_first, K.forward, returns_view=True),
+    OpDef("RefEnter", S.ref_of_first, K.forward, ref_inputs=(0,), returns_view=True),
+    OpDef("Exit", S.same_as_first, K.forward, returns_view=True),
+    OpDef("NextIteration", S.same_as_first, K.forward, returns_view=True),
+    OpDef("LoopCond", S.scalar_bool, K.forward, returns_view=True),
+    OpDef("ControlTrigger", S.none, DK.control_trigger, live_controls=True),
     # stacks: a while loop pushes what its gradient loop pops (data_flow_kernels.py)
     OpDef("StackV2", DS.stack, DK.stack, stateful=True, type_input=None),
     OpDef("StackPushV2", DS.stack_push, DK.stack_push, stateful=True, type_input=1),
@@ -262,11 +267,14 @@ OPS = _table(
     OpDef("TensorArraySizeV3", DS.tensor_array_size, DK.tensor_array_size, stateful=True, type_input=None),
     # queues and gradient accumulators: resources on a device, shared through their handle (CPU kernels, as TF)
     OpDef("FIFOQueueV2", DS.queue_handle, Q.fifo_queue_v2, CPU_ONLY, stateful=True, type_input=None),
-    OpDef("QueueEnqueueV2", S.none, Q.queue_enqueue_v2, CPU_ONLY, stateful=True, type_input=None),
-    OpDef("QueueEnqueueManyV2", S.none, Q.queue_enqueue_many_v2, CPU_ONLY, stateful=True, type_input=None),
-    OpDef("QueueDequeueV2", DS.components, Q.queue_dequeue_v2, CPU_ONLY, stateful=True, type_input=None),
-    OpDef("QueueDequeueManyV2", DS.components, Q.queue_dequeue_many_v2, CPU_ONLY, stateful=True, type_input=None),
-    OpDef("QueueDequeueUpToV2", DS.components, Q.queue_dequeue_up_to_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("QueueEnqueueV2", S.none, Q.queue_enqueue_v2, CPU_ONLY, stateful=True, type_input=None, blocking=True),
+    OpDef("QueueEnqueueManyV2", S.none, Q.queue_enqueue_many_v2, CPU_ONLY, stateful=True, type_input=None,
+          blocking=True),
+    OpDef("QueueDequeueV2", DS.components, Q.queue_dequeue_v2, CPU_ONLY, stateful=True, type_input=None, blocking=True),
+    OpDef("QueueDequeueManyV2", DS.components, Q.queue_dequeue_many_v2, CPU_ONLY, stateful=True, type_input=None,
+          blocking=True),
+    OpDef("QueueDequeueUpToV2", DS.components, Q.queue_dequeue_up_to_v2, CPU_ONLY, stateful=True, type_input=None,
+          blocking=True),
     OpDef("QueueCloseV2", S.none, Q.queue_close_v2, CPU_ONLY, stateful=True, type_input=None),
     OpDef("QueueSizeV2", S.scalar_int, Q.queue_size_v2, CPU_ONLY, stateful=True, type_input=None),
     OpDef("QueueIsClosedV2", S.scalar_bool, Q.queue_is_closed_v2, CPU_ONLY, stateful=True, type_input=None),
@@ -275,7 +283,7 @@ OPS = _table(
     OpDef("ResourceAccumulatorApplyGradient", S.none, CA.resource_accumulator_apply_gradient, CPU_ONLY,
           stateful=True, type_input=None),
     OpDef("ResourceAccumulatorTakeGradient", DS.of_dtype, CA.resource_accumulator_take_gradient, CPU_ONLY,
-          stateful=True, type_input=None),
+          stateful=True, type_input=None, blocking=True),
     OpDef("ResourceAccumulatorSetGlobalStep", S.none, CA.resource_accumulator_set_global_step, CPU_ONLY,
           stateful=True, type_input=None),
     OpDef("ResourceAccumulatorNumAccumulated", S.scalar_int, CA.resource_accumulator_num_accumulated, CPU_ONLY,
@@ -295,11 +303,37 @@ OPS = _table(
 
 def lookup(op_type):
     """The OpDef of ``op_type``; a KeyError names the op type."""
-    try:
-        return OPS[op_type]
-    except KeyError:
-        from .tf_ops import synthesized  # TF's other ops: placed and modelled from TF's OpDef, never run
-        opdef = synthesized(op_type)
-        if opdef is None:
-            raise KeyError(f"devlab has no op '{op_type}' in its op table") from None
-        return opdef
+    opdef = OPS.get(op_type) or tf_ops.synthesized(op_type)  # TF's other ops: placed and modelled, never run
+    if opdef is None:
+        raise KeyError(f"devlab has no op '{op_type}' in its op table")
+    return opdef
+
+
+# -- nodes of the table's types that came from a file in TensorFlow's form -------------------------
+_OTHER_FORM = weakref.WeakSet()
+
+
+def mark_other_form(op):
+    """Records that devlab's kernel for ``op.type`` cannot run this node: a graph file gave it
+    TensorFlow's inputs and attrs (TF's ``Sum`` takes its axes as an input, devlab's as an attr)."""
+    _OTHER_FORM.add(op)
+
+
+@functools.lru_cache(maxsize=None)
+def _other_form(op_type):
+    opdef = OPS[op_type]
+    why = (f"this node has TensorFlow's form of {op_type} (its inputs and attrs), and devlab's {op_type} kernel "
+           "takes devlab's form")
+    return OpDef(op_type, opdef.shape, tf_ops.no_kernel(op_type, why), opdef.devices, opdef.ref_inputs,
+                 opdef.stateful, opdef.args, opdef.type_input, runs=False)
+
+
+def opdef_of(op):
+    """The OpDef a plan runs ``op`` with: its type's, or one whose kernel raises for a node marked
+    ``mark_other_form``."""
+    return _other_form(op.type) if op in _OTHER_FORM else lookup(op.type)
+
+
+def has_kernel(op):
+    """Whether devlab can run ``op`` for real."""
+    return op not in _OTHER_FORM and op.type in OPS

@@ -11,6 +11,7 @@ import weakref
 import numpy as np
 
 from ..framework.tensor import Tensor
+from . import kernels as K
 
 
 def constant_value(tensor):
@@ -54,12 +55,20 @@ def constant_value(tensor):
     return None
 
 
-# Integer ops that TF's C++ shape inference evaluates when their inputs are known while building.
-_FOLDABLE = {"Pack", "Unpack", "ConcatV2", "StridedSlice", "Slice", "ExpandDims", "Reshape", "Squeeze", "Transpose",
-             "Range", "Fill", "Cast", "AddV2", "Sub", "Mul", "FloorDiv", "FloorMod", "Maximum", "Minimum", "Neg",
-             "Prod", "Sum", "Max", "Min", "GatherV2", "InvertPermutation", "Tile", "ConcatOffset", "DynamicStitch",
-             "BroadcastGradientArgs", "Identity", "ShapeN", "DynamicPartition", "ParallelDynamicStitch", "Less",
-             "Select"}
+# Integer ops that TF's C++ shape inference evaluates when their inputs are known while building,
+# with the kernel that folds each (the op table's: the table itself sits above the shape rules).
+_FOLD = {"Pack": K.stack, "Unpack": K.unstack, "ConcatV2": K.concat, "StridedSlice": K.strided_slice,
+         "Slice": K.slice_, "ExpandDims": K.expand_dims, "Reshape": K.reshape, "Squeeze": K.squeeze,
+         "Transpose": K.transpose, "Range": K.range_, "Fill": K.fill, "Cast": K.cast,
+         "AddV2": K.elementwise("add"), "Sub": K.elementwise("subtract"), "Mul": K.elementwise("multiply"),
+         "FloorDiv": K.elementwise("floor_divide"), "FloorMod": K.elementwise("remainder"),
+         "Maximum": K.elementwise("maximum"), "Minimum": K.elementwise("minimum"), "Neg": K.elementwise("negative"),
+         "Less": K.elementwise("less"), "Prod": K.reducer("prod"), "Sum": K.reducer("sum"), "Max": K.reducer("max"),
+         "Min": K.reducer("min"), "GatherV2": K.gather_v2, "InvertPermutation": K.invert_permutation,
+         "Tile": K.tile, "ConcatOffset": K.concat_offset, "DynamicStitch": K.dynamic_stitch,
+         "ParallelDynamicStitch": K.dynamic_stitch, "DynamicPartition": K.dynamic_partition,
+         "BroadcastGradientArgs": K.broadcast_gradient_args, "Identity": K.identity, "ShapeN": K.shape_n,
+         "Select": K.select}
 _MAX_FOLD = 1000  # elements: larger tensors are not folded (TF's limit is of the same kind)
 _folded = weakref.WeakKeyDictionary()
 _UNKNOWN = object()
@@ -74,7 +83,7 @@ def static_value(tensor):
     if value is not None or not isinstance(tensor, Tensor):
         return value
     op = tensor.op
-    if op.type not in _FOLDABLE or not (tensor.dtype.is_integer or tensor.dtype.base_dtype.name == "bool"):
+    if op.type not in _FOLD or not (tensor.dtype.is_integer or tensor.dtype.base_dtype.name == "bool"):
         return None
     cached = _folded.get(tensor)
     if cached is not None:
@@ -83,9 +92,8 @@ def static_value(tensor):
     inputs = [static_value(t) for t in op.inputs]
     if any(v is None or np.size(v) > _MAX_FOLD for v in inputs):
         return None
-    from .table import lookup  # the op table sits above this helper
     try:
-        out = lookup(op.type).kernel(_HostContext(op), *[np.asarray(v) for v in inputs])
+        out = _FOLD[op.type](_HostContext(op), *[np.asarray(v) for v in inputs])
     except Exception:  # noqa: BLE001 - a value the kernel rejects is simply not known statically
         return None
     value = np.asarray(out[tensor.value_index] if isinstance(out, (list, tuple)) else out)

@@ -1,30 +1,27 @@
-"""TensorFlow's ops that devlab has no kernel for: placed and modelled, never run.
+"""TensorFlow's ops that devlab's op table lacks: placed and modelled, never run.
 
-A graph file (``devlab.load_graph``) holds ops from TensorFlow's whole library (Conv2D,
-BiasAdd, MaxPool...), while devlab's op table (``table.py``) has kernels for a few dozen. For
-every other op TensorFlow defines, ``synthesized(op_type)`` makes an ``OpDef`` out of
-TensorFlow's own OpDef, recorded in ``data/tf_op_defs.json``:
+A graph file (``devlab.load_graph``) holds ops from TensorFlow's whole library, while devlab's
+op table (``table.py``) has kernels for a part of it. For every other op TensorFlow defines,
+``synthesized(op_type)`` makes an ``OpDef`` out of TensorFlow's own OpDef, recorded in
+``data/tf_op_defs.json``:
 
 * its outputs' dtypes follow its type attrs (``T``, ``dtype``, ``out_type``...), a ref output
   (``is_ref``) is a reference; its shapes come from the ``_output_shapes`` attr when the file
   has one, else from ``tf_shapes.py``, else they are unknown;
 * the inputs it takes by reference colocate it with their variable, as in TensorFlow;
 * TensorFlow's kernel registry places it (``kernel_registry.py``), so it goes where TF puts it;
-* its kernel raises ``UnimplementedError`` naming the op: a real run stops at the first op
-  without a kernel, and a modelled run (``runtime/modelled.py``) walks past it.
+* its kernel (``no_kernel``) raises ``UnimplementedError`` naming the op, and ``runs`` is False:
+  a real run stops at the first such op, and a modelled run (``runtime/modelled.py``) walks past it.
 
-``table.lookup`` asks here for a type it does not know. An op that *is* in the table may still
-come from a file in TensorFlow's form rather than devlab's (TF's ``Sum`` takes its axes as a
-second input, devlab's as an attr): the loader marks such an op ``without_kernel``, and the
-plan then gives it the same raising kernel (``kernel_for``).
+``table.lookup`` asks here for a type it does not know. The functions above ``synthesized`` read
+TF's OpDef for the graph importer (``graphs/``): its attrs' defaults, its inputs' and outputs' dtypes.
 """
 import functools
-import weakref
 
 from ..framework import dtypes, errors
 from . import tf_shapes
 from .recorded import OP_DEFS
-from .table import OPS, OpDef
+from .opdef import OpDef
 
 
 def op_def(op_type):
@@ -105,14 +102,13 @@ def _shape_rule(op_type):
     return shape
 
 
-def _no_kernel(op_type, why):
+def no_kernel(op_type, why):
+    """A kernel that raises UnimplementedError: devlab cannot run ``op_type`` ops, for the reason ``why``."""
     def kernel(ctx, *args):
         raise errors.UnimplementedError(
             None, None, f"devlab cannot run {op_type} ops: {why}. This graph can be placed and run *modelled* "
             "instead (shapes, dtypes and the cost model's times, no values): devlab.modelled_run(session, "
             "fetches), or `devlab place FILE` on the command line")
-    kernel.without_kernel = True
-    kernel.op_type = op_type
     return kernel
 
 
@@ -123,36 +119,6 @@ def synthesized(op_type):
     definition = op_def(op_type)
     if definition is None:
         return None
-    return OpDef(op_type, _shape_rule(op_type), _no_kernel(op_type, "devlab has no kernel for them"),
+    return OpDef(op_type, _shape_rule(op_type), no_kernel(op_type, "devlab has no kernel for them"),
                  ref_inputs=_ref_inputs(definition), stateful=bool(definition.get("stateful")),
-                 type_input=None)
-
-
-# -- ops of the table that came in TensorFlow's form --------------------------------------------------
-_WITHOUT_KERNEL = weakref.WeakSet()
-
-
-@functools.lru_cache(maxsize=None)
-def _other_form(op_type):
-    return _no_kernel(op_type, f"this node has TensorFlow's form of {op_type} (its inputs and attrs), and "
-                               f"devlab's {op_type} kernel takes devlab's form")
-
-
-def mark_without_kernel(op):
-    """Records that devlab's kernel for ``op.type`` cannot run this node (the loader does)."""
-    _WITHOUT_KERNEL.add(op)
-
-
-def kernel_for(op, opdef, device_type):
-    """The kernel a plan runs for ``op`` on a device of ``device_type``."""
-    if op in _WITHOUT_KERNEL:
-        return _other_form(op.type)
-    return opdef.kernel_for(device_type)
-
-
-def has_kernel(op):
-    """Whether devlab can run ``op`` for real."""
-    if op in _WITHOUT_KERNEL:
-        return False
-    opdef = OPS.get(op.type)
-    return opdef is not None and not getattr(opdef.kernel, "without_kernel", False)
+                 type_input=None, runs=False)

@@ -20,6 +20,7 @@ from ..devices import gpu
 from ..framework import errors
 from ..framework.device_spec import DeviceSpec
 from ..ops import kernel_registry
+from ..ops.kernel_registry import priority
 from ..ops.table import lookup
 from .union_find import UnionFind
 
@@ -119,7 +120,7 @@ def _kernel_types(op, present):
     if types is not None:
         return types
     opdef = lookup(op.type)
-    return [t for t in sorted(present, key=lambda t: -_PRIORITY.get(t, 50)) if t in opdef.devices]
+    return [t for t in sorted(present, key=lambda t: -priority(t)) if t in opdef.devices]
 
 
 def _registered(op):
@@ -151,9 +152,6 @@ def colocation_partners(op, by_name):
 def _is_resource(t):
     """A resource handle (a stack, a TensorArray): TF runs its reader beside its maker."""
     return t.dtype.name == "resource"
-
-
-_PRIORITY = {"GPU": 210, "CPU": 60}
 
 
 def _parse_request(op):

@@ -58,9 +58,9 @@ def compute_dead_aware(step, values):
     Merge reads past DEAD (and a ControlTrigger past DEAD control inputs). Each op an op waits on
     leaves a token: True, or DEAD."""
     if isinstance(step, OpStep):
-        kernel = step.kernel
-        dead = (not getattr(kernel, "live_controls", False) and any(values[s] is DEAD for s in step.controls)) or (
-            not getattr(kernel, "reads_dead", False) and any(values[i] is DEAD for i in step.inputs))
+        opdef = step.opdef
+        dead = (not opdef.live_controls and any(values[s] is DEAD for s in step.controls)) or (
+            not opdef.reads_dead and any(values[i] is DEAD for i in step.inputs))
         if dead:
             for s in step.outputs:
                 values[s] = DEAD

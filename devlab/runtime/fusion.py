@@ -96,7 +96,7 @@ def _fusible(step):
     """The dtype of an elementwise step that may join a group, else None."""
     if not isinstance(step, OpStep) or step.deref or len(step.outputs) != 1:
         return None
-    if getattr(step.kernel, "expression", None) is None or step.device.backend != "numpy":
+    if step.opdef.expression is None or step.device.backend != "numpy":
         return None
     dtype = step.op.outputs[0].dtype.base_dtype.name
     if dtype not in FLOATS or any(t.dtype.base_dtype.name != dtype for t in step.op.inputs):
@@ -117,7 +117,7 @@ def _render(members, dtype):
                 if slot not in inputs:
                     inputs.append(slot)
                 args.append(f"x{inputs.index(slot)}")
-        text[m.outputs[0]] = m.kernel.expression(*args)
+        text[m.outputs[0]] = m.opdef.expression(*args)
     if len(inputs) > MAX_INPUTS:
         return None
     return Group(members, tuple(inputs), text[members[-1].outputs[0]], dtype)

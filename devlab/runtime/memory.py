@@ -5,7 +5,7 @@ A fresh 50 MB array costs more than the arithmetic that fills it (the operating 
 out new pages one fault at a time), so a training step that allocates its weight gradients
 every run spends much of its time allocating. A slot gets a planned buffer when:
 
-* its kernel can write into one (``writes_out``) and its shape and dtype are static;
+* its kernel can write into one (``OpDef.writes_out``) and its shape and dtype are static;
 * it is large (``MIN_BYTES``): small arrays are cheap to allocate and cheaper to leave alone;
 * it does not escape the run: it is not fetched, not stored into a variable by ``Assign``, and
   no view of it escapes either.
@@ -33,7 +33,7 @@ def plan_buffers(plan, groups=()):
         if isinstance(step, OpStep):
             for s in step.outputs:
                 producer[s] = step
-            if getattr(step.kernel, "returns_view", False) and step.inputs:
+            if step.opdef.returns_view and step.inputs:
                 for s in step.outputs:
                     view_of[s] = step.inputs[0]
             reads = step.inputs
@@ -48,7 +48,7 @@ def plan_buffers(plan, groups=()):
         last_read[root] = max(last_read.get(root, -1), last_read.get(view, -1))
     candidates = []
     for slot, step in producer.items():
-        if len(step.outputs) != 1 or not getattr(step.kernel, "writes_out", False) or slot in escaping \
+        if len(step.outputs) != 1 or not step.opdef.writes_out or slot in escaping \
                 or step.index in inside:
             continue
         t = step.op.outputs[0]

@@ -28,7 +28,7 @@ from ..devices.cost_model import DEFAULT, op_flops
 from ..framework import dtypes
 from ..framework.tensor_shape import TensorShape
 from ..ops import tf_ops, tf_shapes
-from ..ops.table import lookup
+from ..ops.table import has_kernel, lookup
 from ..placer import explain as explain_mod
 from . import fetches as fetch_mod
 from .protos import DeviceStepStats, NodeExecStats, RunMetadata, StepStats
@@ -118,7 +118,7 @@ class ModelledRun:
     @property
     def without_kernel(self):
         """The ops of this run devlab could not have run for real."""
-        return [s.op for s in self.plan.flat_steps() if isinstance(s, OpStep) and not tf_ops.has_kernel(s.op)]
+        return [s.op for s in self.plan.flat_steps() if isinstance(s, OpStep) and not has_kernel(s.op)]
 
     def busy_time(self):
         """{device name: modelled seconds its compute lane is busy}."""
@@ -313,7 +313,7 @@ class _Walker:
             return folded
         dims = None
         try:
-            if tf_ops.has_kernel(op):
+            if has_kernel(op):
                 dims = [d for _, d in lookup(op.type).shape(inputs, dict(op._attrs))]
             else:
                 dims = tf_shapes.infer(op.type, inputs, {**tf_ops.attr_defaults(op.type), **op._attrs})

@@ -15,12 +15,12 @@ The result is a ``Plan``, built once per (fetches, feeds) and reused by later ru
 """
 import collections
 import heapq
+from dataclasses import replace
 
 import numpy as np
 
 from ..framework import errors
-from ..ops import tf_ops
-from ..ops.table import lookup
+from ..ops.table import lookup, opdef_of
 from .steps import KernelContext, LoopStep, OpStep, TransferStep, flat_steps
 from .variable_store import VarRef
 
@@ -235,21 +235,20 @@ class _StepBuilder:
                     (transfers_to if transfers_to is not None else steps).append(
                         TransferStep(t, src, device, source, s, alias))
             in_slots.append(s)
-        opdef = lookup(op.type)
+        opdef = opdef_of(op)
         deref = ()  # inputs read as values: variable references, and reads of one made "live"
         for i, t in enumerate(op._inputs):
             if (t.dtype.is_ref and i not in opdef.ref_inputs) or in_slots[i] in self.live:
                 deref += (i,)
         out_slots = tuple(self.slot(t, device) for t in outputs)
         ctx = KernelContext(op, device, self.rngs)
-        kernel = tf_ops.kernel_for(op, opdef, device.device_type)
         if op.type == "Identity" and deref == (0,) and op._inputs[0].dtype.is_ref:
             # TF's ``v/read`` hands on the variable's own buffer, so an op that runs after an
             # in-place update in the same run sees the new value. devlab keeps the reference and
             # reads it when each consumer runs, which sees the same values.
-            deref, kernel = (), _live_read
+            deref, opdef = (), replace(opdef, kernel=_live_read, returns_view=True)
             self.live.add(out_slots[0])
-        step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots, kernel)
+        step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots, opdef)
         self.executed.append(op)
         self.op_steps[op] = step
         if step.preloaded:
@@ -266,7 +265,7 @@ class _StepBuilder:
         for device in sorted(set(self.replicas[op].values()), key=lambda d: d.sort_key()):
             out = self.slot(op._outputs[0], device)
             ctx = KernelContext(op, device, self.rngs)
-            step = OpStep(op, device, ctx, (), (), (out,), lookup(op.type).kernel_for(device.device_type))
+            step = OpStep(op, device, ctx, (), (), (out,), lookup(op.type))
             step.label = f"{op.name}/replicate/_{len(self.initial)}"
             self.initial[out] = step.kernel(ctx)
             steps.append(step)
@@ -468,8 +467,6 @@ def _live_read(k, ref):
     return ref
 
 
-_live_read.returns_view = True
-
 
 def _check_feeds(ops, fed):
     for op in ops:
@@ -530,7 +527,7 @@ def _may_alias_state(steps, initial, variable_slots, feed_slots, fetch_slots):
         if isinstance(step, TransferStep):
             if step.input in state:
                 state.add(step.output)
-        elif getattr(step.kernel, "returns_view", False) or any(
+        elif step.opdef.returns_view or any(
                 t.dtype.is_ref for t in step.op.outputs):
             if any(s in state for s in step.inputs):
                 state.update(step.outputs)

@@ -141,7 +141,7 @@ class Program:
         args = [use(s) for s in step.inputs]
         for i in step.deref:
             args[i] = f"deref({args[i]})"
-        ufunc = getattr(step.kernel, "ufunc", None)
+        ufunc = step.opdef.ufunc
         if ufunc is not None and step.device.backend == "numpy":
             name = f"np_{ufunc}"
             ns[name] = getattr(step.device.xp, ufunc)
@@ -203,8 +203,8 @@ class Program:
         writable = set()  # the variables of the arrays made inside the group
         free = buffer  # the buffer while nothing has been written into it, then "None"
         for m in group.members:
-            ufunc = f"np_{m.kernel.float_ufunc}"
-            ns[ufunc] = getattr(m.device.xp, m.kernel.float_ufunc)
+            ufunc = f"np_{m.opdef.float_ufunc}"
+            ns[ufunc] = getattr(m.device.xp, m.opdef.float_ufunc)
             args = [held.pop(s) if s in held else name_of(s) for s in m.inputs]
             shape = shape_of[m.outputs[0]]
             target = next((a for a, s in zip(args[:2], m.inputs) if a in writable and shape_of[s] == shape), None)

@@ -82,15 +82,15 @@ class RandomGenerators:
 
 class OpStep:
     """Run ``op`` on ``device``: read the input slots (reading the variable behind a reference
-    input where ``deref`` says so), call the kernel, write the output slots."""
+    input where ``deref`` says so), call the kernel of ``opdef``, write the output slots."""
 
-    __slots__ = ("index", "op", "device", "kernel", "ctx", "inputs", "deref", "outputs", "frees", "preloaded",
+    __slots__ = ("index", "op", "device", "opdef", "kernel", "ctx", "inputs", "deref", "outputs", "frees", "preloaded",
                  "controls", "token", "label")
 
-    def __init__(self, op, device, ctx, inputs, deref, outputs, kernel):
+    def __init__(self, op, device, ctx, inputs, deref, outputs, opdef):
         self.index = None
         self.preloaded = op.type in PRELOADED  # its value is in every run's table from the start
-        self.op, self.device, self.ctx, self.kernel = op, device, ctx, kernel
+        self.op, self.device, self.ctx, self.opdef, self.kernel = op, device, ctx, opdef, opdef.kernel
         self.inputs, self.deref, self.outputs = inputs, deref, outputs
         self.frees = ()  # slots whose last reader this step is
         # With control flow: the slots where this op's control inputs leave a token (True, or DEAD

@@ -28,7 +28,7 @@ from ..framework import dtypes, errors
 from ..framework.tensor_shape import TensorShape
 from ..api.partitioned_variables import PartitionedVariable
 from ..api.variables import global_variables
-from .meta_graph import export_meta_graph
+from ..graphs.json_encode import export_meta_graph
 from .saver_graph import SaverDef, build_saver_ops
 
 CHECKPOINT_SUFFIX = ".npz"

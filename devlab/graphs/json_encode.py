@@ -1,0 +1,102 @@
+"""devlab's JSON meta graph, written: a graph with its devices, variables and collections.
+
+The format is plain JSON (``"format": "devlab.meta_graph"``): one record per op with its type,
+inputs, requested device, attrs and output types, plus the variables, the collections and the
+names of a Saver's ops. ``json_decode.py`` reads it back; ``tf.train.export_meta_graph`` and
+``Saver.save`` write it.
+"""
+import json
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.graph import get_default_graph
+from ..framework.graph_keys import GraphKeys
+from ..framework.operation import Operation
+from ..framework.tensor import Tensor
+from ..api.variables import Variable
+from .plan import SAVER_NAMES
+
+FORMAT = "devlab.meta_graph"
+VERSION = 1
+
+
+def _encode(value):
+    if isinstance(value, dtypes.DType):
+        return {"dtype": value.name}
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "OUS":
+            texts = [x.decode("utf-8", "surrogateescape") if isinstance(x, bytes) else str(x) for x in value.reshape(-1)]
+            return {"strings": texts, "shape": list(value.shape)}
+        return {"array": value.tolist(), "dtype": dtypes.as_dtype(value.dtype).name, "shape": list(value.shape)}
+    if isinstance(value, bytes):
+        return {"bytes": value.decode()}
+    if isinstance(value, (list, tuple)):
+        return {"list": [_encode(v) for v in value]}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return {"value": value}
+    raise TypeError(f"cannot save attr value {value!r}")
+
+
+def _tensor_ref(t):
+    return f"{t.op.name}:{t.value_index}"
+
+
+def export_meta_graph(filename=None, graph=None, clear_devices=False, saver_def=None, **unused):
+    """Writes the graph (ops, devices, variables, collections, and the ``saver_def`` naming a
+    Saver's ops when given) as JSON; returns the dict."""
+    graph = graph or get_default_graph()
+    # Variables first: a mirrored variable's ``initializer`` is a group op made on first access,
+    # and it must be among the nodes written below.
+    variables = [{"variable": v.op.name, "initializer": v.initializer.name, "snapshot": _tensor_ref(v.value()),
+                  "initial_value": _tensor_ref(v.initial_value), "trainable": v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)}
+                 for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)]
+    nodes = []
+    for op in _definition_order(graph.get_operations()):
+        nodes.append({
+            "name": op.name, "op": op.type, "device": "" if clear_devices else op.device,
+            "inputs": [_tensor_ref(t) for t in op.inputs], "control_inputs": [c.name for c in op.control_inputs],
+            "attrs": {k: _encode(v) for k, v in op.attrs.items()},
+            "outputs": [{"dtype": t.dtype.name, "shape": t.shape.sizes and list(t.shape.sizes)} for t in op.outputs],
+        })
+    collections = {}
+    for key in graph.get_all_collection_keys():
+        if key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES):
+            continue
+        items = [x for x in graph.get_collection(key) if isinstance(x, (Tensor, Operation, Variable))]
+        collections[key] = [("var:" + x.op.name) if isinstance(x, Variable) else
+                            (_tensor_ref(x) if isinstance(x, Tensor) else "op:" + x.name) for x in items]
+    meta = {"format": FORMAT, "version": VERSION, "nodes": nodes, "variables": variables, "collections": collections}
+    if saver_def is not None:
+        meta["saver_def"] = {k: getattr(saver_def, k) for k in SAVER_NAMES + ("max_to_keep", "sharded")}
+    if filename:
+        with open(filename, "w") as f:
+            json.dump(meta, f, indent=1)
+    return meta
+
+
+def _is_back_edge(op, producer):
+    """A while loop's NextIteration -> Merge edge: the one edge allowed to point forward."""
+    return op.type in ("Merge", "RefMerge") and producer.type in ("NextIteration", "RefNextIteration")
+
+
+def _definition_order(ops):
+    """``ops`` reordered so every op comes after its inputs and control inputs (loop back edges
+    aside); creation order where it already is. Control flow rewires inputs after creation (a
+    cond's Switch is made after the op that reads it), so creation order alone is not enough."""
+    placed, visiting, order = set(), set(), []
+    for root in ops:
+        stack = [(root, False)]
+        while stack:
+            op, expanded = stack.pop()
+            if op in placed or (op in visiting and not expanded):  # done, or a cycle: leave it be
+                continue
+            if expanded:
+                placed.add(op)
+                order.append(op)
+                continue
+            visiting.add(op)
+            stack.append((op, True))
+            deps = [t.op for t in op.inputs if not _is_back_edge(op, t.op)] + list(op.control_inputs)
+            stack.extend((d, False) for d in reversed(deps) if d not in placed)
+    return order
