@@ -18,14 +18,16 @@ from .framework.tensor import Tensor
 from .framework.tensor_shape import TensorShape
 from .framework.dimension import Dimension, dimension_value
 from .api import operators as _operators
-from .api.array_ops import (boolean_mask, cast, concat, constant, expand_dims, fill, gather, gather_nd,  # noqa: A004
+from .api.array_ops import (cast, concat, constant, expand_dims, fill, gather, gather_nd,  # noqa: A004
                             identity, invert_permutation, newaxis, one_hot, ones, ones_like, pad, placeholder,
                             placeholder_with_default, range, rank, reshape, shape, shape_n, size, slice, sparse_to_dense,
                             split, squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
                             transpose, unique, unstack, where, where_v2, zeros, zeros_like)
+from .api.masking import boolean_mask
 from .api import compat as _compat
 from .ops.build import convert_to_tensor
-from .api.control_flow_ops import Assert, group, no_op
+from .api.asserts import Assert
+from .api.control_flow_ops import group, no_op
 from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .api.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,

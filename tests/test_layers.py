@@ -87,3 +87,97 @@ def test_views_and_the_command_line_never_import_ipython():
             names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                      [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             assert not any(n.split(".")[0] in ("IPython", "ipywidgets") for n in names), module
+
+
+# -- no two files import each other ---------------------------------------------------------------
+def module_graph():
+    """{devlab module: the devlab modules it imports anywhere (function bodies included)}. A name
+    imported from a module (``from .table import lookup``) is an edge to that module, a module
+    imported from a package (``from . import table``) an edge to the module itself."""
+    names = {name for _, name in modules()}
+    graph = {}
+    for path, module in modules():
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                found = [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            for name in found:
+                while name not in names and "." in name:  # a name defined in a module: the module
+                    name = name.rsplit(".", 1)[0]
+                if name in names and name not in (module, "devlab"):
+                    targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def import_cycles(graph):
+    """The groups of modules that import each other, directly or around a loop (the strongly
+    connected components of more than one module, by Tarjan's algorithm)."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _loop_through(group, graph):
+    """One loop of imports inside ``group``, as "a -> b -> a"."""
+    path = [group[0]]
+    while True:
+        nxt = min(t for t in graph[path[-1]] if t in group)
+        if nxt in path:
+            return " -> ".join(path[path.index(nxt):] + [nxt])
+        path.append(nxt)
+
+
+def test_no_two_modules_import_each_other():
+    graph = module_graph()
+    cycles = import_cycles(graph)
+    assert not cycles, "import cycles (a function-level import is still an import):\n" + "\n".join(
+        f"{', '.join(group)}\n    e.g. {_loop_through(group, graph)}" for group in cycles)
+
+
+def test_the_cycle_check_finds_a_planted_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    assert _loop_through(["a", "b", "c"], graph) == "a -> b -> c -> a"
+    # and the graph is read from real imports, function bodies included
+    deps = module_graph()
+    assert "devlab.ops.table" in deps["devlab.runtime.plan"]
+    path = ROOT / "ops" / "_probe.py"
+    try:
+        path.write_text("def f():\n    from .table import lookup\n")
+        assert "devlab.ops.table" in module_graph()["devlab.ops._probe"]
+    finally:
+        path.unlink()

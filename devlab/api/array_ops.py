@@ -15,6 +15,7 @@ from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops.build import apply_op, apply_op_output, constant, convert_to_tensor, op, op_output, to_numpy
+from .elementwise import binary
 
 newaxis = None
 
@@ -46,6 +47,9 @@ def stop_gradient(input, name=None):  # noqa: A002
     return apply_op_output("StopGradient", [convert_to_tensor(input)], None, name or "StopGradient")
 
 
+_subtract = binary("Sub", "Sub")  # transpose's perm for an unknown rank
+
+
 def _index_dtype(value):
     """int32, or int64 where a tensor given as an index list is int64 (TF's ``Tshape``/``Tidx``)."""
     return None if isinstance(value, Tensor) else dtypes.int32
@@ -68,9 +72,8 @@ def transpose(a, perm=None, name="transpose"):
         x = convert_to_tensor(a, name="a")
         if perm is None:
             if x.shape.ndims is None:
-                from . import math_ops
                 r = rank(x)
-                perm = math_ops.subtract(math_ops.subtract(r, 1, name="sub"), range(0, r, 1), name="sub_1")
+                perm = _subtract(_subtract(r, 1, name="sub"), range(0, r, 1), name="sub_1")
             else:
                 perm = np.arange(x.shape.ndims - 1, -1, -1, dtype=np.int32)
         return op_output("Transpose", scope, [("x", x, None), ("perm", perm, _index_dtype(perm))])
@@ -411,43 +414,6 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
 
 def invert_permutation(x, name=None):
     return op_output("InvertPermutation", name, [("x", x, dtypes.int32)])
-
-
-def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
-    """``tensor[mask]``: the slices of ``tensor`` (from ``axis`` on) where ``mask`` is true.
-
-    Built as TF builds it: ``tensor`` is reshaped so that the masked dims become one, then the
-    true positions (``Where``, ``Squeeze``) are gathered (``GatherV2``). The shapes come from
-    ``Shape`` (a Const when known), ``strided_slice`` and ``Prod``, so the graph is TF's, op for op.
-    """
-    from .math_ops import reduce_prod
-    with name_scope(name, values=[tensor, mask]):
-        tensor = convert_to_tensor(tensor, name="tensor")
-        mask = convert_to_tensor(mask, name="mask")
-        shape_mask, shape_tensor = mask.shape, tensor.shape
-        ndims_mask = shape_mask.ndims
-        if ndims_mask == 0:
-            raise ValueError("mask cannot be scalar.")
-        if ndims_mask is None:
-            raise ValueError("Number of mask dimensions must be specified, even if some dimensions are None.  "
-                             "E.g. shape=[None] is ok, but shape=None is not.")
-        axis = 0 if axis is None else axis
-        axis_value = axis if isinstance(axis, numbers.Integral) else None
-        if axis_value is not None and shape_tensor.dims is not None:
-            masked = TensorShape(shape_tensor.dims[axis:axis + ndims_mask])
-            if not masked.is_compatible_with(shape_mask):
-                raise ValueError(f"Shapes {masked} and {shape_mask} are incompatible")
-        leading_size = reduce_prod(getitem(shape(tensor), builtins.slice(axis, axis + ndims_mask)), [0])
-        tensor = reshape(tensor, concat([getitem(shape(tensor), builtins.slice(None, axis)), [leading_size],
-                                         getitem(shape(tensor), builtins.slice(axis + ndims_mask, None))], 0))
-        if axis_value is not None and shape_tensor.dims is not None:
-            dims = shape_tensor.dims
-            leading = dims[axis:axis + ndims_mask]
-            first = None if any(d is None for d in leading) else int(np.prod(leading, dtype=np.int64))
-            tensor.set_shape(list(dims[:axis]) + [first] + list(dims[axis + ndims_mask:]))
-        mask = reshape(mask, [-1])
-        indices = squeeze(where_v2(mask), axis=[1])
-        return gather(tensor, indices, axis=axis)
 
 
 def gather_nd(params, indices, name=None, batch_dims=0):

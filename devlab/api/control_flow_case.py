@@ -12,7 +12,7 @@ from ..framework.scopes import control_dependencies, name_scope
 from ..framework.tensor import Tensor
 from . import array_ops, math_ops
 from .control_flow import cond
-from .control_flow_ops import Assert
+from .asserts import Assert
 
 
 def _assert_at_most_n_true(predicates, n, msg):

@@ -1,11 +1,9 @@
 """``group``, ``no_op`` and ``tuple``: ops that only order other ops."""
-from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.tensor import Tensor
-from .array_ops import op
-from ..ops.build import apply_op, convert_to_tensor
-from .control_flow import cond
+from ..ops.build import apply_op
+from .array_ops import identity
 
 
 def no_op(name=None):
@@ -40,7 +38,6 @@ def _group_on(device, ops, name):
 
 def with_dependencies(dependencies, output_tensor, name=None):
     """``output_tensor``, readable only after ``dependencies`` ran (an Identity beside it)."""
-    from .array_ops import identity
     with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
         with colocate_with(output_tensor), control_dependencies(dependencies):
             return identity(output_tensor, name=scope)
@@ -52,20 +49,3 @@ def tuple_(tensors, name=None, control_inputs=None):
         gating = sorted({t.op for t in tensors if t is not None} | set(control_inputs or []), key=lambda op: op.id)
         gate = group(*gating)
         return [None if t is None else with_dependencies([gate], t) for t in tensors]
-
-
-def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's name
-    """An op that fails the run with ``data`` in its message when ``condition`` is false. With
-    only strings and int32s to show it is one ``Assert`` op; otherwise TF guards it with a
-    ``tf.cond`` (``AssertGuard``), so the data is only read when the assertion fails."""
-    with name_scope(name, "Assert", [condition] + list(data)):
-        xs = [convert_to_tensor(x) for x in data]  # TF converts once to look at the dtypes...
-        attrs = {"summarize": 3 if summarize is None else summarize}
-
-        def assert_op():  # ... and once more in the op's own wrapper
-            return op("Assert", "Assert", [("condition", condition, dtypes.bool)] +
-                      [(f"data_{i}", x, None) for i, x in enumerate(data)], attrs)
-        if all(x.dtype.base_dtype in (dtypes.string, dtypes.int32) for x in xs):
-            return assert_op()
-        condition = convert_to_tensor(condition, name="Condition")
-        return cond(condition, no_op, assert_op, name="AssertGuard").op

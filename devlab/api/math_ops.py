@@ -9,33 +9,13 @@ from ..framework import dtypes
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from .array_ops import cast, op_output  # noqa: F401 - TF's math_ops.cast
+from .elementwise import binary, unary
 from ..ops.build import apply_op_output, convert_to_tensor
 
 
-def _binary(op_type, scope_name):
-    def build(x, y, name=None):
-        with name_scope(name, scope_name, [x, y]) as scope:
-            x = convert_to_tensor(x, name="x")
-            y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
-            return apply_op_output(op_type, [x, y], None, scope)
-    build.__name__ = scope_name.lower()
-    build.__doc__ = f"Elementwise ``{op_type}`` of x and y, with numpy broadcasting."
-    build.op_type = op_type  # lets an operator, already in its scope, build the op directly
-    return build
-
-
-def _unary(op_type):
-    def build(x, name=None):
-        with name_scope(name, op_type, [x]) as scope:
-            return apply_op_output(op_type, [convert_to_tensor(x, name="x")], None, scope)
-    build.__name__ = op_type.lower()
-    build.__doc__ = f"Elementwise ``{op_type}`` of x."
-    return build
-
-
-add = _binary("AddV2", "Add")
-subtract = _binary("Sub", "Sub")
-multiply = _binary("Mul", "Mul")
+add = binary("AddV2", "Add")
+subtract = binary("Sub", "Sub")
+multiply = binary("Mul", "Mul")
 _TRUEDIV = {"int8": "float32", "int16": "float32", "uint8": "float32", "int32": "float64", "int64": "float64"}
 
 
@@ -54,21 +34,21 @@ def truediv(x, y, name=None):
 
 
 truediv.op_type = None  # operators must call it: it may add casts
-maximum = _binary("Maximum", "Maximum")
-minimum = _binary("Minimum", "Minimum")
-pow = _binary("Pow", "Pow")  # noqa: A001 - TF's name
-equal = _binary("Equal", "Equal")
-not_equal = _binary("NotEqual", "NotEqual")
-greater = _binary("Greater", "Greater")
-less = _binary("Less", "Less")
-greater_equal = _binary("GreaterEqual", "GreaterEqual")
-less_equal = _binary("LessEqual", "LessEqual")
-logical_and = _binary("LogicalAnd", "LogicalAnd")
-logical_or = _binary("LogicalOr", "LogicalOr")
-floordiv = _binary("FloorDiv", "floordiv")
-floor_div = _binary("FloorDiv", "FloorDiv")
-floormod = mod = _binary("FloorMod", "mod")
-squared_difference = _binary("SquaredDifference", "SquaredDifference")
+maximum = binary("Maximum", "Maximum")
+minimum = binary("Minimum", "Minimum")
+pow = binary("Pow", "Pow")  # noqa: A001 - TF's name
+equal = binary("Equal", "Equal")
+not_equal = binary("NotEqual", "NotEqual")
+greater = binary("Greater", "Greater")
+less = binary("Less", "Less")
+greater_equal = binary("GreaterEqual", "GreaterEqual")
+less_equal = binary("LessEqual", "LessEqual")
+logical_and = binary("LogicalAnd", "LogicalAnd")
+logical_or = binary("LogicalOr", "LogicalOr")
+floordiv = binary("FloorDiv", "floordiv")
+floor_div = binary("FloorDiv", "FloorDiv")
+floormod = mod = binary("FloorMod", "mod")
+squared_difference = binary("SquaredDifference", "SquaredDifference")
 
 
 def div_no_nan(x, y, name=None):
@@ -82,29 +62,29 @@ def div_no_nan(x, y, name=None):
         return apply_op_output("DivNoNan", [x, y], None, scope)
 
 
-realdiv = _binary("RealDiv", "RealDiv")
+realdiv = binary("RealDiv", "RealDiv")
 
-logical_and = _binary("LogicalAnd", "LogicalAnd")
-logical_or = _binary("LogicalOr", "LogicalOr")
+logical_and = binary("LogicalAnd", "LogicalAnd")
+logical_or = binary("LogicalOr", "LogicalOr")
 
-negative = _unary("Neg")
-abs = _unary("Abs")  # noqa: A001
-sign = _unary("Sign")
-sin = _unary("Sin")
-cos = _unary("Cos")
-exp = _unary("Exp")
-log = _unary("Log")
-log1p = _unary("Log1p")
-square = _unary("Square")
-sqrt = _unary("Sqrt")
-rsqrt = _unary("Rsqrt")
-reciprocal = _unary("Reciprocal")
-logical_not = _unary("LogicalNot")
-floor = _unary("Floor")
-ceil = _unary("Ceil")
-tanh = _unary("Tanh")
-sigmoid = _unary("Sigmoid")
-logical_not = _unary("LogicalNot")
+negative = unary("Neg")
+abs = unary("Abs")  # noqa: A001
+sign = unary("Sign")
+sin = unary("Sin")
+cos = unary("Cos")
+exp = unary("Exp")
+log = unary("Log")
+log1p = unary("Log1p")
+square = unary("Square")
+sqrt = unary("Sqrt")
+rsqrt = unary("Rsqrt")
+reciprocal = unary("Reciprocal")
+logical_not = unary("LogicalNot")
+floor = unary("Floor")
+ceil = unary("Ceil")
+tanh = unary("Tanh")
+sigmoid = unary("Sigmoid")
+logical_not = unary("LogicalNot")
 
 
 def divide(x, y, name=None):

@@ -18,7 +18,7 @@ from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from ..ops.build import convert_to_tensor
 from .control_flow import _flatten, _pack, cond, while_loop
-from .control_flow_ops import Assert
+from .asserts import Assert
 from .rnn_cell_base import concat_shapes
 from .rnn_cell_wrappers import assert_like_rnncell
 from .tensor_array_ops import TensorArray

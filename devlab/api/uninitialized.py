@@ -14,7 +14,8 @@ from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.scopes import device, name_scope
 from . import state_ops
-from .array_ops import boolean_mask, constant, stack
+from .array_ops import constant, stack
+from .masking import boolean_mask
 from .math_ops import logical_not
 from .resources import local_resources, shared_resources
 from .variables import global_variables, local_variables

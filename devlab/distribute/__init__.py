@@ -1,4 +1,5 @@
 """``tf.distribute`` / ``tf.contrib.distribute``: MirroredStrategy with the 1.x tower API."""
-from .mirrored import MirroredStrategy, get_cross_tower_context, get_tower_context  # noqa: F401
+from .context import get_cross_tower_context, get_tower_context  # noqa: F401
+from .mirrored import MirroredStrategy  # noqa: F401
 from .values import Mirrored, MirroredVariable, PerDevice, TowerLocalVariable  # noqa: F401
 from .data import Dataset  # noqa: F401

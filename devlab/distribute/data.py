@@ -8,6 +8,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.scopes import device, name_scope
 from ..ops.build import apply_op_output
+from .values import PerDevice
 
 
 class Dataset:
@@ -38,7 +39,6 @@ class DistributedIterator:
 
     def get_next(self, name="IteratorGetNext"):
         """One tensor per tower: that tower's share of the next batch (a PerDevice)."""
-        from .values import PerDevice
         data, per = self.dataset.data, self.dataset.batch_size // len(self.devices)
         out = {}
         with name_scope(name):

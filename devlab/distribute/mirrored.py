@@ -24,63 +24,10 @@ from ..api.array_ops import identity
 from ..api.control_flow_ops import group
 from ..api.variable_scope import variable_scope
 from ..api.variables import variable_creator_scope
+from .context import CrossTowerContext, TowerContext, context_stack, get_tower_context
 from .data import DistributedIterator
 from .values import (DistributedValues, Mirrored, MirroredVariable, PerDevice, TowerLocalVariable, WorkerDeviceIndex,
                      regroup, select_device)
-
-_state = threading.local()
-
-
-def _stack():
-    if not hasattr(_state, "contexts"):
-        _state.contexts = []
-    return _state.contexts
-
-
-def get_tower_context():
-    """The current TowerContext; None in the cross-tower context (inside ``scope()``)."""
-    ctx = _stack()[-1] if _stack() else None
-    if isinstance(ctx, TowerContext):
-        return ctx
-    if ctx is None:
-        return TowerContext(None, 0, None)  # the default tower, outside any strategy
-    return None
-
-
-def get_cross_tower_context():
-    ctx = _stack()[-1] if _stack() else None
-    return ctx.strategy if isinstance(ctx, _CrossTowerContext) else None
-
-
-def current_device():
-    ctx = _stack()[-1] if _stack() else None
-    return ctx.device if isinstance(ctx, TowerContext) else None
-
-
-class _CrossTowerContext:
-    def __init__(self, strategy):
-        self.strategy = strategy
-
-
-class TowerContext:
-    """What ``fn`` sees inside ``call_for_each_tower``: its tower id, device and ``merge_call``."""
-
-    def __init__(self, strategy, tower_id, device_name, thread=None):
-        self.strategy = strategy
-        self.tower_id = tower_id
-        self.device = device_name
-        self._thread = thread
-
-    @property
-    def num_towers(self):
-        return self.strategy.num_towers if self.strategy else 1
-
-    def merge_call(self, merge_fn, *args, **kwargs):
-        """Runs ``merge_fn(strategy, *args)`` once for all towers, args gathered as PerDevice."""
-        if self._thread is None:
-            return merge_fn(self.strategy, *args, **kwargs)
-        return self._thread.merge(merge_fn, args, kwargs)
-
 
 class TowerAborted(BaseException):
     """Raised inside a paused tower's ``merge_call`` when another tower failed, so that it ends.
@@ -109,7 +56,7 @@ class _TowerThread(threading.Thread):
                 raise TowerAborted(f"tower {self.tower_id} was not started: another tower failed")
             graph.enter_captured_scopes(self.captured[1])
             with graph.as_default():
-                _stack().append(TowerContext(self.strategy, self.tower_id, self.device_name, self))
+                context_stack().append(TowerContext(self.strategy, self.tower_id, self.device_name, self))
                 with device(self.device_name), name_scope(f"tower_{self.tower_id}" if self.tower_id else None), \
                         variable_scope(self.captured[2], reuse=self.tower_id > 0, auxiliary_name_scope=False):
                     self.result = self.fn(*select_device(self.device_name, self.args),
@@ -190,12 +137,12 @@ class MirroredStrategy:
     @contextlib.contextmanager
     def scope(self):
         """Cross-tower context: variables created inside are mirrored on every device."""
-        _stack().append(_CrossTowerContext(self))
+        context_stack().append(CrossTowerContext(self))
         try:
             with variable_creator_scope(self._create_variable):
                 yield self
         finally:
-            _stack().pop()
+            context_stack().pop()
 
     @contextlib.contextmanager
     def colocate_vars_with(self, colocate_with_variable):
@@ -285,11 +232,11 @@ class MirroredStrategy:
             merge_fn, _, kw = threads[0].merge_request
             gathered = [regroup({t.device_name: t.merge_request[1][i] for t in threads})
                         for i in range(len(threads[0].merge_request[1]))]
-            _stack().append(_CrossTowerContext(self))
+            context_stack().append(CrossTowerContext(self))
             try:
                 merged = merge_fn(self, *gathered, **kw)
             finally:
-                _stack().pop()
+                context_stack().pop()
             for t in threads:
                 t.merge_result = merged
                 t.step()

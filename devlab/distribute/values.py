@@ -3,6 +3,7 @@
 (a variable per device, reduced only when read)."""
 from ..framework.graph_keys import GraphKeys
 from ..api.control_flow_ops import group
+from .context import current_device
 
 
 class DistributedValues:
@@ -15,7 +16,6 @@ class DistributedValues:
 
     def get(self, device=None):
         """The component on ``device`` (default: the current tower's, else the first)."""
-        from .mirrored import current_device
         device = device or current_device()
         if device is None:
             return next(iter(self._index.values()))
