@@ -181,3 +181,27 @@ def test_the_cycle_check_finds_a_planted_cycle():
         assert "devlab.ops.table" in module_graph()["devlab.ops._probe"]
     finally:
         path.unlink()
+
+
+# -- other layers read an operation through its public views ---------------------------------------
+PRIVATE_FIELDS = {"_inputs", "_attrs", "_outputs", "_control_inputs"}
+
+
+def private_reads(tree):
+    """(line, field) of each ``x._inputs``-style read of another object's private field."""
+    found = [(node.lineno, node.col_offset, node.attr) for node in ast.walk(tree)
+             if isinstance(node, ast.Attribute) and node.attr in PRIVATE_FIELDS
+             and not (isinstance(node.value, ast.Name) and node.value.id == "self")]
+    return [(line, field) for line, _, field in sorted(found)]
+
+
+def test_operations_are_read_through_public_views_outside_framework():
+    found = [f"{module}:{line} reads .{field}" for path, module in modules()
+             if not module.startswith("devlab.framework")
+             for line, field in private_reads(ast.parse(path.read_text()))]
+    assert not found, "use op.inputs, op.outputs / op.values(), op.control_inputs, op.attrs:\n" + "\n".join(found)
+
+
+def test_the_view_check_finds_a_private_read():
+    tree = ast.parse("def f(op):\n    return op._inputs[0], op._attrs, self._attrs\n")
+    assert private_reads(tree) == [(2, "_inputs"), (2, "_attrs")]

@@ -119,7 +119,7 @@ def split_plan(plan, graph_seed=None, py_funcs=None):
                     control_sent.add(key)
                     part(src[0]).steps.append(((src[1], 1), ("send", src[1], key, src[2], task, (), dep.name, None)))
                 p.steps.append(((step.index, -1), ("recv", step.index, key, src[2], src[0], ())))
-            attrs = op._attrs
+            attrs = dict(op.attrs)
             if op.type == "Const":
                 if not plan.has_control_flow:  # with control flow the kernel may run again (after a DEAD)
                     attrs = {k: v for k, v in attrs.items() if k != "value"}  # its value is in ``initial``

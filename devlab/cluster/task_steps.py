@@ -16,10 +16,10 @@ from ..runtime.variable_store import VarRef
 class RemoteOp:
     """What a worker knows of an operation: enough for its kernel and for TF's error texts."""
 
-    __slots__ = ("name", "type", "_attrs", "traceback", "node_def")
+    __slots__ = ("name", "type", "attrs", "traceback", "node_def")
 
     def __init__(self, name, op_type, attrs, traceback):
-        self.name, self.type, self._attrs, self.traceback = name, op_type, attrs, traceback
+        self.name, self.type, self.attrs, self.traceback = name, op_type, attrs, traceback
         self.node_def = None
 
     def __repr__(self):

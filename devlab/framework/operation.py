@@ -1,4 +1,6 @@
 """``Operation`` (a node of the graph) and ``NodeDef`` (its serialisable description)."""
+from types import MappingProxyType
+
 from .device_spec import DeviceSpec
 from .tensor import Tensor
 
@@ -43,7 +45,7 @@ class Operation:
         self.name = name
         self.type = op_type
         self._inputs = tuple(inputs)
-        self._outputs = [Tensor(self, i, dt, shape) for i, (dt, shape) in enumerate(output_specs)]
+        self._outputs = tuple(Tensor(self, i, dt, shape) for i, (dt, shape) in enumerate(output_specs))
         self._attrs = dict(attrs)
         self._control_inputs = tuple(control_inputs) if control_inputs else ()  # most ops share the empty one
         self._device = ""
@@ -54,19 +56,24 @@ class Operation:
         self.control_flow_context = None  # the tf.cond branch or tf.while_loop it was built in
 
     # -- structure -------------------------------------------------------------------------
+    # Other layers read an op through these views, never its private fields (tests/test_layers.py).
     @property
     def inputs(self):
+        """The input tensors, a tuple (``_update_input`` rewires one)."""
         return self._inputs
 
     @property
     def outputs(self):
+        """The output tensors, a new list (as TF's)."""
         return list(self._outputs)
 
     def values(self):
-        return tuple(self._outputs)
+        """The output tensors, a tuple (no copy)."""
+        return self._outputs
 
     @property
     def control_inputs(self):
+        """The ops this op runs after, a new list (as TF's)."""
         return list(self._control_inputs)
 
     def _add_control_input(self, op):
@@ -108,8 +115,8 @@ class Operation:
 
     @property
     def attrs(self):
-        """A copy of the op's attributes (``_class`` holds its colocation groups)."""
-        return dict(self._attrs)
+        """The op's attributes, a read-only mapping (``_class`` holds its colocation groups)."""
+        return MappingProxyType(self._attrs)
 
     def colocation_groups(self):
         """The ``loc:@name`` groups this op must share a device with (bytes, as TF returns)."""

@@ -1,8 +1,11 @@
 """TensorFlow's graph files: open them, place them on any devices, model their runs, compare
 devlab's placement with the one TensorFlow recorded, and write graphs and event files back.
 
-Needs the ``graphs`` extra (TensorBoard's copy of TensorFlow's protocol buffers):
-``pip install 'devlab[graphs]'``. Layer: beside ``train`` (it reads what Savers write).
+One plan (``plan.py``) and one builder (``build.py``) for every imported graph, with a parser per
+format: TensorFlow's GraphDef and MetaGraphDef (``decode.py``, ``meta_graph_def.py``; the ``graphs``
+extra, TensorBoard's copy of TensorFlow's protocol buffers: ``pip install 'devlab[graphs]'``) and
+devlab's JSON meta graph (``json_decode.py``; ``json_encode.py`` writes it). Layer: beside
+``train``, which imports it for ``tf.train.import_meta_graph`` and the Saver.
 """
 from .files import GRAPH_EXTENSIONS, GraphFileError, read_graph_file
 from . import compare  # noqa: F401

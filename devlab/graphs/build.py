@@ -23,15 +23,16 @@ from ..ops.attr_kinds import devlab_attrs
 from .files import GraphFileError
 
 
-def check_target(graph, plan, prefix, input_map):
-    """Whether ``graph`` can take the plan under ``prefix``: nothing may fail after this."""
+def check_target(graph, plan, prefix, input_map, scope_argument="name"):
+    """Whether ``graph`` can take the plan under ``prefix``: nothing may fail after this.
+    ``scope_argument`` is the caller's argument that gives a scope, for the error's hint."""
     if graph.finalized:
         raise RuntimeError("Graph is finalized and cannot be modified.")
     existing = {op.name for op in graph.get_operations()}
     clash = [prefix + n.name for n in plan.nodes if prefix + n.name in existing]
     if clash:
         raise ValueError(f"cannot import: the graph already has ops named {clash[:3]} (import into a new "
-                         "tf.Graph(), or pass name= a scope)")
+                         f"tf.Graph(), or pass {scope_argument}= a scope)")
     mapped = _check_input_map(plan, input_map or {}, graph)
     return mapped
 
@@ -143,7 +144,7 @@ def _source(mapped, built, name, index):
     value = mapped.get((name, index))
     if value is not None:
         return value
-    return built[name] if index < 0 else built[name]._outputs[index]
+    return built[name] if index < 0 else built[name].outputs[index]
 
 
 def _groups(attrs, name):
@@ -156,7 +157,7 @@ def _colocated_devices(graph, plan, prefix, built):
     (in ``_class`` order) that has one, as a canonical device string."""
     for n in plan.nodes:
         op = built[n.name]
-        for other in _groups(op._attrs, op.name):
+        for other in _groups(op.attrs, op.name):
             try:
                 target = graph.get_operation_by_name(other)
             except KeyError:

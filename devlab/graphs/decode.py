@@ -33,6 +33,7 @@ from ..framework.tensor_shape import TensorShape
 from ..ops import tf_ops, tf_shapes
 from ..ops import attr_kinds
 from ..ops.attr_kinds import check_attr, devlab_attrs
+from ..ops.node_check import check_signature, output_specs
 from ..ops.table import OPS
 from .files import GraphFileError
 from .plan import GraphPlan, NodeSpec
@@ -360,20 +361,13 @@ def _devlab_form(n, in_specs):
     opdef = OPS.get(n.op_type)
     if opdef is None:
         return None
-    low, high = opdef.arity
-    if not low <= len(in_specs) <= high or any(a not in n.attrs for a in opdef.required_attrs):
-        return None
     attrs = devlab_attrs(n.attrs)
     try:
+        check_signature(n.name, n.op_type, opdef, attrs, in_specs)
         for k, v in attrs.items():
             check_attr(k, v, "")
-        specs = opdef.shape(in_specs, dict(attrs))
-    except Exception:  # noqa: BLE001 - devlab's rule does not take this node: it is in TF's form
-        return None
-    for i in opdef.ref_inputs:
-        if i < len(in_specs) and not in_specs[i].dtype.is_ref:
-            return None
-    if opdef.args and len({s.dtype.base_dtype for s in in_specs}) > 1:
+        specs = output_specs(n.name, n.op_type, opdef, attrs, in_specs)
+    except ValueError:  # devlab's op table does not take this node: it is in TF's form
         return None
     return [(dtypes.as_dtype(dt), None if dims is None else tuple(dims)) for dt, dims in specs]
 

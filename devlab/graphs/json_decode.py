@@ -17,6 +17,7 @@ from ..framework.graph import VALID_OP_NAME
 from ..framework.graph_keys import GraphKeys
 from ..framework.tensor_shape import TensorShape
 from ..ops.attr_kinds import check_attr, dims
+from ..ops.node_check import check_signature, output_specs
 from ..ops.table import lookup
 from .json_encode import FORMAT, VERSION
 from .plan import SAVER_NAMES, GraphPlan, NodeSpec, VariableSpec
@@ -63,16 +64,16 @@ def validate_meta_graph(meta):
     # A loop's NextIteration comes after the Merge that reads it: the one forward reference allowed.
     next_iterations = {n["name"]: n for n in nodes if isinstance(n, dict) and isinstance(n.get("name"), str)
                        and n.get("op") in ("NextIteration", "RefNextIteration")}
-    plans = []
+    specs = []
     for i, n in enumerate(nodes):
-        plan = _validate_node(i, n, outputs_of, next_iterations)
-        plans.append(plan)
-        outputs_of[n["name"]] = plan.outputs
-    for plan in plans:  # colocation groups may name any node of the file, before or after
-        groups = plan.attrs.get("_class", ())
+        spec = _validate_node(i, n, outputs_of, next_iterations)
+        specs.append(spec)
+        outputs_of[n["name"]] = spec.outputs
+    for spec in specs:  # colocation groups may name any node of the file, before or after
+        groups = spec.attrs.get("_class", ())
         for group in groups:
             if group[5:].decode() not in outputs_of:
-                raise ValueError(f"node {plan.name!r}: attr '_class' names {group!r}, which is not a node of the file")
+                raise ValueError(f"node {spec.name!r}: attr '_class' names {group!r}, which is not a node of the file")
     types = {n["name"]: n["op"] for n in nodes}
     variables = _validate_variables(meta.get("variables", []), outputs_of, types)
     # The variables' own collections are implied by the records (export does not list them).
@@ -86,7 +87,7 @@ def validate_meta_graph(meta):
                                               {v.variable for v in variables}).items():
         collections.setdefault(key, []).extend(entries)
     saver_def = _validate_saver_def(meta.get("saver_def"), outputs_of)
-    return GraphPlan(plans, {p.name: p for p in plans}, variables=variables, collections=collections,
+    return GraphPlan(specs, {spec.name: spec for spec in specs}, variables=variables, collections=collections,
                      saver_def=saver_def)
 
 
@@ -247,36 +248,15 @@ class _InputSpec:
 def _check_against_op_table(name, op_type, opdef, attrs, in_specs, outputs):
     """The node's inputs, attrs and outputs must be what the op table makes of them."""
     where = f"node {name!r}"
-    missing = [a for a in opdef.required_attrs if a not in attrs]
-    if missing:
-        raise ValueError(f"{where}: a {op_type} op needs the attrs {missing}")
-    low, high = opdef.arity
-    if not low <= len(in_specs) <= high:
-        want = low if low == high else f"at least {low}"
-        raise ValueError(f"{where}: a {op_type} op takes {want} inputs, the file gives {len(in_specs)}")
-    for i in opdef.ref_inputs:
-        if i < len(in_specs) and not in_specs[i][0][0].is_ref:
-            dt = in_specs[i][0][0]
-            raise ValueError(f"{where}: Input {i} of node {name} was passed {dt.tf_type_name} from "
-                             f"{in_specs[i][1]} incompatible with expected {dt.tf_type_name}_ref.")
-    if opdef.args and len(in_specs) > 1:
-        first = in_specs[0][0][0].base_dtype
-        for i, ((dt, _), src) in enumerate(in_specs[1:], start=1):
-            if dt.base_dtype != first:
-                raise ValueError(f"{where}: Input {i} was passed {dt.base_dtype.tf_type_name} from {src} "
-                                 f"incompatible with expected {first.tf_type_name}.")
+    inputs = [_InputSpec(dt, dims, src) for (dt, dims), src in in_specs]
+    check_signature(name, op_type, opdef, attrs, inputs)
     if op_type == "Const":
         value, dtype = attrs.get("value"), attrs.get("dtype")
         if not isinstance(value, np.ndarray) or not isinstance(dtype, dtypes.DType):
             raise ValueError(f"{where}: a Const needs attrs 'value' (an array) and 'dtype'")
         if np.dtype(dtype.as_numpy_dtype) != value.dtype:
             raise ValueError(f"{where}: Const value is {value.dtype} but its dtype attr is {dtype.name}")
-    inputs = [_InputSpec(dt, dims, src) for (dt, dims), src in in_specs]
-    try:
-        expected = opdef.shape(inputs, dict(attrs))
-    except Exception as e:  # noqa: BLE001 - any failure of the rule means the node is malformed
-        raise ValueError(f"{where}: its inputs and attrs do not make a valid {op_type} op "
-                         f"({type(e).__name__}: {e})") from None
+    expected = output_specs(name, op_type, opdef, attrs, inputs)
     if len(expected) != len(outputs):
         raise ValueError(f"{where}: a {op_type} op has {len(expected)} outputs, the file lists {len(outputs)}")
     for j, ((dt, got), (want_dt, want_dims)) in enumerate(zip(outputs, expected)):

@@ -1,8 +1,8 @@
-"""Opening TensorFlow's graph files: ``devlab.load_graph``, ``tf.import_graph_def`` and the
-TensorFlow side of ``tf.train.import_meta_graph``.
+"""Opening graph files: ``devlab.load_graph``, ``tf.import_graph_def``, and the building of a
+meta graph's plan for ``tf.train.import_meta_graph`` (TensorFlow's format or devlab's JSON).
 
-Each reads the whole file, checks every node (``decode.py``) and only then creates ops
-(``build.py``), so a bad file raises and leaves the target graph as it was.
+Each reads the whole file, checks every node (a parser makes the ``GraphPlan``) and only then
+creates ops (``build.py``), so a bad file raises and leaves the target graph as it was.
 """
 import os
 
@@ -12,7 +12,7 @@ from ..ops.table import OPS, has_kernel, lookup
 from . import build as build_mod
 from .decode import plan_graph_def
 from .meta_graph_def import plan_meta_graph_def
-from .files import GraphFileError, read_graph_file
+from .files import read_graph_file
 from ..framework.tf_protos import pb
 
 
@@ -114,7 +114,7 @@ def import_meta_plan(plan, graph, prefix="", clear_devices=False, devices="impor
     """Builds a meta graph's plan (either parser's: its graph, variables and collections) into
     ``graph`` under ``prefix``; returns {variable op name: Variable}. The graph is checked first
     and changes only if every op can be made."""
-    mapped = build_mod.check_target(graph, plan, prefix, None)
+    mapped = build_mod.check_target(graph, plan, prefix, None, scope_argument="import_scope")
     built = build_mod.build(graph, plan, prefix, mapped, devices=devices, clear_devices=clear_devices)
     return build_mod.build_variables(graph, plan, built)
 

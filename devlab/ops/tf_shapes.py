@@ -24,7 +24,7 @@ def constant_value(t):
         return value
     op = getattr(t, "op", None)
     if op is not None and op.type == "Const":
-        return op._attrs.get("value")
+        return op.attrs.get("value")
     return None
 
 

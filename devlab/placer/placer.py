@@ -82,9 +82,9 @@ def place(ops, devices, allow_soft_placement=False, local_task=None):
     groups = _build_groups(ops, present, allow_soft_placement)
     consumers = {}
     for op in ops:
-        for t in op._inputs:
+        for t in op.inputs:
             consumers.setdefault(t.op.name, []).append(op)
-        for c in op._control_inputs:
+        for c in op.control_inputs:
             consumers.setdefault(c.name, []).append(op)
     generators = [op for op in ops if _is_generator(op)]
     first_pass = [op for op in ops if not _is_generator(op)]
@@ -116,7 +116,7 @@ def _is_generator(op):
 def _kernel_types(op, present):
     """The device types present with a kernel for ``op`` and its dtypes, in priority order: TF's
     kernel registry decides for the ops TF knows, the op table for devlab's own."""
-    types = kernel_registry.supported_types(op.type, op._attrs, present)
+    types = kernel_registry.supported_types(op.type, op.attrs, present)
     if types is not None:
         return types
     opdef = lookup(op.type)
@@ -139,10 +139,10 @@ def colocation_partners(op, by_name):
         if other != op.name and other in by_name:
             out.append((by_name[other], f"colocated with '{other}' (its _class attr says loc:@{other})"))
     for i in lookup(op.type).ref_inputs:
-        if i < len(op._inputs) and op._inputs[i].dtype.is_ref:
-            src = op._inputs[i].op
+        if i < len(op.inputs) and op.inputs[i].dtype.is_ref:
+            src = op.inputs[i].op
             out.append((src, f"takes variable '{src.name}' by reference, so it runs where the variable lives"))
-    for t in op._inputs:
+    for t in op.inputs:
         if _is_resource(t):
             out.append((t.op, f"takes a handle made by '{t.op.name}' (a resource edge), so it runs where that "
                               f"resource lives"))
@@ -170,7 +170,7 @@ def _build_groups(ops, present, soft):
     group_of = {}
     types_of = {}
     for op in ops:
-        key = (op.type, kernel_registry.type_attrs(op._attrs))
+        key = (op.type, kernel_registry.type_attrs(op.attrs))
         types = types_of.get(key)
         if types is None:
             types = types_of[key] = _kernel_types(op, present)
@@ -182,7 +182,7 @@ def _build_groups(ops, present, soft):
                 f"Registered kernels:\n  {registered}" + errors.defined_at(op))
         group_of[op.name] = _Group(op, _parse_request(op), types)
     for op in ops:
-        if "_class" not in op._attrs and not lookup(op.type).ref_inputs and not any(map(_is_resource, op._inputs)):
+        if "_class" not in op.attrs and not lookup(op.type).ref_inputs and not any(map(_is_resource, op.inputs)):
             continue  # nothing to join: the common case, kept cheap
         for other, _ in colocation_partners(op, by_name):
             _join(uf, group_of, op, other, soft, present)
@@ -336,7 +336,7 @@ def _heuristic(op, candidates, consumers, assigned):
             return placed[0]
         return None
     if op.type in METADATA_OPS or _is_passthrough_identity(op, consumers):
-        src = assigned.get(op._inputs[0].op.name) if op._inputs else None
+        src = assigned.get(op.inputs[0].op.name) if op.inputs else None
         if src is not None and src in candidates:
             return src
     return None

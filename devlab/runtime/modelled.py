@@ -306,7 +306,7 @@ class _Walker:
         """The op's outputs: its rule's shapes on the actual input shapes, else its static ones."""
         inputs = [_In(t.dtype, v) for t, v in zip(op.inputs, ins)]
         if op.type == "Const":
-            value = op._attrs.get("value")
+            value = op.attrs.get("value")
             return [Shaped(op.outputs[0].dtype, np.shape(value), value)]
         folded = _fold(op, ins)
         if folded is not None:
@@ -314,9 +314,9 @@ class _Walker:
         dims = None
         try:
             if has_kernel(op):
-                dims = [d for _, d in lookup(op.type).shape(inputs, dict(op._attrs))]
+                dims = [d for _, d in lookup(op.type).shape(inputs, dict(op.attrs))]
             else:
-                dims = tf_shapes.infer(op.type, inputs, {**tf_ops.attr_defaults(op.type), **op._attrs})
+                dims = tf_shapes.infer(op.type, inputs, {**tf_ops.attr_defaults(op.type), **op.attrs})
         except Exception:  # noqa: BLE001 - a rule that does not take these shapes: the static shapes
             dims = None
         out = []

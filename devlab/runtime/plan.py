@@ -85,10 +85,10 @@ def written_variables(steps):
         if not (opdef.stateful and opdef.ref_inputs):
             continue
         for i in opdef.ref_inputs:
-            if i < len(step.op._inputs) and step.op._inputs[i].dtype.is_ref:
-                t = step.op._inputs[i]
-                while t.op.type in REF_FORWARDERS and t.op._inputs:
-                    t = t.op._inputs[0]
+            if i < len(step.op.inputs) and step.op.inputs[i].dtype.is_ref:
+                t = step.op.inputs[i]
+                while t.op.type in REF_FORWARDERS and t.op.inputs:
+                    t = t.op.inputs[0]
                 names.add(t.op.name)
     return tuple(sorted(names))
 
@@ -212,7 +212,7 @@ class _StepBuilder:
         return steps
 
     def _op(self, op, steps, transfers_to):
-        outputs = op._outputs
+        outputs = op.values()
         if self.fed and any(t in self.fed for t in outputs):
             return  # a fed op is not run; its outputs come from the feed
         if op in self.replicas:
@@ -220,7 +220,7 @@ class _StepBuilder:
             return
         device = self.device_of[op.name]
         in_slots = []
-        for t in op._inputs:
+        for t in op.inputs:
             s = self.slot_of.get((t, device.name))
             if s is None:
                 src = self.replicas[t.op][device.name] if t.op in self.replicas else self.device_of[t.op.name]
@@ -237,12 +237,12 @@ class _StepBuilder:
             in_slots.append(s)
         opdef = opdef_of(op)
         deref = ()  # inputs read as values: variable references, and reads of one made "live"
-        for i, t in enumerate(op._inputs):
+        for i, t in enumerate(op.inputs):
             if (t.dtype.is_ref and i not in opdef.ref_inputs) or in_slots[i] in self.live:
                 deref += (i,)
         out_slots = tuple(self.slot(t, device) for t in outputs)
         ctx = KernelContext(op, device, self.rngs)
-        if op.type == "Identity" and deref == (0,) and op._inputs[0].dtype.is_ref:
+        if op.type == "Identity" and deref == (0,) and op.inputs[0].dtype.is_ref:
             # TF's ``v/read`` hands on the variable's own buffer, so an op that runs after an
             # in-place update in the same run sees the new value. devlab keeps the reference and
             # reads it when each consumer runs, which sees the same values.
@@ -263,7 +263,7 @@ class _StepBuilder:
     def _replicate(self, op, steps):
         """A constant TF copies to each device that reads it: one step per copy, each preloaded."""
         for device in sorted(set(self.replicas[op].values()), key=lambda d: d.sort_key()):
-            out = self.slot(op._outputs[0], device)
+            out = self.slot(op.outputs[0], device)
             ctx = KernelContext(op, device, self.rngs)
             step = OpStep(op, device, ctx, (), (), (out,), lookup(op.type))
             step.label = f"{op.name}/replicate/_{len(self.initial)}"
@@ -289,7 +289,7 @@ class _StepBuilder:
             if not isinstance(step, OpStep):
                 continue
             tokens = []
-            for c in step.op._control_inputs:
+            for c in step.op.control_inputs:
                 source = self.op_steps.get(c)
                 if source is None:
                     continue
@@ -336,10 +336,10 @@ def _replicated_constants(needed, placement, fed):
     placed = placement.assigned
     readers, control_out = {}, set()
     for op in needed:
-        for t in op._inputs:
+        for t in op.inputs:
             if t.op.type == "Const" and t not in fed:
                 readers.setdefault(t.op, []).append(op)
-        control_out.update(op._control_inputs)
+        control_out.update(op.control_inputs)
     cpu0 = {(d.job, d.replica, d.task): d for d in placement.devices if d.device_type == "CPU" and d.index == 0}
     out = {}
     for const, users in readers.items():
@@ -366,7 +366,7 @@ def _control_flow_devices(items, placed, needed, fed, replicas=None):
     replicas = replicas or {}
     consumers = {}
     for op in sorted(needed, key=lambda op: op.id):
-        for t in op._inputs:
+        for t in op.inputs:
             consumers.setdefault(t.op, []).append(op)
 
     def walk(items):
@@ -378,7 +378,7 @@ def _control_flow_devices(items, placed, needed, fed, replicas=None):
 
     for op in walk(items):
         if op.type in ("Switch", "RefSwitch", "Exit"):
-            data = op._inputs[0].op
+            data = op.inputs[0].op
             copies = replicas.get(data)
             device_of[op.name] = copies[placed[op.name].name] if copies else device_of[data.name]
         elif (op.type == "Enter" or op.type == "NextIteration") and consumers.get(op):
@@ -398,9 +398,9 @@ def partition_devices(ops, placed):
 def _deps(op, fed, needed):
     """The ops ``op`` waits for: data and control inputs, leaving out a loop's back edge (the
     NextIteration a Merge reads) and fed tensors."""
-    deps = [t.op for t in op._inputs
+    deps = [t.op for t in op.inputs
             if t not in fed and t.op in needed and not (op.type == "Merge" and t.op.type == "NextIteration")]
-    return deps + [c for c in op._control_inputs if c in needed]
+    return deps + [c for c in op.control_inputs if c in needed]
 
 
 def frame_order(needed, fed):
@@ -410,7 +410,7 @@ def frame_order(needed, fed):
     root = _Frame(None, None)
     frames, frame_of, out_frame = {}, {}, {}
     for op in ops:
-        data = [t.op for t in op._inputs if t not in fed and t.op in needed
+        data = [t.op for t in op.inputs if t not in fed and t.op in needed
                 and not (op.type == "Merge" and t.op.type == "NextIteration")]
         if op.type in ENTERS:
             parent = out_frame[data[0]] if data else root
@@ -420,7 +420,7 @@ def frame_order(needed, fed):
                 frame = frames[key] = _Frame(key[1], parent)
                 parent.children.append(frame)
         else:
-            sources = data or [c for c in op._control_inputs if c in needed]
+            sources = data or [c for c in op.control_inputs if c in needed]
             frame = max((out_frame[d] for d in sources), key=lambda f: f.depth, default=root)
         frame_of[op] = frame
         frame.ops.append(op)

@@ -162,12 +162,12 @@ def _terms(step, producer, only_reader):
         return None
     if step.op.type == "AddN":
         return (list(step.inputs), [], False) if len(step.inputs) > 1 else None
-    if step.op._attrs.get("keep_dims") or not _is_zero(step.op.inputs[1]):
+    if step.op.attrs.get("keep_dims") or not _is_zero(step.op.inputs[1]):
         return None
     stack = producer.get(step.inputs[0])
     if only_reader(step.inputs[0]) is None or not isinstance(stack, OpStep) or stack.deref:
         return None
-    if stack.op.type == "Pack" and not stack.op._attrs.get("axis") and len(stack.inputs) > 1:
+    if stack.op.type == "Pack" and not stack.op.attrs.get("axis") and len(stack.inputs) > 1:
         return list(stack.inputs), [stack], step.op.type == "Mean"
     if stack.op.type != "ConcatV2" or len(stack.inputs) < 3 or not _is_zero(stack.op.inputs[-1]):
         return None
@@ -226,7 +226,7 @@ def _nbytes(tensor):
 
 
 def _flag(step, name):
-    return bool(step.op._attrs.get(name))
+    return bool(step.op.attrs.get(name))
 
 
 # -- what the program calls --------------------------------------------------------------------

@@ -23,7 +23,7 @@ class KernelContext:
 
     def __init__(self, op, device, rngs):
         self.xp = device.xp
-        self.attrs = op._attrs  # read-only for kernels
+        self.attrs = op.attrs  # read-only for kernels
         self.op_name = op.name
         self.device = device
         self.out = None
