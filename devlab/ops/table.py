@@ -83,7 +83,7 @@ OPS = _table(
     _elementwise("Mul", S.broadcast, "multiply", _infix("*"), args=("x", "y")),
     OpDef("RealDiv", S.broadcast, K.real_div, args=("x", "y"), writes_out=True,
           float_ufunc="divide", expression=_infix("/")),  # fused for floating-point inputs only
-    _elementwise("Maximum", S.broadcast, "maximum", args=("x", "y")),
+    _elementwise("Maximum", S.broadcast, "maximum", args=("x", "y")),  # NaN rules differ from numexpr: not fused
     _elementwise("Minimum", S.broadcast, "minimum", args=("x", "y")),
     _elementwise("Pow", S.broadcast, "power", args=("x", "y")),
     _elementwise("Neg", S.same_as_first, "negative", lambda a: f"(-{a})"),
@@ -118,7 +118,7 @@ OPS = _table(
     _elementwise("LogicalOr", S.broadcast_bool, "logical_or", args=("x", "y")),
     _elementwise("LogicalNot", S.same_as_first, "logical_not"),
     _elementwise("FloorDiv", S.broadcast, "floor_divide", args=("x", "y")),
-    _elementwise("FloorMod", S.broadcast, "remainder", args=("x", "y")),
+    _elementwise("FloorMod", S.broadcast, "remainder", args=("x", "y")),  # the sign of the divisor, as Python's %
     OpDef("SquaredDifference", S.broadcast, K.squared_difference, args=("x", "y"), writes_out=True),
     OpDef("DivNoNan", S.broadcast, K.div_no_nan, args=("x", "y")),
     OpDef("ReciprocalGrad", S.same_as_first, K.reciprocal_grad),
