@@ -360,6 +360,17 @@ def test_meta_graph_round_trip_keeps_devices_and_clear_devices_replaces(tmp_path
             assert s.placement.device_of("y").name.endswith("CPU:0")
 
 
+def test_imported_meta_graph_keeps_which_variables_train():
+    tf.Variable(1.0, name="a", trainable=False)
+    tf.Variable(2.0, name="b")
+    meta = tf.train.export_meta_graph()
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta, import_scope="s")
+        # TF 2.21 (tf.compat.v1) answers the same for its own MetaGraphDef
+        assert [(v.name, v.trainable) for v in tf.global_variables()] == [("s/a:0", False), ("s/b:0", True)]
+        assert [v.name for v in tf.trainable_variables()] == ["s/b:0"]
+
+
 def test_corrupt_meta_graph_is_rejected_and_graph_untouched(tmp_path):
     tf.constant(1.0, name="a")
     meta = tf.train.export_meta_graph()
