@@ -3,10 +3,10 @@ one builder of every importer, and the only step that touches the graph.
 
 Two ways to set the requested devices, as TensorFlow has two:
 
-* ``devices="file"`` (``devlab.load_graph``, devlab's JSON meta graphs): each op keeps its NodeDef's device exactly as the
-  file stores it (``/cpu:1`` stays ``/cpu:1``), as a TensorFlow session reading the GraphDef
-  sees it.
-* ``devices="import"`` (``tf.import_graph_def``, ``tf.train.import_meta_graph``): TensorFlow's
+* ``devices="file"`` (``devlab.load_graph``, devlab's JSON meta graphs): each op keeps its
+  NodeDef's device exactly as the file stores it (``/cpu:1`` stays ``/cpu:1``), as a TensorFlow
+  session reading the GraphDef sees it.
+* ``devices="import"`` (``tf.import_graph_def``, ``tf.train.import_meta_graph`` of TF's files): TensorFlow's
   Python importer (``importer.py _ProcessNewOps``). An op with no colocation group is given its
   NodeDef device as the innermost ``tf.device`` scope, under the scopes active around the import
   (so ``/cpu:1`` becomes ``/device:CPU:1``, and ``with tf.device("/job:worker")`` fills the
