@@ -149,11 +149,11 @@ def test_fetched_results_of_planned_buffers_survive_the_next_run():
     ones = np.ones((600, 600), np.float32)
     got = [sess.run([y, z], {x: ones * k}) for k in (1.0, 2.0, 3.0, 4.0)]
     assert [g[0][0, 0] for g in got] == [600.0, 2400.0, 5400.0, 9600.0]
-    assert sess.last_plan.program and not sess.last_plan.program.buffers  # y is fetched: no buffer
+    assert sess.compiled_program(sess.last_plan) and not sess.compiled_program(sess.last_plan).buffers  # y is fetched: no buffer
     w = tf.matmul(tf.matmul(x, x), x)  # both products stay inside the run: planned buffers
     u = tf.reduce_sum(w)
     first = run_three_times(sess, u, {x: ones})
-    assert len(sess.last_plan.program.buffers) == 2 and first[0] == first[1] == first[2]
+    assert len(sess.compiled_program(sess.last_plan).buffers) == 2 and first[0] == first[1] == first[2]
 
 
 def test_a_failing_op_in_a_compiled_program_is_reported_as_the_interpreter_reports_it():
@@ -167,7 +167,7 @@ def test_a_failing_op_in_a_compiled_program_is_reported_as_the_interpreter_repor
     with pytest.raises(tf.errors.InvalidArgumentError) as interpreted:
         sess.run(z, bad)
     sess.run(z, ok)
-    assert sess.last_plan.program
+    assert sess.compiled_program(sess.last_plan)
     with pytest.raises(tf.errors.InvalidArgumentError) as compiled:
         sess.run(z, bad)
     assert compiled.value.op is interpreted.value.op is (x + y).graph.get_operation_by_name("add")
@@ -181,7 +181,7 @@ def test_program_source_reads_as_the_steps_it_runs():
         c = tf.matmul(tf.reshape(b, [2, 2]), tf.reshape(b, [2, 2]), name="c")
     sess = tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}))
     run_three_times(sess, c, {a: np.arange(4.0)})
-    source = sess.last_plan.program.source
+    source = sess.compiled_program(sess.last_plan).source
     assert "# c (MatMul) on CPU:1" in source and "np_sin(" in source
     assert "transfer" not in source  # CPU:0 -> CPU:1 is an alias: no copy at run time
     assert len(sess.last_plan.transfers) == 1  # ... yet the plan, the log and the trace keep it
@@ -216,7 +216,7 @@ def test_compiled_programs_compute_what_the_interpreter_computes(numexpr, ops, s
         feed = {x: rng.standard_normal(size).astype(np.float32), y: rng.standard_normal(size).astype(np.float32)}
         sess = tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}))
         interpreted, compiled, again = run_three_times(sess, fetches, feed)
-        assert sess.last_plan.program
+        assert sess.compiled_program(sess.last_plan)
         for a, b, c in zip(interpreted, compiled, again):
             np.testing.assert_allclose(b, a, rtol=2e-6, atol=1e-6)
             np.testing.assert_array_equal(b, c)
@@ -236,6 +236,6 @@ def test_a_fused_chain_reads_its_inputs_where_it_runs_so_no_buffer_reuse_overwri
     feed = {x: np.ones((512, 512), np.float32), y: np.full((512, 512), 5.0, np.float32)}
     with tf.Session() as s:
         got = [s.run(outs, feed) for _ in range(3)]  # the third run is the compiled program's
-        assert s.last_plan.program and "m2" in s.last_plan.program.source
+        assert s.compiled_program(s.last_plan) and "m2" in s.compiled_program(s.last_plan).source
     for values in got:
         np.testing.assert_allclose(values, [9.0 * 512 * 512, 10.0 * 512 * 512])
