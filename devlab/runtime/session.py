@@ -79,14 +79,16 @@ class Session:
         self.last_run_metadata = None
         self._closed = False
         self.device_mapping = device_mapping(self.devices)
-        if self._log_on:
+        if self._prints_log:
             print(self.device_mapping, file=sys.stdout)
         events.emit(events.SessionCreated(self))
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
-    def _log_on(self):
-        return bool(self.config.log_device_placement or devlab_config.get("force_log"))
+    def _prints_log(self):
+        """Whether this session prints its device mapping and placement log to ``sys.stdout``."""
+        return bool(self.config.log_device_placement or devlab_config.get("force_log")) and \
+            devlab_config.get("log_to_stdout")
 
     def close(self):
         if self.backend is not None and not self._closed:
@@ -135,7 +137,7 @@ class Session:
         self.placement, self._placed_version = placement, state
         self._plans.clear()
         self.placement_log.extend(new_records)
-        if self._log_on and new_records:
+        if self._prints_log and new_records:
             print("\n".join(map(str, new_records)), file=sys.stdout)
         events.emit(events.OpsPlaced(self, tuple(new_records)))
         return placement
