@@ -113,6 +113,52 @@ def test_stepper_replays_random_ops_the_same_way():
     assert np.array_equal(stepper.history[-1].outputs[0][1], first)
 
 
+def training_step(seed=0):
+    """A linear model trained on a fed batch: (placeholders x and y, weights, the minimize op, loss)."""
+    rng = np.random.default_rng(seed)
+    with tf.device("/cpu:0"):
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.placeholder(tf.float32, [None, 1], name="y")
+    with tf.device("/gpu:0"):
+        w = tf.Variable(rng.standard_normal((3, 1)).astype(np.float32), name="w")
+        b = tf.Variable(np.zeros(1, np.float32), name="b")
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    batches = [(rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal((4, 1)).astype(np.float32))
+               for _ in range(3)]
+    return x, y, (w, b), train, loss, batches
+
+
+def test_a_training_loop_stepped_to_the_end_trains_as_session_run_does():
+    """Every training loop feeds its batches: a stepper over such a step, run to the end and
+    finished, leaves the variables exactly where ``sess.run`` with the same feeds leaves them."""
+    values = {}
+    for how in ("run", "stepper"):
+        with tf.Graph().as_default():
+            x, y, weights, train, loss, batches = training_step()
+            sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}))
+            sess.run(tf.global_variables_initializer())
+            for bx, by in batches:
+                feed = {x: bx, y: by}
+                if how == "run":
+                    got = sess.run([train, loss], feed)
+                    continue
+                stepper = sess.stepper([train, loss], feed)
+                assert [name for name, _, _ in stepper.feeds] == ["x:0", "y:0"]
+                np.testing.assert_array_equal(stepper.feeds[0][2], bx)
+                stepper.run_to(3)
+                stepper.back()  # a replay feeds the same batch again
+                stepper.run_to_end()
+                fed = [v for v in stepper.history if v.fed]
+                assert fed and {n for v in fed for n in v.fed} == {"x:0", "y:0"}
+                copy = next(v for v in stepper.history if v.kind == "transfer" and v.fed == ("x:0",))
+                np.testing.assert_array_equal(copy.inputs[0][1], bx)  # the batch entering the GPU
+                got = stepper.finish()
+            values[how] = [sess.run(v) for v in weights] + [got[1]]
+    for a, b in zip(values["run"], values["stepper"]):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_training_in_place_never_touches_a_constant_initial_value():
     init = tf.constant([1.0, 2.0], name="init")
     v = tf.Variable(init, name="v")
