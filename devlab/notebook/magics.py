@@ -2,7 +2,7 @@
 
 ``%%placement`` runs the cell's TF1 code with ``tf`` bound to devlab and a fresh default graph,
 then shows in that cell, in this order: the device mapping and placement log once, as TF's lines,
-printed by each session as it places (a long log only its first lines), the cell's own output, a
+printed from each session's events as it places (a long log only its first lines), the cell's own output, a
 one-line summary per session (ops, devices, copies, bytes) over the placement table (folded), the
 placed graph of everything the cell ran (a widget: pan, zoom, click a folded scope to open it),
 and, on request, the stepper, the timeline or an explanation. Inside
