@@ -113,6 +113,22 @@ def test_stepper_replays_random_ops_the_same_way():
     assert np.array_equal(stepper.history[-1].outputs[0][1], first)
 
 
+def test_runs_leave_the_cached_plan_as_compiled():
+    """A plan is shared by every run of (fetches, feeds): runs never write into it. What they make
+    of it (the compiled program of the steady runs) is kept beside it, by the session."""
+    x = tf.placeholder(tf.float32, [4], name="x")
+    y = tf.tanh(x * 2.0 + 1.0)
+    sess = tf.Session()
+    feed = {x: np.arange(4, dtype=np.float32)}
+    plan, _ = sess.prepare(y, feed)
+    before = {name: id(value) for name, value in vars(plan).items()}
+    runs = run_three_times(sess, y, feed)
+    assert sess.last_plan is plan and {name: id(value) for name, value in vars(plan).items()} == before
+    program = sess.compiled_program(plan)
+    assert program is not None and "tanh" in program.source.lower()
+    np.testing.assert_array_equal(runs[2], np.tanh(np.arange(4, dtype=np.float32) * 2 + 1))
+
+
 def training_step(seed=0):
     """A linear model trained on a fed batch: (placeholders x and y, weights, the minimize op, loss)."""
     rng = np.random.default_rng(seed)
