@@ -168,6 +168,10 @@ def test_placement_step_opens_the_stepper_on_a_training_loop_that_feeds(ip, caps
     widget = shown[-1]
     assert isinstance(widget, StepperWidget)
     assert "fed:" in widget.info.value and "x:0" in widget.info.value and "[[3., 3.]" in widget.info.value
+    widget.go(1)
+    while not widget.current.fed:  # the first step that reads the batch labels it
+        widget.go(widget.stepper.position + 1)
+    assert "(fed)" in widget.info.value
     sess, w = ip.user_ns["sess"], ip.user_ns["w"]
     before = sess.run(w)
     widget.slider.value = len(widget.stepper.steps)  # every step, replaying the last batch

@@ -125,7 +125,8 @@ class StepperWidget(widgets.VBox):
         rows = []
         if view.kind == "transfer":
             tensor, value = view.inputs[0]
-            rows.append(f"<p><b style='color:#C62828'>copy</b> of <code>{html.escape(tensor)}</code> from "
+            rows.append(f"<p><b style='color:#C62828'>copy</b> of <code>{html.escape(tensor)}</code>"
+                        f"{' (fed)' if tensor in view.fed else ''} from "
                         f"{_dev(view.source_device)} to {_dev(view.device)}</p>")
             rows.append(f"<p>value: <code>{html.escape(summarize(value))}</code></p>")
             return "".join(rows)
