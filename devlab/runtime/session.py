@@ -28,10 +28,12 @@ from ..placer.placer import place
 from . import cluster as cluster_mod
 from . import events
 from . import fetches as fetch_mod
+from . import modelled as modelled_mod
 from .plan import compile_plan
 from .plan_cache import PlanCache
 from .protos import ConfigProto, RunMetadata, RunOptions
 from .run import Run
+from .stepper import Stepper
 from .steps import RandomGenerators
 from .trace import Tracer
 from .variable_store import VariableStore
@@ -154,13 +156,11 @@ class Session:
     def modelled_run(self, fetches=None, feed_dict=None, **options):
         """Models a run without kernels: shapes, dtypes and the cost model's times
         (``runtime/modelled.py``); works for graphs with ops devlab cannot run."""
-        from .modelled import modelled_run
-        return modelled_run(self, fetches, feed_dict, **options)
+        return modelled_mod.modelled_run(self, fetches, feed_dict, **options)
 
     def modelled_stepper(self, fetches=None, feed_dict=None, **options):
         """A stepper over a modelled run: values shown as shapes."""
-        from .modelled import ModelledStepper
-        return ModelledStepper(self, fetches, feed_dict, **options)
+        return modelled_mod.ModelledStepper(self, fetches, feed_dict, **options)
 
     def explain(self, op):
         """Why ``op`` (an Operation, Tensor, Variable or name) is on its device."""
@@ -258,7 +258,6 @@ class Session:
     # -- stepping and loading ------------------------------------------------------------------
     def stepper(self, fetches, feed_dict=None):
         """A Stepper that runs ``fetches`` one step at a time (see ``runtime/stepper.py``)."""
-        from .stepper import Stepper
         return Stepper(self, fetches, feed_dict)
 
     def load_variables(self, values):
