@@ -10,6 +10,7 @@ steps one at a time and tells its subscribers about each.
 Like torch.fx's ``Interpreter``, a run is driven through a few methods a subclass may override
 (the modelled run, ``abstract_run.py``; a cluster task's part, ``cluster/task_run.py``):
 
+* ``start_values(feed_values)``: the value table the run starts from;
 * ``run_step(step)``: execute one step against ``self.values`` (the kernels, here);
 * ``loop_continues(loop, iteration)``: whether a while loop runs another iteration;
 * ``shown(value, tensor, device)``: a value as a learner sees it (the stepper's views);
