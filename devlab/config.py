@@ -22,6 +22,7 @@ _settings = {
     "logical_gpus_per_card": 1,  # split each real GPU into this many logical GPUs
     "force_soft_placement": False,
     "force_log": False,  # print the device mapping and placement log whatever the config says
+    "log_to_stdout": True,  # False: sessions only emit their log as events (%%placement prints those)
     "trace_all": False,  # record step stats on every run, as FULL_TRACE does
 }
 

@@ -5,6 +5,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.getipython import get_ipython
@@ -139,6 +140,46 @@ def test_stepper_widget_next_back_change_highlight_and_values():
     w.reset_button.click()
     assert w.stepper.position == 0 and w.current is None
     assert repr(w).startswith(f"Stepper over the {len(w.stepper.steps)} steps") and "run this cell" in repr(w)
+
+
+TRAINING_CELL = """
+import numpy as np
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 2], name="x")
+y = tf.placeholder(tf.float32, [None, 1], name="y")
+with tf.device("/gpu:0"):
+    w = tf.Variable(tf.ones([2, 1]), name="w")
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+for step in range(3):
+    batch = np.full((4, 2), step + 1.0, np.float32)
+    sess.run(train, {x: batch, y: batch[:, :1]})
+"""
+
+
+def test_placement_step_opens_the_stepper_on_a_training_loop_that_feeds(ip, capsys, monkeypatch):
+    shown = []
+    monkeypatch.setattr("devlab.notebook.magics.display", shown.append)
+    ip.run_cell_magic("placement", "--gpus 1 --no-draw --step", TRAINING_CELL)
+    out = capsys.readouterr().out
+    assert "cannot replay" not in out
+    widget = shown[-1]
+    assert isinstance(widget, StepperWidget)
+    assert "fed:" in widget.info.value and "x:0" in widget.info.value and "[[3., 3.]" in widget.info.value
+    widget.go(1)
+    while not widget.current.fed:  # the first step that reads the batch labels it
+        widget.go(widget.stepper.position + 1)
+    assert "(fed)" in widget.info.value
+    sess, w = ip.user_ns["sess"], ip.user_ns["w"]
+    before = sess.run(w)
+    widget.slider.value = len(widget.stepper.steps)  # every step, replaying the last batch
+    assert widget.stepper.done and "run complete" in widget.info.value
+    widget.stepper.finish()
+    batch = np.full((4, 2), 3.0, np.float32)
+    want = before - 0.1 * 2 * batch.T @ (batch @ before - batch[:, :1]) / 4  # one more step of that batch
+    np.testing.assert_allclose(sess.run(w), want, rtol=1e-6)
 
 
 def test_stepper_widget_walks_every_iteration_of_a_loop():

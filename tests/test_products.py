@@ -19,8 +19,7 @@ def small_arrays_merge():
         yield
 
 
-def merges_of(plan):
-    program = plan.program
+def merges_of(program):
     assert program, "the steady run is the compiled program's"
     return sorted((type(m).__name__, tuple(s.op.name for s in m.members if s.op.type == "MatMul"), m.root.op.name)
                   for m in program.merges)
@@ -77,15 +76,15 @@ def test_two_towers_share_each_weight_product_and_sum_their_gradients_in_one(ave
             sess.run(tf.global_variables_initializer())
             for _ in range(4):  # runs 2-4 are the compiled program's
                 sess.run(train, feed)
-            plan = sess.last_plan
-            return sess.run(weights), plan
+            program = sess.compiled_program(sess.last_plan)
+            return sess.run(weights), program
 
-    merged, plan = steps()
+    merged, program = steps()
     plain, _ = interpreted(steps)
     for a, b in zip(merged, plain):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     first, second = ROOTS[average]
-    assert merges_of(plan) == sorted([
+    assert merges_of(program) == sorted([
         ("Stacked", ("tower_0/MatMul", "tower_1/MatMul"), "tower_1/MatMul"),  # x @ w0, both towers
         ("Stacked", ("tower_0/MatMul_1", "tower_1/MatMul_1"), "tower_1/MatMul_1"),  # h @ w1
         ("Stacked", ("tower_0/gradients/tower_0/MatMul_1_grad/MatMul",  # dy @ w1ᵀ
@@ -129,7 +128,7 @@ def test_merged_products_equal_numpy_for_every_transpose_and_scale(transpose_a, 
     for got in (first, second, third):
         for g, v in zip(got, want):
             np.testing.assert_allclose(g, v, rtol=1e-10)
-    kinds = [kind for kind, _, _ in merges_of(sess.last_plan)]
+    kinds = [kind for kind, _, _ in merges_of(sess.compiled_program(sess.last_plan))]
     assert sorted(kinds) == ["Stacked", "Summed"]
 
 
@@ -144,7 +143,7 @@ def test_a_product_that_depends_on_another_through_the_shared_weight_is_not_stac
     xw = np.ones((2, 4)) @ (np.arange(16).reshape(4, 4) / 16)
     for g in got:
         np.testing.assert_allclose(g, xw + np.tanh(xw) @ (np.arange(16).reshape(4, 4) / 16), rtol=1e-6)
-    for _, names, _ in merges_of(sess.last_plan):  # the independent ones may share, never the dependent pair
+    for _, names, _ in merges_of(sess.compiled_program(sess.last_plan)):  # the independent ones may share, never the dependent pair
         assert not {"MatMul", "MatMul_1"} <= set(names)
 
 
@@ -164,7 +163,7 @@ def test_no_products_merge_across_a_write_to_the_weight_they_read():
         got1, got2 = sess.run([y1, y2], feed)
         np.testing.assert_array_equal(got1, np.full((2, 3), k))
         np.testing.assert_array_equal(got2, np.full((2, 3), k + 1))
-    assert merges_of(sess.last_plan) == []
+    assert merges_of(sess.compiled_program(sess.last_plan)) == []
 
 
 def test_a_fetched_gradient_product_is_computed_on_its_own():
@@ -176,13 +175,13 @@ def test_a_fetched_gradient_product_is_computed_on_its_own():
             sess = tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}))
             sess.run(tf.global_variables_initializer())
             got = [sess.run([train, tower_grad], feed)[1] for _ in range(3)]
-            return got, sess.last_plan
+            return got, sess.compiled_program(sess.last_plan)
 
-    merged, plan = run()
+    merged, program = run()
     plain, _ = interpreted(run)
     for a, b in zip(merged, plain):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    summed = [names for kind, names, _ in merges_of(plan) if kind == "Summed"]
+    summed = [names for kind, names, _ in merges_of(program) if kind == "Summed"]
     assert summed == [("tower_0/gradients/tower_0/MatMul_grad/MatMul_1",
                        "tower_1/gradients/tower_1/MatMul_grad/MatMul_1")]
 
@@ -194,4 +193,4 @@ def test_no_merge_where_joining_the_operands_costs_more_than_the_sum_saves():
     sess = tf.Session()
     for _ in range(3):
         np.testing.assert_array_equal(sess.run(total), np.full((3, 3), 80.0))
-    assert merges_of(sess.last_plan) == []
+    assert merges_of(sess.compiled_program(sess.last_plan)) == []

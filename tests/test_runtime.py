@@ -113,6 +113,68 @@ def test_stepper_replays_random_ops_the_same_way():
     assert np.array_equal(stepper.history[-1].outputs[0][1], first)
 
 
+def test_runs_leave_the_cached_plan_as_compiled():
+    """A plan is shared by every run of (fetches, feeds): runs never write into it. What they make
+    of it (the compiled program of the steady runs) is kept beside it, by the session."""
+    x = tf.placeholder(tf.float32, [4], name="x")
+    y = tf.tanh(x * 2.0 + 1.0)
+    sess = tf.Session()
+    feed = {x: np.arange(4, dtype=np.float32)}
+    plan, _ = sess.prepare(y, feed)
+    before = {name: id(value) for name, value in vars(plan).items()}
+    runs = run_three_times(sess, y, feed)
+    assert sess.last_plan is plan and {name: id(value) for name, value in vars(plan).items()} == before
+    program = sess.compiled_program(plan)
+    assert program is not None and "tanh" in program.source.lower()
+    np.testing.assert_array_equal(runs[2], np.tanh(np.arange(4, dtype=np.float32) * 2 + 1))
+
+
+def training_step(seed=0):
+    """A linear model trained on a fed batch: (placeholders x and y, weights, the minimize op, loss)."""
+    rng = np.random.default_rng(seed)
+    with tf.device("/cpu:0"):
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.placeholder(tf.float32, [None, 1], name="y")
+    with tf.device("/gpu:0"):
+        w = tf.Variable(rng.standard_normal((3, 1)).astype(np.float32), name="w")
+        b = tf.Variable(np.zeros(1, np.float32), name="b")
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    batches = [(rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal((4, 1)).astype(np.float32))
+               for _ in range(3)]
+    return x, y, (w, b), train, loss, batches
+
+
+def test_a_training_loop_stepped_to_the_end_trains_as_session_run_does():
+    """Every training loop feeds its batches: a stepper over such a step, run to the end and
+    finished, leaves the variables exactly where ``sess.run`` with the same feeds leaves them."""
+    values = {}
+    for how in ("run", "stepper"):
+        with tf.Graph().as_default():
+            x, y, weights, train, loss, batches = training_step()
+            sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}))
+            sess.run(tf.global_variables_initializer())
+            for bx, by in batches:
+                feed = {x: bx, y: by}
+                if how == "run":
+                    got = sess.run([train, loss], feed)
+                    continue
+                stepper = sess.stepper([train, loss], feed)
+                assert [name for name, _, _ in stepper.feeds] == ["x:0", "y:0"]
+                np.testing.assert_array_equal(stepper.feeds[0][2], bx)
+                stepper.run_to(3)
+                stepper.back()  # a replay feeds the same batch again
+                stepper.run_to_end()
+                fed = [v for v in stepper.history if v.fed]
+                assert fed and {n for v in fed for n in v.fed} == {"x:0", "y:0"}
+                copy = next(v for v in stepper.history if v.kind == "transfer" and v.fed == ("x:0",))
+                np.testing.assert_array_equal(copy.inputs[0][1], bx)  # the batch entering the GPU
+                got = stepper.finish()
+            values[how] = [sess.run(v) for v in weights] + [got[1]]
+    for a, b in zip(values["run"], values["stepper"]):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_training_in_place_never_touches_a_constant_initial_value():
     init = tf.constant([1.0, 2.0], name="init")
     v = tf.Variable(init, name="v")
@@ -149,11 +211,11 @@ def test_fetched_results_of_planned_buffers_survive_the_next_run():
     ones = np.ones((600, 600), np.float32)
     got = [sess.run([y, z], {x: ones * k}) for k in (1.0, 2.0, 3.0, 4.0)]
     assert [g[0][0, 0] for g in got] == [600.0, 2400.0, 5400.0, 9600.0]
-    assert sess.last_plan.program and not sess.last_plan.program.buffers  # y is fetched: no buffer
+    assert sess.compiled_program(sess.last_plan) and not sess.compiled_program(sess.last_plan).buffers  # y is fetched: no buffer
     w = tf.matmul(tf.matmul(x, x), x)  # both products stay inside the run: planned buffers
     u = tf.reduce_sum(w)
     first = run_three_times(sess, u, {x: ones})
-    assert len(sess.last_plan.program.buffers) == 2 and first[0] == first[1] == first[2]
+    assert len(sess.compiled_program(sess.last_plan).buffers) == 2 and first[0] == first[1] == first[2]
 
 
 def test_a_failing_op_in_a_compiled_program_is_reported_as_the_interpreter_reports_it():
@@ -167,7 +229,7 @@ def test_a_failing_op_in_a_compiled_program_is_reported_as_the_interpreter_repor
     with pytest.raises(tf.errors.InvalidArgumentError) as interpreted:
         sess.run(z, bad)
     sess.run(z, ok)
-    assert sess.last_plan.program
+    assert sess.compiled_program(sess.last_plan)
     with pytest.raises(tf.errors.InvalidArgumentError) as compiled:
         sess.run(z, bad)
     assert compiled.value.op is interpreted.value.op is (x + y).graph.get_operation_by_name("add")
@@ -181,7 +243,7 @@ def test_program_source_reads_as_the_steps_it_runs():
         c = tf.matmul(tf.reshape(b, [2, 2]), tf.reshape(b, [2, 2]), name="c")
     sess = tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}))
     run_three_times(sess, c, {a: np.arange(4.0)})
-    source = sess.last_plan.program.source
+    source = sess.compiled_program(sess.last_plan).source
     assert "# c (MatMul) on CPU:1" in source and "np_sin(" in source
     assert "transfer" not in source  # CPU:0 -> CPU:1 is an alias: no copy at run time
     assert len(sess.last_plan.transfers) == 1  # ... yet the plan, the log and the trace keep it
@@ -216,7 +278,7 @@ def test_compiled_programs_compute_what_the_interpreter_computes(numexpr, ops, s
         feed = {x: rng.standard_normal(size).astype(np.float32), y: rng.standard_normal(size).astype(np.float32)}
         sess = tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}))
         interpreted, compiled, again = run_three_times(sess, fetches, feed)
-        assert sess.last_plan.program
+        assert sess.compiled_program(sess.last_plan)
         for a, b, c in zip(interpreted, compiled, again):
             np.testing.assert_allclose(b, a, rtol=2e-6, atol=1e-6)
             np.testing.assert_array_equal(b, c)
@@ -236,6 +298,6 @@ def test_a_fused_chain_reads_its_inputs_where_it_runs_so_no_buffer_reuse_overwri
     feed = {x: np.ones((512, 512), np.float32), y: np.full((512, 512), 5.0, np.float32)}
     with tf.Session() as s:
         got = [s.run(outs, feed) for _ in range(3)]  # the third run is the compiled program's
-        assert s.last_plan.program and "m2" in s.last_plan.program.source
+        assert s.compiled_program(s.last_plan) and "m2" in s.compiled_program(s.last_plan).source
     for values in got:
         np.testing.assert_allclose(values, [9.0 * 512 * 512, 10.0 * 512 * 512])

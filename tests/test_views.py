@@ -14,7 +14,8 @@ from devlab.notebook.stepper_widget import StepperWidget
 from devlab.views.colours import device_colour, short_device
 from devlab.views.graph_view import GraphView, dot_quote
 from devlab.views.lanes import lanes_svg, schedule
-from devlab.views.placement_report import truncate_log
+from devlab.views.placement_report import log_text
+from devlab.runtime.session import PlacementRecord
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -272,12 +273,13 @@ def test_a_150_op_cell_prints_at_most_one_screen_before_its_graph(ip, capsys, mo
     assert "more placement lines" not in full and len(full.splitlines()) > 140
 
 
-def test_truncate_log_leaves_other_text_alone():
-    log = "\n".join(f"op{i}: (Const): /job:localhost/replica:0/task:0/device:CPU:0" for i in range(30))
-    cut = truncate_log(log)
+def test_log_text_cuts_a_long_log_to_its_head():
+    records = [PlacementRecord(f"op{i}", "Const", "/job:localhost/replica:0/task:0/device:CPU:0") for i in range(30)]
+    cut = log_text(records)
     assert cut.count("\n") < 15 and "18 more placement lines" in cut
-    assert truncate_log("hello\n" * 30) == "hello\n" * 30
-    assert truncate_log(log[:300]) == log[:300]
+    assert cut.startswith("op0: (Const): /job:localhost/replica:0/task:0/device:CPU:0\nop1: (Const)")
+    assert log_text(records[:20]) == "\n".join(map(str, records[:20]))  # up to LOG_LIMIT lines: whole
+    assert log_text(records, limit=None).count("\n") == 29
 
 
 def test_explanations_name_the_cell_and_line(ip, capsys, monkeypatch):

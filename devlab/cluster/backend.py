@@ -426,7 +426,6 @@ class DistributedRun:
             for event in self._events():
                 for fn in self.subscribers:
                     fn(event)
-        self.plan.runs += 1
 
     def fetch(self):
         out = [None] * len(self.plan.fetches)

@@ -1,9 +1,9 @@
 """The devlab task runtime: a Dask actor, pinned to the worker that serves one task.
 
 It holds the task's variables (a ``VariableStore``, the same class a Session uses in-process)
-and runs the task's part of each plan with the runtime's own pieces: a ``Run`` owns the
-writes, ``executor.execute`` runs each op with its kernel, and nothing is committed until every
-task of the run is ready. A run on a task goes:
+and drives the task's part of each plan as a ``TaskRun`` (``task_run.py``: the runtime's ``Run``,
+which owns the writes and runs each op with its kernel, plus sends and recvs); nothing is
+committed until every task of the run is ready. A run on a task goes:
 
 1. execute the steps in the plan's order. A ``send`` hands a value straight to the consuming
    task's worker (``deliver``: worker to worker through Dask's comms, never through the
@@ -33,12 +33,10 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
 from ..framework import errors
-from ..runtime.events import StepFinished, Transfer
-from ..runtime.executor import compute, compute_dead_aware, execute_traced, read
-from ..runtime.run import Run
-from ..runtime.variable_store import VariableStore, VarRef
+from ..runtime.variable_store import VariableStore
 from .split import task_name
-from .task_steps import RecvStep, SendStep, TaskPlan, random_generators
+from .task_run import TaskRun, is_recv
+from .task_steps import RecvStep, TaskPlan, random_generators
 
 DECISION_TIMEOUT = 120.0  # seconds a prepared writer waits for the other tasks' votes
 SLOW_SECONDS = 0.05  # a run whose kernels took longer computes in a thread from then on
@@ -192,9 +190,9 @@ class TaskRuntime:
             feeds = request["feeds"]
             if feeds is None:  # the master sent them straight to this worker
                 feeds = (await self._mail(run_id, ("feeds",)))[0]
-            run = Run(plan, self.store, feeds, None, ())
-            records, transfers = await self._execute(plan, run, run_id, request, outbox)
-            fetched = [(position, read(run.values[slot], op)) for position, slot, op in plan.fetches]
+            run = TaskRun(plan, self.store, feeds, outbox, bool(request.get("trace")))
+            await self._execute(run, run_id)
+            fetched = run.fetch()
             for writer in request["vote_to"]:  # prepared: the vote travels with the last values
                 outbox.put(writer, ("vote", self.task), None)
             # a writer waits for votes before it replies: it cannot hold back what it owes
@@ -220,7 +218,7 @@ class TaskRuntime:
         self._cancel_timer(run_id)
         if held:
             self._release(run_id)
-        return {"fetches": fetched, "records": records, "transfers": transfers, "final": final}
+        return {"fetches": fetched, "records": run.records, "transfers": run.transfers, "final": final}
 
     def _peer_done(self, run_id, task, failures, peers, call):
         """A part this task coordinates ended: take what it owes us, or abort the run."""
@@ -289,48 +287,23 @@ class TaskRuntime:
         return sorted(values)
 
     # -- executing --------------------------------------------------------------------------------
-    async def _execute(self, plan, run, run_id, request, outbox):
-        values = run.values
-        records = [] if request.get("trace") else None
-        offset = time.time() - time.perf_counter()  # step times go back as wall-clock seconds
-        emit = None if records is None else _recorder(records, offset)
-        transfers = []
-        steps = plan.steps
-        i = 0
-        while i < len(steps):
-            step = steps[i]
+    async def _execute(self, run, run_id):
+        """Drives the task's run to its end: computes up to each recv (in a thread once the part
+        showed itself slow), and before waiting for a recv's value sends what this task owes."""
+        plan = run.plan
+        while (step := run.peek()) is not None:
             if type(step) is RecvStep:
-                outbox.flush()  # what this task owes others goes before it waits
-                value, sent_at, arrived = await self._mail(run_id, step.key)
-                if step.output is not None:
-                    values[step.output] = value
-                    if not isinstance(step.key, str):  # a tensor, not a control edge's token
-                        transfers.append((step.index, sent_at, arrived, int(getattr(value, "nbytes", 0) or 0)))
-                for slot in step.frees:
-                    values[slot] = None
-                i += 1
-            elif type(step) is SendStep:
-                outbox.put(step.dst, step.key, None if step.input is None else read(values[step.input], step.op))
-                for slot in step.frees:
-                    values[slot] = None
-                i += 1
+                run.outbox.flush()
+                run.arrived = await self._mail(run_id, step.key)
+                run.step()
+            elif plan.slow:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(1, thread_name_prefix="devlab-task")
+                await asyncio.get_running_loop().run_in_executor(self._pool, run.run_until, is_recv)
             else:
-                j = i + 1
-                while j < len(steps) and type(steps[j]) not in (RecvStep, SendStep):
-                    j += 1
-                batch = steps[i:j]
-                step_fn = compute_dead_aware if plan.has_control_flow else compute
-                if plan.slow:
-                    if self._pool is None:
-                        self._pool = ThreadPoolExecutor(1, thread_name_prefix="devlab-task")
-                    await asyncio.get_running_loop().run_in_executor(self._pool, _compute, batch, values, emit,
-                                                                     step_fn)
-                else:
-                    start = time.perf_counter()
-                    _compute(batch, values, emit, step_fn)
-                    plan.slow = time.perf_counter() - start > SLOW_SECONDS
-                i = j
-        return records, transfers
+                start = time.perf_counter()
+                run.run_until(is_recv)
+                plan.slow = time.perf_counter() - start > SLOW_SECONDS
 
     async def _send(self, peer, dst, run_id, items):
         try:  # one way: no reply (a peer that died is found by the master, whose call to it fails)
@@ -418,41 +391,6 @@ class TaskRuntime:
             from distributed import get_worker
             self._worker_ = get_worker()
         return self._worker_
-
-
-def _compute(steps, values, emit, step_fn=compute):
-    if emit is None:
-        for step in steps:
-            step_fn(step, values)
-            for slot in step.frees:
-                values[slot] = None
-    else:
-        for step in steps:
-            execute_traced(step, values, emit, step_fn)
-
-
-def _recorder(records, offset):
-    def emit(event):
-        record = _record(event, offset)
-        if record is not None:
-            records.append(record)
-    return emit
-
-
-def _record(event, offset):
-    """A step event as plain data the master turns back into an event for its own steps."""
-    if isinstance(event, StepFinished):
-        return ("op", event.step.index, event.start + offset, event.end + offset,
-                tuple(_info(v) for v in event.inputs), tuple(_info(v) for v in event.outputs))
-    if isinstance(event, Transfer):
-        return ("copy", event.step.index, event.start + offset, event.end + offset, event.nbytes)
-    return None
-
-
-def _info(value):
-    if value is None or isinstance(value, VarRef):
-        return None
-    return (tuple(getattr(value, "shape", ())), int(getattr(value, "nbytes", 0) or 0))
 
 
 def _describe(e):

@@ -2,7 +2,7 @@
 
 ``%%placement`` runs the cell's TF1 code with ``tf`` bound to devlab and a fresh default graph,
 then shows in that cell, in this order: the device mapping and placement log once, as TF's lines,
-printed by each session as it places (a long log only its first lines), the cell's own output, a
+printed from each session's events as it places (a long log only its first lines), the cell's own output, a
 one-line summary per session (ops, devices, copies, bytes) over the placement table (folded), the
 placed graph of everything the cell ran (a widget: pan, zoom, click a folded scope to open it),
 and, on request, the stepper, the timeline or an explanation. Inside
@@ -16,7 +16,6 @@ op's line; for any other, only the user's own frames (cells and the user's files
 import ast
 import contextlib
 import functools
-import io
 import os
 import re
 import sys
@@ -34,8 +33,10 @@ from .. import config as devlab_config
 from ..aliases import tensorflow_is_devlab
 from ..framework import errors
 from ..framework.graph import Graph, reset_default_graph
-from ..runtime.events import Recorder
-from ..views.placement_report import PlacementReport, truncate_log
+from ..devices.transfer import transfer
+from ..runtime import events
+from ..runtime.events import OpsPlaced, Recorder, SessionCreated
+from ..views.placement_report import LOG_LIMIT, PlacementReport, log_text
 from . import source_names
 from ..views.tracebacks import short_traceback
 
@@ -134,7 +135,7 @@ class PlacementMagics(Magics):
                                  f"most {devlab_config.MAX_DEVICES_PER_TYPE} devices of each type), got {value}")
         if "import tensorflow" in cell:
             print("devlab: `import tensorflow` gives devlab inside this cell.")
-        settings = {"force_log": True, "trace_all": args.timeline}
+        settings = {"log_to_stdout": False, "trace_all": args.timeline}  # the log is printed from events
         if args.gpus is not None:
             settings["simulated_gpus"] = args.gpus
         if args.cpus is not None:
@@ -142,7 +143,7 @@ class PlacementMagics(Magics):
         if args.soft:
             settings["force_soft_placement"] = True
         with Recorder() as cap, devlab_config.override(**settings), tensorflow_is_devlab(), fresh_default_graph(), \
-                self._tf_is_devlab(), self._short_logs(not args.full_log):
+                self._tf_is_devlab(), self._print_logs(None if args.full_log else LOG_LIMIT):
             try:
                 value = self._run(cell)
             except SyntaxError:
@@ -174,13 +175,19 @@ class PlacementMagics(Magics):
                     ns["tf"] = before
 
     @contextlib.contextmanager
-    def _short_logs(self, on):
-        """Inside, a long block of placement lines printed to stdout keeps only its head."""
-        if not on:
+    def _print_logs(self, limit):
+        """Inside, every session's device mapping and placement log are printed from its events
+        (``SessionCreated``, ``OpsPlaced``), a log longer than ``limit`` lines only its head."""
+        def show(event):
+            if isinstance(event, SessionCreated):
+                print(event.session.device_mapping)
+            elif isinstance(event, OpsPlaced) and event.records:
+                print(log_text(event.records, limit=limit))
+        events.add_listener(show)
+        try:
             yield
-            return
-        with contextlib.redirect_stdout(_LogTruncator(sys.stdout)):
-            yield
+        finally:
+            events.remove_listener(show)
 
     def _run(self, cell):
         """Executes the cell as IPython would (as %%time does) and returns its last expression.
@@ -227,11 +234,9 @@ class PlacementMagics(Magics):
             self._show_timeline(last)
         if args.step and last is not None:
             from .stepper_widget import StepperWidget
-            if last.plan.feed_slots:
-                print("devlab: --step cannot replay a run that fed values; in a cell of its own, use "
-                      "devlab.notebook.StepperWidget(sess, fetches, feed_dict)")
-            else:
-                display(StepperWidget(last.session, list(last.plan.fetches)))
+            host = last.session.host  # the last run's feeds, replayed by the stepper
+            feeds = {t: transfer(v, device, host) for (_, t, device), v in zip(last.plan.feed_slots, last.feeds)}
+            display(StepperWidget(last.session, list(last.plan.fetches), feeds))
 
     def _show_timeline(self, last):
         if last is None or last.run_metadata is None:
@@ -285,21 +290,3 @@ class PlacementMagics(Magics):
             raise UsageError("usage: %placement_log on|off")
         devlab_config.set_placement_log(word == "on")
         print(f"devlab: placement log {word} for every session")
-
-
-
-
-class _LogTruncator(io.TextIOBase):
-    """A stdout that cuts each long block of placement lines to its head (``truncate_log``)."""
-
-    def __init__(self, out):
-        self.out = out
-
-    def write(self, text):
-        return self.out.write(truncate_log(text))
-
-    def flush(self):
-        self.out.flush()
-
-    def __getattr__(self, name):
-        return getattr(self.out, name)

@@ -1,8 +1,8 @@
 """The step-through widget: Back / Next / Reset / Play (with a speed) and a slider over a run's steps.
 
 It is a view on ``Session.stepper`` (runtime layer): each move runs or replays steps there, then
-shows the current step (the op, its device, its inputs and outputs, why it is there; or the copy
-and what it moves), the run as one lane per device (``views/lanes.py``: work on different
+shows the current step (the op, its device, its inputs and outputs, the fed ones labelled, why it
+is there; or the copy and what it moves; before the first step, the fed values), the run as one lane per device (``views/lanes.py``: work on different
 devices side by side), and the graph with the ops already run filled, the current op, or on a
 transfer step the copy edge, in yellow and kept in view. Buttons and the slider work from the
 keyboard (Tab to focus, Enter/Space to press, arrows on the slider).
@@ -89,6 +89,7 @@ class StepperWidget(widgets.VBox):
         view = self.current
         if view is None:
             body = f"<p>{n} steps. Press <b>Next</b> to run the first: {html.escape(st.describe_next())}</p>"
+            body += self._feeds()
         else:
             body = self._describe(view)
             body += (f"<p style='color:#666'>next: {html.escape(st.describe_next())}</p>" if not st.done
@@ -124,15 +125,16 @@ class StepperWidget(widgets.VBox):
         rows = []
         if view.kind == "transfer":
             tensor, value = view.inputs[0]
-            rows.append(f"<p><b style='color:#C62828'>copy</b> of <code>{html.escape(tensor)}</code> from "
+            rows.append(f"<p><b style='color:#C62828'>copy</b> of <code>{html.escape(tensor)}</code>"
+                        f"{' (fed)' if tensor in view.fed else ''} from "
                         f"{_dev(view.source_device)} to {_dev(view.device)}</p>")
             rows.append(f"<p>value: <code>{html.escape(summarize(value))}</code></p>")
             return "".join(rows)
         rows.append(f"<p><b>{html.escape(view.name)}</b> ({html.escape(view.op_type)}) on {_dev(view.device)}</p>")
         for label, items in (("inputs", view.inputs), ("outputs", view.outputs)):
             if items:
-                cells = "".join(f"<li><code>{html.escape(n)}</code> = <code>{html.escape(summarize(v))}</code></li>"
-                                for n, v in items)
+                cells = "".join(f"<li><code>{html.escape(n)}</code>{' (fed)' if n in view.fed else ''} = "
+                                f"<code>{html.escape(summarize(v))}</code></li>" for n, v in items)
                 rows.append(f"<p>{label}:</p><ul>{cells}</ul>")
         made = [s for s in self.stepper.plan.transfers if s.op.name == view.name]
         if made:
@@ -141,6 +143,15 @@ class StepperWidget(widgets.VBox):
         if view.reason is not None:
             rows.append(f"<pre>{html.escape(str(view.reason))}</pre>")
         return "".join(rows)
+
+    def _feeds(self):
+        """The fed values, as they enter their devices before the first step."""
+        feeds = self.stepper.feeds
+        if not feeds:
+            return ""
+        cells = "".join(f"<li><code>{html.escape(name)}</code> on {_dev(device)} = "
+                        f"<code>{html.escape(summarize(value))}</code></li>" for name, device, value in feeds)
+        return f"<p>fed:</p><ul>{cells}</ul>"
 
     def __repr__(self):
         return (f"Stepper over the {len(self.stepper.steps)} steps of a run: run this cell to step through it "

@@ -24,10 +24,12 @@ class OpsPlaced:
 
 @dataclass(frozen=True)
 class RunFinished:
-    """A run that completed: its plan and its RunMetadata (None unless one was asked for)."""
+    """A run that completed: its plan, its RunMetadata (None unless one was asked for) and the
+    values it fed, on their devices, in the order of ``plan.feed_slots``."""
     session: object
     plan: object
     run_metadata: object
+    feeds: tuple = ()
 
 
 # -- step events ---------------------------------------------------------------------------------
@@ -98,6 +100,7 @@ class Recorder:
             report.records.extend(event.records)
         elif isinstance(event, RunFinished):
             report.plans.append(event.plan)
+            report.feeds = event.feeds
             if event.run_metadata is not None:
                 report.run_metadata = event.run_metadata
 
@@ -117,13 +120,14 @@ class Recorder:
 
 
 class SessionReport:
-    """What one session did inside a Recorder: placement records, the plans it ran, the last
-    RunMetadata with step stats."""
+    """What one session did inside a Recorder: placement records, the plans it ran, the values its
+    last run fed (in the order of its plan's ``feed_slots``), the last RunMetadata with step stats."""
 
     def __init__(self, session):
         self.session = session
         self.records = []
         self.plans = []
+        self.feeds = ()
         self.run_metadata = None
 
     @property

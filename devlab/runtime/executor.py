@@ -1,10 +1,9 @@
-"""Executing steps one at a time: the interpreter behind first runs, traced runs and the stepper.
+"""Executing one step: the kernels behind ``Run.run_step`` (``run.py``).
 
-``execute(step, values)`` is the whole executor: read the step's input slots (reading the
+``compute(step, values)`` is the whole executor: read the step's input slots (reading the
 variable behind a reference where the op wants a value), call the kernel or the transfer
-function, write the output slots, and free the slots this step read for the last time.
-A run that no one traces runs a compiled program instead (``program.py``); both report a
-failing kernel through ``kernel_error`` as TF's error for that node.
+function, write the output slots. A steady run executes a compiled program instead
+(``program.py``); both report a failing kernel through ``kernel_error`` as TF's error for that node.
 """
 import time
 
@@ -19,15 +18,8 @@ from .steps import OpStep
 from .variable_store import VarRef, WriteError
 
 
-def execute(step, values):
-    """Runs one step against the value table ``values``."""
-    compute(step, values)
-    for slot in step.frees:
-        values[slot] = None
-
-
 def compute(step, values):
-    """Runs one step, leaving the slots it read in place."""
+    """Runs one step against the value table ``values``, leaving the slots it read in place."""
     if isinstance(step, OpStep):
         if step.preloaded:
             return

@@ -26,7 +26,8 @@ from .variable_store import VarRef
 
 
 class Plan:
-    """Everything a run of (fetches, feeds) needs, computed once."""
+    """Everything a run of (fetches, feeds) needs, computed once and not changed afterwards (what
+    runs make of it, such as a compiled program, lives in the session's ``plan_cache``)."""
 
     def __init__(self, steps, num_slots, initial, variable_slots, feed_slots, fetches, fetch_slots, fetch_devices,
                  fetch_copy, ops):
@@ -46,9 +47,7 @@ class Plan:
             for s in flat_steps(steps) if isinstance(s, OpStep))
         self.written_variables = written_variables(flat_steps(steps))  # their locks are held by a run
         self.has_control_flow = False  # tf.cond or tf.while_loop: DEAD values and loop frames
-        self.runs = 0  # how many times it ran: a plan that runs again gets a compiled program
-        self.program = None
-        self._partition_graphs = None
+        self._partition_graphs = None  # built on first use (the one thing a Plan adds to itself)
 
     def flat_steps(self):
         """Every op and transfer step of the plan, loops opened."""

@@ -18,7 +18,7 @@ from ..devices import parallel
 from ..devices.transfer import transfer
 from . import fusion, memory, products
 from .executor import compute, kernel_error
-from .steps import OpStep
+from .steps import OpStep, describe
 from .variable_store import VarRef
 
 _ids = itertools.count()
@@ -278,5 +278,5 @@ def _describe(owner):
     if isinstance(owner, fusion.Group):
         return f"fused: {', '.join(m.op.name for m in owner.members[:3])}{'...' if len(owner.members) > 3 else ''}"
     if isinstance(owner, OpStep):
-        return f"{owner.op.name} ({owner.op.type}) on {owner.device.short_name}"
+        return describe(owner)
     return f"copy {owner.tensor.name}: {owner.src.short_name} -> {owner.device.short_name}"

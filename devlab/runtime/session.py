@@ -28,9 +28,12 @@ from ..placer.placer import place
 from . import cluster as cluster_mod
 from . import events
 from . import fetches as fetch_mod
+from . import modelled as modelled_mod
 from .plan import compile_plan
+from .plan_cache import PlanCache
 from .protos import ConfigProto, RunMetadata, RunOptions
 from .run import Run
+from .stepper import Stepper
 from .steps import RandomGenerators
 from .trace import Tracer
 from .variable_store import VariableStore
@@ -63,14 +66,14 @@ class Session:
         devices = self.backend.devices(self.config.device_count) if self.backend else \
             build_devices(self.config.device_count, tasks)
         self.devices = sorted(devices, key=lambda d: d.sort_key())
-        self._host = next(d for d in self.devices if d.device_type == "CPU")
+        self.host = next(d for d in self.devices if d.device_type == "CPU")  # where fed and fetched values live
         for d in self.devices:  # a plain Session's queues and accumulators are its own, as in TF
             if d.resource_manager is None:
                 d.resource_manager = ResourceMgr(d.name).session(self)
         self.variables = self.backend.variables(self) if self.backend else VariableStore()
         self.placement = None
         self._placed_version = -1
-        self._plans = {}
+        self._plans = PlanCache()
         self._rngs = RandomGenerators(self.graph)
         self.placement_log = []
         self.last_plan = None
@@ -78,14 +81,16 @@ class Session:
         self.last_run_metadata = None
         self._closed = False
         self.device_mapping = device_mapping(self.devices)
-        if self._log_on:
+        if self._prints_log:
             print(self.device_mapping, file=sys.stdout)
         events.emit(events.SessionCreated(self))
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
-    def _log_on(self):
-        return bool(self.config.log_device_placement or devlab_config.get("force_log"))
+    def _prints_log(self):
+        """Whether this session prints its device mapping and placement log to ``sys.stdout``."""
+        return bool(self.config.log_device_placement or devlab_config.get("force_log")) and \
+            devlab_config.get("log_to_stdout")
 
     def close(self):
         if self.backend is not None and not self._closed:
@@ -134,7 +139,7 @@ class Session:
         self.placement, self._placed_version = placement, state
         self._plans.clear()
         self.placement_log.extend(new_records)
-        if self._log_on and new_records:
+        if self._prints_log and new_records:
             print("\n".join(map(str, new_records)), file=sys.stdout)
         events.emit(events.OpsPlaced(self, tuple(new_records)))
         return placement
@@ -151,13 +156,11 @@ class Session:
     def modelled_run(self, fetches=None, feed_dict=None, **options):
         """Models a run without kernels: shapes, dtypes and the cost model's times
         (``runtime/modelled.py``); works for graphs with ops devlab cannot run."""
-        from .modelled import modelled_run
-        return modelled_run(self, fetches, feed_dict, **options)
+        return modelled_mod.modelled_run(self, fetches, feed_dict, **options)
 
     def modelled_stepper(self, fetches=None, feed_dict=None, **options):
         """A stepper over a modelled run: values shown as shapes."""
-        from .modelled import ModelledStepper
-        return ModelledStepper(self, fetches, feed_dict, **options)
+        return modelled_mod.ModelledStepper(self, fetches, feed_dict, **options)
 
     def explain(self, op):
         """Why ``op`` (an Operation, Tensor, Variable or name) is on its device."""
@@ -170,13 +173,12 @@ class Session:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         _check_run_arguments(options, run_metadata)
-        plan, feed_values = self._prepare(fetches, feed_dict)
+        plan, feed_values = self.prepare(fetches, feed_dict)
         traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if traced else None
         lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
         with lock:
-            new_run = self.backend.new_run if self.backend else Run
-            run = new_run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())
+            run = self.new_run(plan, feed_values, (tracer,) if tracer else ())
             try:
                 run.run_to_end()
                 results = run.fetch()
@@ -192,34 +194,70 @@ class Session:
                 run_metadata.partition_graphs = list(plan.partition_graphs)
             if tracer is not None:
                 run_metadata.step_stats = tracer.step_stats()
-        self._ran(plan, run_metadata)
+        self.record_run(plan, run_metadata, feed_values)
         return fetch_mod.pack(fetches, results)
 
-    def _ran(self, plan, run_metadata):
-        if plan is not self.last_plan and plan not in self.plans_run:
-            self.plans_run.append(plan)
-        self.last_plan, self.last_run_metadata = plan, run_metadata
-        events.emit(events.RunFinished(self, plan, run_metadata))
-
-    def _prepare(self, fetches, feed_dict):
-        """Resolves fetches and feeds, places the graph, and returns (the cached plan, fed values)."""
+    # -- what the stepper drives a run with ----------------------------------------------------
+    def prepare(self, fetches, feed_dict=None):
+        """(the cached Plan of ``fetches`` given the feeds, the fed values on their devices): fetches
+        and feeds resolved and checked as ``run`` does, the graph placed first."""
         leaves = [_as_fetch(self.graph, f) for f in fetch_mod.flatten(fetches)]
         feeds = {}
         for key, value in _feed_items(feed_dict):
             t = _as_feed(self.graph, key)
             feeds[t] = _feed_array(t, value, key)
         placement = self._ensure_placed()
-        key = (tuple(leaves), tuple(feeds))
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = compile_plan(leaves, list(feeds), placement, self._rngs)
-            self._plans[key] = plan
-        return plan, [transfer(v, self._host, device) for (_, _, device), v in zip(plan.feed_slots, feeds.values())]
+        plan = self._plans.get((tuple(leaves), tuple(feeds)), lambda: compile_plan(leaves, list(feeds), placement,
+                                                                                    self._rngs))
+        return plan, [transfer(v, self.host, device) for (_, _, device), v in zip(plan.feed_slots, feeds.values())]
+
+    def checkpoint(self):
+        """Where a run can be replayed from: the committed variable values and the state of the
+        random generators (``new_run(..., start=checkpoint)``)."""
+        return self.variables.values, self._rngs.state()
+
+    def new_run(self, plan, feed_values, subscribers=(), start=None):
+        """A ``Run`` of ``plan`` (a cluster's run on a cluster target). A fresh run of a plan that
+        ran before, with no subscribers, runs its compiled program. ``start`` (a ``checkpoint()``)
+        rewinds the random generators and reads the variables as they were then."""
+        if self.backend is not None:
+            return self.backend.new_run(plan, self.variables, feed_values, self.host, subscribers)
+        base = None
+        if start is not None:
+            base = start[0]
+            self._rngs.restore(start[1])
+        entry = self._plans.entry(plan)
+        program = entry.program() if entry is not None and not subscribers else None
+        return Run(plan, self.variables, feed_values, self.host, subscribers, base, program)
+
+    def complete(self, run):
+        """Fetches a run's values, commits its writes (holding the variables' write locks) and
+        records it as the session's last run; returns the fetched values (flat)."""
+        results = run.fetch()
+        with self.variables.locked(run.plan.written_variables):
+            run.commit()
+        self.record_run(run.plan, None, run.feed_values)
+        return results
+
+    def compiled_program(self, plan):
+        """The compiled program a steady run of ``plan`` uses (None: it is interpreted)."""
+        entry = self._plans.entry(plan)
+        return entry.built if entry is not None else None
+
+    def record_run(self, plan, run_metadata=None, feed_values=()):
+        """Notes that ``plan`` ran with ``feed_values`` (for ``last_plan``, ``plans_run``, the compiled
+        program of its next run) and tells the listeners (``events.RunFinished``)."""
+        entry = self._plans.entry(plan)
+        if entry is not None:
+            entry.runs += 1
+        if plan is not self.last_plan and plan not in self.plans_run:
+            self.plans_run.append(plan)
+        self.last_plan, self.last_run_metadata = plan, run_metadata
+        events.emit(events.RunFinished(self, plan, run_metadata, tuple(feed_values)))
 
     # -- stepping and loading ------------------------------------------------------------------
     def stepper(self, fetches, feed_dict=None):
         """A Stepper that runs ``fetches`` one step at a time (see ``runtime/stepper.py``)."""
-        from .stepper import Stepper
         return Stepper(self, fetches, feed_dict)
 
     def load_variables(self, values):
@@ -232,7 +270,7 @@ class Session:
         for variable, value in values.items():
             fed = _load_target(variable)  # TF's load feeds the initializer's value input
             arr = _feed_array(fed, value, variable)
-            staged[variable.op.name] = transfer(arr, self._host, self.placement.device_of(variable.op))
+            staged[variable.op.name] = transfer(arr, self.host, self.placement.device_of(variable.op))
         self.variables.assign(staged)
 
     def load_variable(self, variable, value):

@@ -173,6 +173,13 @@ def wiring(steps):
     return producer, readers
 
 
+def describe(step):
+    """One line saying what an op or transfer step does, e.g. "a (MatMul) on GPU:0"."""
+    if isinstance(step, OpStep):
+        return f"{step.op.name} ({step.op.type}) on {step.device.short_name}"
+    return f"transfer {step.tensor.name}: {step.src.short_name} -> {step.device.short_name}"
+
+
 def flat_steps(steps):
     """Every op and transfer step, loops opened (each loop's steps once)."""
     for step in steps:

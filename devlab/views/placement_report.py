@@ -1,17 +1,16 @@
 """What ``%%placement`` shows for one session after the cell's own output: a one-line summary (ops,
 devices, copies, bytes) and the placement table, folded, that sorts (click a header) and filters
-(type in the box). The placement log itself is printed once, as TensorFlow's lines, by the
-session; when it is long only its head is printed and this table holds all of it.
+(type in the box). The placement log itself is printed once, as TensorFlow's lines, from the
+session's events (``log_text``); when it is long only its head is printed and this table holds
+all of it.
 """
 import html
 import itertools
-import re
 
 from .colours import device_colour, short_device, swatch
 from .graph_view import human_bytes, tensor_bytes
 
 _ids = itertools.count()
-PLACEMENT_LINE = re.compile(r"^[A-Za-z0-9.][\w.\-/>]*: \(\w+\): /job:\S+$")
 LOG_HEAD = 12  # placement lines printed when a log is long
 LOG_LIMIT = 20  # a log up to this many lines is printed whole
 
@@ -75,16 +74,14 @@ class PlacementReport:
                 + f"</tr></thead><tbody>{rows}</tbody></table></details>{_SCRIPT}</div>")
 
 
-def truncate_log(text, head=LOG_HEAD, limit=LOG_LIMIT):
-    """A block of placement lines cut to its first ``head`` lines when longer than ``limit``, with a
-    line saying where the rest is; any other text unchanged."""
-    lines = text.split("\n")
-    body = [line for line in lines if line]
-    if len(body) <= limit or not all(PLACEMENT_LINE.match(line) for line in body):
-        return text
-    kept = body[:head]
-    return "\n".join(kept + [f"... {len(body) - head} more placement lines: open the placement table below, "
-                             f"or print(sess.placement_log)"]) + ("\n" if text.endswith("\n") else "")
+def log_text(records, head=LOG_HEAD, limit=LOG_LIMIT):
+    """The placement log lines of ``records``; more than ``limit`` (None: no limit) are cut to the
+    first ``head``, with a line saying where the rest is."""
+    lines = [str(r) for r in records]
+    if limit is None or len(lines) <= limit:
+        return "\n".join(lines)
+    return "\n".join(lines[:head] + [f"... {len(lines) - head} more placement lines: open the placement table "
+                                      f"below, or print(sess.placement_log)"])
 
 
 _SCRIPT = """<script>
