@@ -7,10 +7,11 @@ run the cell, and the static SVG travels with it for viewers that draw SVG (GitH
 """
 import pathlib
 
-import anywidget
-import traitlets
-
+from ..framework.extras import require
 from ..views.graph_view import GraphView
+
+anywidget = require("anywidget", "devlab.notebook.GraphWidget")
+traitlets = require("traitlets", "devlab.notebook.GraphWidget")
 
 HERE = pathlib.Path(__file__).parent
 STATIC_SVG_LIMIT = 300_000  # characters: bigger drawings are not copied into the static output

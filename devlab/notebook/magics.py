@@ -238,8 +238,8 @@ class PlacementMagics(Magics):
             print("devlab: no traced run in this cell, so there is no timeline to show.")
             return
         from ..views.timeline_view import gantt
+        fig = gantt(last.run_metadata.step_stats)  # says which extra to install when matplotlib is missing
         import matplotlib.pyplot as plt
-        fig = gantt(last.run_metadata.step_stats)
         display(fig)
         plt.close(fig)
 
