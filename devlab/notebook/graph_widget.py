@@ -37,7 +37,7 @@ class GraphWidget(anywidget.AnyWidget):
     def redraw(self, **changes):
         """Draws again, with view options changed (``highlight=...``, ``done=...``)."""
         self.options.update(changes)
-        self.view = GraphView(self.session, unfold=self.unfolded, **self.options)
+        self.view = GraphView(self.session, unfold=self.unfolded, interactive=True, **self.options)
         svg = self.view.svg()
         self.folds = dict(self.view.folds)
         self.svg = svg if svg is not None else f"<p>{self.view.summary()}. Graphviz's dot is missing: " \
@@ -64,7 +64,7 @@ class GraphWidget(anywidget.AnyWidget):
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if data is not None and "<svg" in self.svg[:400] and len(self.svg) < STATIC_SVG_LIMIT:
-            data["image/svg+xml"] = self.svg
+            data["image/svg+xml"] = self.svg.replace(" (click to open)", "")  # a static copy opens nothing
         return bundle
 
     def __repr__(self):

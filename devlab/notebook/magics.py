@@ -227,7 +227,10 @@ class PlacementMagics(Magics):
             self._show_timeline(last)
         if args.step and last is not None:
             from .stepper_widget import StepperWidget
-            if last.plan.feed_slots:
+            if last.modelled is not None:
+                print("devlab: --step replays a real run, and this cell's last run was modelled; "
+                      "sess.modelled_stepper(fetches) steps through a modelled one")
+            elif last.plan.feed_slots:
                 print("devlab: --step cannot replay a run that fed values; in a cell of its own, use "
                       "devlab.notebook.StepperWidget(sess, fetches, feed_dict)")
             else:

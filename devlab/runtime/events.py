@@ -24,10 +24,12 @@ class OpsPlaced:
 
 @dataclass(frozen=True)
 class RunFinished:
-    """A run that completed: its plan and its RunMetadata (None unless one was asked for)."""
+    """A run that completed: its plan and its RunMetadata (None unless one was asked for). A
+    modelled run (``sess.modelled_run``) is one too, with its ModelledRun as ``modelled``."""
     session: object
     plan: object
     run_metadata: object
+    modelled: object = None
 
 
 # -- step events ---------------------------------------------------------------------------------
@@ -98,6 +100,7 @@ class Recorder:
             report.records.extend(event.records)
         elif isinstance(event, RunFinished):
             report.plans.append(event.plan)
+            report.modelled = event.modelled
             if event.run_metadata is not None:
                 report.run_metadata = event.run_metadata
 
@@ -118,13 +121,14 @@ class Recorder:
 
 class SessionReport:
     """What one session did inside a Recorder: placement records, the plans it ran, the last
-    RunMetadata with step stats."""
+    RunMetadata with step stats, and the ModelledRun when its last run was modelled."""
 
     def __init__(self, session):
         self.session = session
         self.records = []
         self.plans = []
         self.run_metadata = None
+        self.modelled = None
 
     @property
     def plan(self):

@@ -30,6 +30,7 @@ from ..framework.tensor_shape import TensorShape
 from ..ops import tf_ops, tf_shapes
 from ..ops.table import lookup
 from ..placer import explain as explain_mod
+from . import events
 from . import fetches as fetch_mod
 from .protos import DeviceStepStats, NodeExecStats, RunMetadata, StepStats
 from .steps import LoopStep, OpStep, TransferStep
@@ -144,9 +145,10 @@ class ModelledRun:
         """A few lines: the step time, the transfers, the busiest devices, what was assumed."""
         transfers = self.transfers
         moved = sum(t.nbytes for t in transfers)
-        lines = [f"modelled step time: {_time(self.step_time)} ({len(self.steps)} steps, "
-                 f"{sum(s.kind == 'op' for s in self.steps)} ops, {len(transfers)} transfers moving "
-                 f"{_bytes(moved)} in {_time(sum(t.seconds for t in transfers))} of copy time)"]
+        # "step time" is TF's word for one session.run; the run's op and copy count come after it
+        lines = [f"modelled step time: {_time(self.step_time)} (one run of {sum(s.kind == 'op' for s in self.steps)} "
+                 f"ops and {len(transfers)} transfers, moving {_bytes(moved)} in "
+                 f"{_time(sum(t.seconds for t in transfers))} of copy time)"]
         for device, busy in sorted(self.busy_time().items(), key=lambda kv: -kv[1]):
             lines.append(f"  {device}: {_time(busy)} of compute")
         if self.assumed:
@@ -209,8 +211,10 @@ def modelled_run(session, fetches=None, feed_dict=None, cost_model=None, loop_it
     cost_model = cost_model or DEFAULT
     _schedule(records, cost_model)
     values = [walker.fetched(leaf) for leaf in leaves]
-    return ModelledRun(session, plan, leaves, records, values, cost_model, walker.assumed, walker.unknown,
-                       unknown_dim)
+    run = ModelledRun(session, plan, leaves, records, values, cost_model, walker.assumed, walker.unknown,
+                      unknown_dim)
+    events.emit(events.RunFinished(session, plan, None, modelled=run))  # the magic and `devlab place` see it
+    return run
 
 
 def _plan(session, fetches, feed_dict):
