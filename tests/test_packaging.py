@@ -64,6 +64,7 @@ def test_wheel_has_typing_marker_licence_and_widget_code(built):
     wheel = built["wheel"]
     assert "devlab/py.typed" in wheel
     assert "devlab/notebook/graph_widget.js" in wheel
+    assert "devlab/notebook/graphviz.js" in wheel  # the browser's Graphviz: no npm at install time
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in wheel)
     assert not [n for n in wheel if n.startswith("tests/") or n.endswith(".whl")]
 
@@ -89,3 +90,16 @@ def test_test_extra_names_the_other_extras_instead_of_repeating_them():
 
 def test_no_wheel_files_tracked_at_the_root():
     assert not list(ROOT.glob("*.whl"))
+
+
+def test_the_committed_graphviz_bundle_is_the_pinned_build():
+    """devlab/notebook/graphviz.js is what tools/build_widget.sh builds from tools/widget/package.json."""
+    import json
+    pinned = json.loads((ROOT / "tools" / "widget" / "package.json").read_text())["devDependencies"]
+    lock = json.loads((ROOT / "tools" / "widget" / "package-lock.json").read_text())
+    version = pinned["@hpcc-js/wasm-graphviz"]
+    assert lock["packages"]["node_modules/@hpcc-js/wasm-graphviz"]["version"] == version
+    bundle = (ROOT / "devlab" / "notebook" / "graphviz.js").read_text()
+    assert bundle.startswith(f"// @hpcc-js/wasm-graphviz {version} (Apache-2.0")
+    assert "Built by tools/build_widget.sh" in bundle.splitlines()[1]
+    assert "build_widget.sh" in (ROOT / "README.md").read_text()
