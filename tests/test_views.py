@@ -202,6 +202,16 @@ def test_without_dot_the_widget_sends_dot_text_and_graphviz_as_webassembly(monke
     assert w.svg == "" and 'penwidth=3' in w.dot and w.graphviz_js is library  # the same text, not re-read
 
 
+def test_a_dot_drawing_without_graphviz_shows_its_text_and_how_to_install_it(monkeypatch):
+    from devlab.views import graph_view
+    drawing = graph_view.Dot("digraph { a -> b }")
+    assert "<svg" in drawing._repr_mimebundle_()["image/svg+xml"]
+    monkeypatch.setattr(graph_view.shutil, "which", lambda name: None)
+    bundle = drawing._repr_mimebundle_()
+    assert list(bundle) == ["text/plain"] and "apt-get install graphviz" in bundle["text/plain"]
+    assert bundle["text/plain"].endswith("digraph { a -> b }")
+
+
 def test_graph_widget_unfolds_a_scope_on_a_click_message():
     x = tf.constant(1.0)
     for i in range(3):

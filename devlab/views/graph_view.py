@@ -64,8 +64,11 @@ class Dot:
     def pipe(self, format="svg"):  # noqa: A002 - graphviz's name
         return run_dot(self.source, format)
 
-    def _repr_svg_(self):  # shown as a drawing when it is the value of a notebook cell
-        return run_dot(self.source, "svg").decode()
+    def _repr_mimebundle_(self, include=None, exclude=None):  # a notebook cell's value: the drawing
+        try:
+            return {"image/svg+xml": run_dot(self.source, "svg").decode(), "text/plain": self.source}
+        except GraphvizMissing:  # the DOT text, and how to draw it
+            return {"text/plain": f"{MISSING_DOT}\n{self.source}"}
 
     def __str__(self):
         return self.source
