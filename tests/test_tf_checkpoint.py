@@ -99,3 +99,13 @@ def test_a_damaged_tensorflow_checkpoint_is_data_loss(tmp_path, damage):
     sess = session()
     with pytest.raises(tf.errors.DataLossError, match="Unable to read checkpoint .*model.ckpt.index"):
         tf.train.Saver().restore(sess, str(tmp_path / "model.ckpt"))
+
+
+def test_a_partitioned_variable_from_a_tensorflow_checkpoint_is_one_line_naming_it():
+    with tf.variable_scope("dense"):
+        tf.get_variable("kernel", [3, 2], partitioner=tf.fixed_size_partitioner(2))
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    with pytest.raises(NotImplementedError, match="dense/kernel is a partitioned variable, which devlab restores "
+                                                  "from its own .npz checkpoints only"):
+        tf.train.Saver().restore(sess, os.path.join(DATA, "model.ckpt"))
