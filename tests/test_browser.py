@@ -313,11 +313,6 @@ def test_without_graphviz_a_500_op_model_is_laid_out_in_the_browser(page_without
     svg = cell.locator(".devlab-graph svg")
     assert svg.locator("g.node").count() > 20 and svg.locator("g.edge.devlab-copy").count() > 0
     assert cell.locator(".devlab-graph svg g.devlab-fold").count() > 0  # folded scopes, clickable as with dot
-    timings = {"ops": n_ops, "first_draw_layout_ms": int(ms), "cell_run_to_drawing_s": round(seconds, 2),
-               "graphviz_js_bytes": os.path.getsize(os.path.join(ROOT, "devlab", "notebook", "graphviz.js"))}
-    with open(os.path.join(ARTIFACTS, "browser-timings.json"), "w") as f:
-        json.dump(timings, f, indent=1)
-    print("browser timings:", timings)
     nodes = svg.locator("g.node")
     before = nodes.count()
     cell.locator(".devlab-graph svg g.devlab-fold").first.click()  # a click opens a scope here too
@@ -326,6 +321,13 @@ def test_without_graphviz_a_500_op_model_is_laid_out_in_the_browser(page_without
             break
         pg.wait_for_timeout(250)
     assert nodes.count() > before
+    (again,) = layout_times(cell)  # Graphviz already loaded: the layout alone
+    timings = {"ops": n_ops, "first_draw_layout_ms": int(ms), "cell_run_to_drawing_s": round(seconds, 2),
+               "unfold_redraw_layout_ms": int(again),
+               "graphviz_js_bytes": os.path.getsize(os.path.join(ROOT, "devlab", "notebook", "graphviz.js"))}
+    with open(os.path.join(ARTIFACTS, "browser-timings.json"), "w") as f:
+        json.dump(timings, f, indent=1)
+    print("browser timings:", timings)
     cell.screenshot(path=os.path.join(ARTIFACTS, "browser-500-ops-without-dot.png"))
 
 
