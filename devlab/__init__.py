@@ -149,10 +149,19 @@ def executing_eagerly():
     return False
 
 
+# Subpackages for optional features, imported on first use (``devlab.cluster.local()`` after a
+# plain ``import devlab``), so ``import devlab`` stays numpy-only and fast.
+_LAZY_SUBPACKAGES = ("cluster", "notebook")
+
+
 def __getattr__(name):
-    """``tf.__version__`` (and ``tf.VERSION``): the TF API version with devlab's package version
-    as its local label, read from the installed package's metadata on first use. Any other name
-    devlab lacks is an API it does not implement yet (one line naming it and the user's line)."""
+    """``devlab.cluster`` and ``devlab.notebook``, imported on first use. ``tf.__version__`` (and
+    ``tf.VERSION``): the TF API version with devlab's package version as its local label, read
+    from the installed package's metadata on first use. Any other name devlab lacks is an API it
+    does not implement yet (one line naming it and the user's line)."""
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")  # which also sets it on this module
     if name in ("__version__", "VERSION"):
         from importlib.metadata import PackageNotFoundError
         from importlib.metadata import version as package_version

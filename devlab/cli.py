@@ -1,4 +1,4 @@
-"""``devlab place SCRIPT.py [--gpus N] [--cpus N] [--soft] [--svg OUT] [--trace OUT] [--timeout S]``
+"""``devlab place SCRIPT.py [--gpus N] [--cpus N] [--soft] [--svg/--png/--pdf OUT] [--trace OUT] [--timeout S]``
 
 Runs a TF1-style script with devlab standing in for TensorFlow (``import tensorflow as tf``
 gives devlab), prints each session's device mapping and placement log, and optionally draws the
@@ -25,6 +25,12 @@ DEFAULT_TIMEOUT = 120.0  # seconds; a placement script that runs longer is almos
 EXIT_ERROR, EXIT_USAGE, EXIT_TIMEOUT, EXIT_INTERRUPTED = 1, 2, 124, 130
 INSTALL_GRAPHVIZ = ("apt-get install graphviz (Debian/Ubuntu), brew install graphviz (macOS) or "
                     "conda install graphviz")
+DRAWING_FORMATS = ("svg", "png", "pdf")  # one flag each: --svg OUT writes SVG, --png OUT a PNG...
+
+
+def drawings(args):
+    """[(format, path)] of the drawings asked for on the command line."""
+    return [(fmt, getattr(args, fmt)) for fmt in DRAWING_FORMATS if getattr(args, fmt, None)]
 
 
 def version():
@@ -77,7 +83,9 @@ def parser():
     place.add_argument("--gpus", type=_count(0), default=None, help="simulated GPUs for sessions that name none (0-64)")
     place.add_argument("--cpus", type=_count(1), default=None, help="CPUs for sessions that name none (1-64)")
     place.add_argument("--soft", action="store_true", help="allow soft placement in every session")
-    place.add_argument("--svg", metavar="OUT", help="draw the last run's placed graph (.svg, .png or .pdf)")
+    for fmt in DRAWING_FORMATS:
+        place.add_argument(f"--{fmt}", metavar="OUT", help=f"draw the last run's placed graph as {fmt.upper()} "
+                           f"(OUT.{fmt}; needs Graphviz's dot)")
     place.add_argument("--trace", metavar="OUT", help="write the last run's timeline as Chrome trace JSON")
     place.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                        help=f"stop the script after this long (default {DEFAULT_TIMEOUT:g}; 0: no limit, in this process)")
@@ -95,14 +103,15 @@ def check_place_arguments(args):
         return fail(f"cannot run {args.script}: no such file", EXIT_USAGE)
     if not os.path.isfile(args.script):
         return fail(f"cannot run {args.script}: not a file", EXIT_USAGE)
-    if args.svg:
-        ext = args.svg.rsplit(".", 1)[-1].lower() if "." in os.path.basename(args.svg) else ""
-        if ext not in ("svg", "png", "pdf"):
-            return fail(f"--svg {args.svg}: the drawing is written as .svg, .png or .pdf, not {('.' + ext) if ext else 'a file without an extension'}",
+    for fmt, path in drawings(args):
+        ext = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else ""
+        if ext != fmt:
+            other = f" (for {ext.upper()}, use --{ext} {path})" if ext in DRAWING_FORMATS else ""
+            return fail(f"--{fmt} {path}: --{fmt} writes {fmt.upper()}, so the file name should end in .{fmt}{other}",
                         EXIT_USAGE)
         if shutil.which("dot") is None:
-            return fail(f"--svg needs Graphviz's `dot` program, which is not on PATH: {INSTALL_GRAPHVIZ}", EXIT_USAGE)
-    for flag, path in (("--svg", args.svg), ("--trace", args.trace)):
+            return fail(f"--{fmt} needs Graphviz's `dot` program, which is not on PATH: {INSTALL_GRAPHVIZ}", EXIT_USAGE)
+    for flag, path in [(f"--{fmt}", path) for fmt, path in drawings(args)] + [("--trace", args.trace)]:
         if path:
             problem = _unwritable(path)
             if problem:
@@ -139,7 +148,7 @@ def place(args):
 def _place_in_child(args):
     """Runs ``devlab place`` (with no limit) in a child process and stops it when time is up."""
     argv = [sys.executable, "-m", "devlab", "place", args.script, "--timeout", "0"]
-    for flag in ("gpus", "cpus", "svg", "trace"):
+    for flag in ("gpus", "cpus", *DRAWING_FORMATS, "trace"):
         if getattr(args, flag) is not None:
             argv += [f"--{flag}", str(getattr(args, flag))]
     if args.soft:
@@ -230,23 +239,25 @@ def _script_line(e, script):
 def _write_outputs(last, args):
     if last is None:
         print("devlab: the script ran no session, so nothing was placed.", file=sys.stderr)
-        return 0 if not (args.svg or args.trace) else EXIT_ERROR
-    if args.svg:
+        return 0 if not (drawings(args) or args.trace) else EXIT_ERROR
+    for fmt, path in drawings(args):
         from .views.graph_view import GraphView
         try:
-            GraphView(last.session, last.plan).save(args.svg)
+            GraphView(last.session, last.plan).save(path, fmt)
         except (OSError, RuntimeError, ValueError) as e:
-            return fail(f"--svg {args.svg}: could not write the drawing: {_one_line(e)}")
-        print(f"devlab: placed graph written to {args.svg}")
+            return fail(f"--{fmt} {path}: could not write the drawing: {_one_line(e)}")
+        print(f"devlab: placed graph written to {path}")
     if args.trace:
         from .views.chrome_trace import Timeline
-        if last.run_metadata is None:
+        stats = last.modelled.step_stats if last.modelled is not None else getattr(last.run_metadata, "step_stats", None)
+        if stats is None:
             return fail(f"--trace {args.trace}: the last run was not traced, so there is no timeline")
         try:
-            Timeline(last.run_metadata.step_stats).save(args.trace)
+            Timeline(stats).save(args.trace)
         except OSError as e:
             return fail(f"--trace {args.trace}: could not write the timeline: {_one_line(e)}")
-        print(f"devlab: timeline written to {args.trace} (open it in https://ui.perfetto.dev)")
+        kind = "modelled timeline" if last.modelled is not None else "timeline"
+        print(f"devlab: {kind} written to {args.trace} (open it in https://ui.perfetto.dev)")
     return 0
 
 

@@ -5,7 +5,7 @@
 ops nothing reads: the train op, the losses...) gives what a real run would cost. Printed: the
 device mapping and the placement log (as for a script), the ops devlab cannot run and those
 whose kernels had to be assumed, the transfers between devices, and the modelled step time.
-``--svg`` draws the placed graph, ``--trace`` writes the modelled timeline.
+``--svg``/``--png``/``--pdf`` draw the placed graph, ``--trace`` writes the modelled timeline.
 """
 import os
 import sys
@@ -69,13 +69,16 @@ def _short(name):
 
 
 def _outputs(session, run, args):
-    if args.svg:
+    for fmt in ("svg", "png", "pdf"):
+        path = getattr(args, fmt, None)
+        if not path:
+            continue
         from .views.graph_view import GraphView
         try:
-            GraphView(session, run.plan).save(args.svg)
+            GraphView(session, run.plan).save(path, fmt)
         except (OSError, RuntimeError, ValueError) as e:
-            return _fail(f"--svg {args.svg}: could not write the drawing: {_one_line(e)}")
-        print(f"devlab: placed graph written to {args.svg}")
+            return _fail(f"--{fmt} {path}: could not write the drawing: {_one_line(e)}")
+        print(f"devlab: placed graph written to {path}")
     if args.trace:
         from .views.chrome_trace import Timeline
         try:

@@ -92,7 +92,9 @@ class FileWriter:
             self.add_graph(graph, graph_def=graph_def)
 
     def _open(self):
-        from tensorboard.summary.writer.event_file_writer import EventFileWriter
+        from .framework.extras import require
+        EventFileWriter = require("tensorboard.summary.writer.event_file_writer",  # noqa: N806 - TensorBoard's class
+                                  "tf.summary.FileWriter").EventFileWriter
         max_queue, flush_secs, suffix = self._args
         return EventFileWriter(self._logdir, max_queue, flush_secs, suffix)
 

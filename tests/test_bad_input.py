@@ -6,6 +6,7 @@ walks bad inputs across the public API and asserts that only TF's error classes 
 ValueError/TypeError/OSError TF raises there) escape, each naming what was wrong. The texts were
 checked against TensorFlow 2.21 (``tf.compat.v1``, graph mode).
 """
+import importlib.metadata
 import io
 import json
 import os
@@ -604,6 +605,38 @@ def test_cli_version_help_and_python_dash_m():
     assert done.returncode == 0 and "place" in done.stdout
     assert devlab_cli("place", "--help").returncode == 0
     assert devlab_cli().returncode == 2
+
+
+def test_cli_version_is_the_one_readme_states():
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    assert f"`tf.__version__` is `{tf.__version__}`" in readme
+    assert tf.__version__ == f"1.15.0+devlab.{importlib.metadata.version('devlab')}"
+
+
+def test_cli_each_drawing_flag_writes_its_format_and_a_mismatched_name_is_one_line(tmp_path):
+    seed = "examples/seed004_mixed_sum.py"
+    one_line_error(devlab_cli("place", seed, "--svg", str(tmp_path / "g.png")), 2,
+                   f"--svg {tmp_path / 'g.png'}: --svg writes SVG, so the file name should end in .svg (for PNG, use "
+                   f"--png {tmp_path / 'g.png'})")
+    one_line_error(devlab_cli("place", seed, "--png", str(tmp_path / "g")), 2, "should end in .png")
+    done = devlab_cli("place", seed, "--gpus", "4", "--png", str(tmp_path / "g.png"), "--svg", str(tmp_path / "g.svg"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "g.png").read_bytes().startswith(b"\x89PNG\r\n")
+    svg = (tmp_path / "g.svg").read_text()
+    assert "<svg" in svg and "GPU:3" in svg
+
+
+def test_cli_draws_a_script_whose_sessions_only_model_their_runs(tmp_path):
+    """README's graph-file walkthrough runs only ``sess.modelled_run``: its sessions are recorded too."""
+    out = tmp_path / "walkthrough.svg"
+    done = devlab_cli("place", "examples/debug_a_model_graph.py", "--svg", str(out), "--trace", str(tmp_path / "t.json"))
+    assert done.returncode == 0, done.stderr
+    assert "the script ran no session" not in done.stderr
+    svg = out.read_text()
+    assert "cluster_GPU:3" in svg and "cluster_CPU:0" in svg  # the four towers' GPUs and the host
+    assert "click to open" not in svg  # a static drawing: nothing to click
+    assert "modelled timeline written" in done.stdout and json.loads((tmp_path / "t.json").read_text())["traceEvents"]
 
 
 def test_cli_svg_without_graphviz_says_how_to_install(monkeypatch, capsys):

@@ -3,10 +3,18 @@ one notebook written here and run cell by cell. Three interactions, on one page:
 
 1. a click on a folded name scope (a 3-D box) of a big graph opens it (the kernel redraws);
 2. the stepper on the mixed sum: on a transfer step the *copy edge* is highlighted, not its source;
-3. a model of about 150 ops: its drawing fits the width of the output area.
+3. a model of about 150 ops: its drawing fits the width of the output area;
+
+then README's picture, a ``%%placement --step`` cell (log, graph, stepper), compared with
+docs/placement_cell.png (``DEVLAB_REFRESH_DOCS=1`` writes it there). A second JupyterLab runs
+with Graphviz's ``dot`` off the PATH, as after a bare ``pip install``: there the browser lays the
+graphs out (WebAssembly Graphviz): tutorial 00 run from the top, and a 500-op model whose
+first-draw time goes to test-artifacts/browser-timings.json.
 
 Screenshots are kept in test-artifacts/.
 """
+import contextlib
+import json
 import os
 import re
 import shutil
@@ -47,26 +55,79 @@ CELLS = [
 ]
 
 
+# README's picture: seed 004's first program with the stepper (log, summary, the stepper and its graph)
+README_CELL = ("%%placement --gpus 2 --step --no-draw\nwith tf.device('/cpu:0'):\n"
+               "    a = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[2, 3], name='a')\n"
+               "    b = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[3, 2], name='b')\n"
+               "c = tf.matmul(a, b)\nsess = tf.Session(config=tf.ConfigProto(log_device_placement=True))\n"
+               "print(sess.run(c))")
+CELLS.append(README_CELL)
+README_PNG = os.path.join(ROOT, "docs", "placement_cell.png")
+
+# Without Graphviz: what the kernel sees, and a model of about 500 ops (eighteen layers, two GPUs)
+CELLS_WITHOUT_DOT = [
+    "%load_ext devlab\nimport devlab as tf\nimport numpy as np\nimport shutil\nprint('dot on PATH:', shutil.which('dot'))",
+    "%%placement --gpus 2\nx = tf.placeholder(tf.float32, [8, 16], name='x')\nh = x\nfor i in range(18):\n"
+    "    with tf.variable_scope(f'layer{i}'), tf.device(f'/gpu:{i % 2}'):\n"
+    "        w = tf.get_variable('w', [16, 16], initializer=tf.ones_initializer())\n"
+    "        b = tf.get_variable('b', [16], initializer=tf.zeros_initializer())\n"
+    "        h = tf.nn.relu(tf.matmul(h, w) + b)\nloss = tf.reduce_mean(tf.square(h))\n"
+    "train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\nsess = tf.Session()\n"
+    "sess.run(tf.global_variables_initializer())\nsess.run(train, {x: np.ones((8, 16))})\n"
+    "print(len(tf.get_default_graph().get_operations()), 'ops')",
+]
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
+def write_notebook(path, cells):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+
+
+def path_without_dot(folder):
+    """A PATH like this one with Graphviz's programs left out: this Python's folder, then a folder
+    of links to everything else on PATH but them (``dot`` lives in /usr/bin beside what is needed)."""
+    links = folder / "bin"
+    links.mkdir()
+    graphviz = {"dot", "neato", "twopi", "circo", "fdp", "sfdp", "patchwork", "osage"}
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        if not os.path.isdir(d):
+            continue
+        for name in os.listdir(d):
+            target = links / name
+            if name not in graphviz and not target.exists():
+                target.symlink_to(os.path.join(d, name))
+    path = os.pathsep.join([os.path.dirname(sys.executable), str(links)])
+    assert shutil.which("dot", path=path) is None
+    return path
+
+
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
+def browser():
+    """Chromium, one for the module (Playwright's sync API runs one instance at a time)."""
     assert os.path.exists(CHROMIUM), "the browser test needs Chromium: apt-get install -y chromium"
     from playwright.sync_api import sync_playwright
-    folder = tmp_path_factory.mktemp("lab")
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, str(folder / "widgets.ipynb"))
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@contextlib.contextmanager
+def jupyter_lab(browser, folder, notebook, env=None):
+    """JupyterLab serving ``folder`` and a Chromium page open on ``notebook``, its kernel up."""
     port, token = free_port(), "devlab-test"
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
          f"--ServerApp.token={token}", "--ServerApp.allow_root=True", f"--ServerApp.root_dir={folder}",
          "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(120):
@@ -78,21 +139,46 @@ def page(tmp_path_factory):
         else:
             pytest.fail("JupyterLab did not start")
         os.makedirs(ARTIFACTS, exist_ok=True)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-            pg = browser.new_page(viewport={"width": 1280, "height": 1000})
-            pg.goto(f"{url}/lab/tree/widgets.ipynb?token={token}")
-            pg.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            pg.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=90_000)  # the kernel is up
-            pg.runs = 0
-            yield pg
-            browser.close()
+        context = browser.new_context(viewport={"width": 1280, "height": 1000})
+        pg = context.new_page()
+        pg.lab_url, pg.lab_token = url, token
+        open_notebook(pg, notebook)
+        yield pg
+        context.close()
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def open_notebook(pg, notebook):
+    """Opens ``notebook`` alone (a reset workspace) and waits for its kernel."""
+    pg.goto(f"{pg.lab_url}/lab/tree/{notebook}?reset&token={pg.lab_token}")
+    pg.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    pg.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=90_000)  # the kernel is up
+    pg.runs = 0
+
+
+@pytest.fixture(scope="module")
+def page(browser, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab")
+    write_notebook(folder / "widgets.ipynb", CELLS)
+    with jupyter_lab(browser, folder, "widgets.ipynb") as pg:
+        yield pg
+
+
+@pytest.fixture(scope="module")
+def page_without_dot(browser, tmp_path_factory):
+    """JupyterLab (and so its kernels) with no Graphviz on PATH, open on a 500-op model; tutorial 00
+    beside it."""
+    folder = tmp_path_factory.mktemp("lab-without-dot")
+    write_notebook(folder / "draw500.ipynb", CELLS_WITHOUT_DOT)
+    shutil.copy(os.path.join(ROOT, "notebooks", "00_start_here.ipynb"), folder / "00_start_here.ipynb")
+    env = dict(os.environ, PATH=path_without_dot(folder))
+    with jupyter_lab(browser, folder, "draw500.ipynb", env=env) as pg:
+        yield pg
 
 
 def run_next_cell(page, expect):
@@ -166,3 +252,100 @@ def test_a_150_op_model_fits_the_output_width(page):
     assert 140 <= n_ops <= 170, n_ops  # a model of about 150 ops
     assert 0 < sizes["svg"] <= sizes["out"] + 1, sizes
     cell.screenshot(path=os.path.join(ARTIFACTS, "browser-150-ops.png"))
+
+
+def png_size(path):
+    """(width, height) of a PNG, from its header."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", path
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+@pytest.mark.browser
+def test_readme_picture_is_a_placement_cell_with_log_graph_and_stepper(page):
+    cell = run_next_cell(page, ".jupyter-widgets button:has-text('Next')")
+    cell.locator(".devlab-graph svg").first.wait_for(timeout=60_000)  # the stepper's graph
+    text = cell.inner_text()
+    assert "MatMul: (MatMul): /job:localhost/replica:0/task:0/device:GPU:0" in text  # the placement log
+    next_button = cell.locator(".jupyter-widgets button:has-text('Next')").first
+    for _ in range(3):
+        next_button.click()
+        page.wait_for_timeout(300)
+    # The whole cell in view, at README's width, without JupyterLab's notices or hover effects
+    page.add_style_tag(content=".Toastify, .jp-toast-container { display: none !important; }")
+    page.set_viewport_size({"width": 1240, "height": 1800})
+    page.wait_for_timeout(500)
+    cell.evaluate("(c) => c.scrollIntoView({block: 'start'})")
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(800)
+    shot = os.path.join(ARTIFACTS, "placement_cell.png")
+    cell.screenshot(path=shot)
+    if os.environ.get("DEVLAB_REFRESH_DOCS") == "1" or not os.path.exists(README_PNG):
+        os.makedirs(os.path.dirname(README_PNG), exist_ok=True)
+        shutil.copy(shot, README_PNG)
+    # The committed picture shows this cell as it is drawn now: the same layout, give or take fonts
+    (w, h), (w0, h0) = png_size(shot), png_size(README_PNG)
+    assert abs(w - w0) <= 0.05 * w0 and abs(h - h0) <= 0.15 * h0, (
+        f"the cell now draws {w}x{h}, docs/placement_cell.png is {w0}x{h0}: check {shot} and refresh the "
+        "picture with DEVLAB_REFRESH_DOCS=1 python -m pytest -m browser tests/test_browser.py")
+    with open(os.path.join(ROOT, "README.md")) as f:
+        assert "docs/placement_cell.png" in f.read(1500)  # at the top of the README
+
+
+def layout_times(cell):
+    """The browser's layout time of each graph widget in ``cell`` (ms; set only when the browser laid it out)."""
+    return cell.evaluate("(c) => [...c.querySelectorAll('.devlab-graph')].map((g) => g.dataset.layoutMs || null)")
+
+
+@pytest.mark.browser
+def test_without_graphviz_a_500_op_model_is_laid_out_in_the_browser(page_without_dot):
+    pg = page_without_dot
+    cell = run_next_cell(pg, ".jp-OutputArea-output:has-text('dot on PATH')")
+    assert "dot on PATH: None" in cell.inner_text()  # the kernel has no Graphviz
+    start = time.perf_counter()
+    cell = run_next_cell(pg, ".devlab-graph svg")
+    seconds = time.perf_counter() - start
+    n_ops = int(re.search(r"(\d+) ops\n", cell.inner_text()).group(1))
+    assert 480 <= n_ops <= 560, n_ops
+    (ms,) = layout_times(cell)
+    assert ms is not None  # laid out here, by the WebAssembly Graphviz
+    svg = cell.locator(".devlab-graph svg")
+    assert svg.locator("g.node").count() > 20 and svg.locator("g.edge.devlab-copy").count() > 0
+    assert cell.locator(".devlab-graph svg g.devlab-fold").count() > 0  # folded scopes, clickable as with dot
+    nodes = svg.locator("g.node")
+    before = nodes.count()
+    cell.locator(".devlab-graph svg g.devlab-fold").first.click()  # a click opens a scope here too
+    for _ in range(120):
+        if nodes.count() > before:
+            break
+        pg.wait_for_timeout(250)
+    assert nodes.count() > before
+    (again,) = layout_times(cell)  # Graphviz already loaded: the layout alone
+    timings = {"ops": n_ops, "first_draw_layout_ms": int(ms), "cell_run_to_drawing_s": round(seconds, 2),
+               "unfold_redraw_layout_ms": int(again),
+               "graphviz_js_bytes": os.path.getsize(os.path.join(ROOT, "devlab", "notebook", "graphviz.js"))}
+    with open(os.path.join(ARTIFACTS, "browser-timings.json"), "w") as f:
+        json.dump(timings, f, indent=1)
+    print("browser timings:", timings)
+    cell.screenshot(path=os.path.join(ARTIFACTS, "browser-500-ops-without-dot.png"))
+
+
+@pytest.mark.browser
+def test_without_graphviz_tutorial_00_draws_every_graph(page_without_dot):
+    pg = page_without_dot
+    open_notebook(pg, "00_start_here.ipynb")
+    pg.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    pg.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    graphs = pg.locator(".jp-Notebook .devlab-graph svg")
+    for _ in range(240):  # the two drawings and the stepper's graph
+        if graphs.count() >= 3:
+            break
+        pg.wait_for_timeout(500)
+    assert graphs.count() == 3
+    assert None not in layout_times(pg.locator(".jp-Notebook").first)  # each laid out in the browser
+    assert pg.locator(".jp-Notebook .devlab-graph svg g.edge.devlab-copy").count() >= 2  # the red copy arrows
+    assert "Graphviz's `dot` program is not installed" not in pg.locator(".jp-Notebook").first.inner_text()
+    graphs.first.evaluate("(g) => g.closest('.jp-Cell').scrollIntoView({block: 'start'})")
+    pg.wait_for_timeout(500)
+    pg.screenshot(path=os.path.join(ARTIFACTS, "browser-tutorial-00-without-dot.png"), full_page=True)

@@ -1,6 +1,7 @@
 """The views in detail: what the graph drawing contains (runs, groups, feeds, folds, legend,
 colours), that building it stays linear, the stepper's copy edge and lanes, the graph widget's
 unfold message, the %%placement output layout, source lines as cells, and the colocation debug info."""
+import re
 import time
 import xml.etree.ElementTree as ET
 
@@ -181,6 +182,35 @@ def test_speed_control_sets_the_play_interval():
     w = StepperWidget(sess, total, draw=False)
     w.speed.value = 150
     assert w.play.interval == 150
+
+
+def test_without_dot_the_widget_sends_dot_text_and_graphviz_as_webassembly(monkeypatch):
+    """No Graphviz on the kernel's machine: the browser lays the graph out (tests/test_browser.py
+    draws it there); the widget carries the DOT text and, once, the WebAssembly Graphviz."""
+    from devlab.views import graph_view
+    sess, total = seed004()
+    sess.run(total)
+    with_dot = GraphWidget(sess)
+    assert "<svg" in with_dot.svg and with_dot.dot == "" and with_dot.graphviz_js == ""  # nothing extra sent
+    monkeypatch.setattr(graph_view.shutil, "which", lambda name: None)  # `dot` is not on PATH
+    w = GraphWidget(sess)
+    assert w.svg == "" and w.dot == with_dot.view.to_dot().source
+    assert w.dot.startswith("digraph") and "cluster_GPU:3" in w.dot and "devlab-copy" in w.dot
+    library = w.graphviz_js
+    assert library.startswith("// @hpcc-js/wasm-graphviz") and re.search(r"export{\w+ as Graphviz}", library)
+    assert 200_000 < len(library) < 3_000_000
+    w.redraw(highlight="AddN")
+    assert w.svg == "" and 'penwidth=3' in w.dot and w.graphviz_js is library  # the same text, not re-read
+
+
+def test_a_dot_drawing_without_graphviz_shows_its_text_and_how_to_install_it(monkeypatch):
+    from devlab.views import graph_view
+    drawing = graph_view.Dot("digraph { a -> b }")
+    assert "<svg" in drawing._repr_mimebundle_()["image/svg+xml"]
+    monkeypatch.setattr(graph_view.shutil, "which", lambda name: None)
+    bundle = drawing._repr_mimebundle_()
+    assert list(bundle) == ["text/plain"] and "apt-get install graphviz" in bundle["text/plain"]
+    assert bundle["text/plain"].endswith("digraph { a -> b }")
 
 
 def test_graph_widget_unfolds_a_scope_on_a_click_message():

@@ -11,6 +11,7 @@ import logging
 import re
 import time
 
+from ..framework.extras import require
 from ..runtime.cluster import ClusterSpec
 from .backend import DaskBackend
 from .split import task_name
@@ -34,7 +35,8 @@ def local(ps=1, worker=2, *, memory_limit="auto", dashboard=True, silence_logs=l
     ``verbose`` it prints where each task runs and the link to Dask's dashboard (which needs
     bokeh, in the ``cluster`` extra).
     """
-    from distributed import Client, LocalCluster
+    distributed = require("distributed", "devlab.cluster.local")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster  # noqa: N806 - Dask's classes
     jobs = {"ps": ps, "worker": worker, **other_jobs}
     tasks = [(job, i) for job, n in jobs.items() for i in range(int(n))]
     if not tasks:
@@ -90,7 +92,7 @@ def connect(address, cluster=None, workers=None, timeout=60):
     resource named after the job (``dask worker ... --resources ps=1``). Without ``cluster`` the
     tasks are read from the workers' names (``/job:J/task:N``). Returns the bound ClusterSpec.
     """
-    from distributed import Client
+    Client = require("distributed", "devlab.cluster.connect").Client  # noqa: N806 - Dask's class
     client = Client(address, set_as_default=False, timeout=timeout)
     try:
         info = client.scheduler_info(n_workers=-1)["workers"]

@@ -9,20 +9,21 @@ the rest of devlab works without it.
 import functools
 import types
 
-INSTALL = ("reading and writing TensorFlow's graph files, event files and summaries needs TensorBoard's copy "
-           "of TensorFlow's protocol buffers: pip install 'devlab[graphs]' (or pip install tensorboard)")
+from .extras import require
+
+FEATURE = "reading and writing TensorFlow's graph files, event files and summaries"
 
 
 @functools.lru_cache(maxsize=None)
 def pb():
     """The proto modules, as one namespace: ``pb().GraphDef``, ``pb().text_format``..."""
-    try:
-        from google.protobuf import message, text_format
-        from tensorboard.compat.proto import (attr_value_pb2, config_pb2, event_pb2, graph_pb2, meta_graph_pb2,
-                                              node_def_pb2, step_stats_pb2, summary_pb2, tensor_pb2,
-                                              tensor_shape_pb2, types_pb2, variable_pb2)
-    except ImportError as e:
-        raise ImportError(f"{INSTALL} ({e})") from None
+    message = require("google.protobuf.message", FEATURE, "graphs")
+    text_format = require("google.protobuf.text_format", FEATURE, "graphs")
+    (attr_value_pb2, config_pb2, event_pb2, graph_pb2, meta_graph_pb2, node_def_pb2, step_stats_pb2, summary_pb2,
+     tensor_pb2, tensor_shape_pb2, types_pb2, variable_pb2) = (
+        require(f"tensorboard.compat.proto.{name}", FEATURE) for name in (
+            "attr_value_pb2", "config_pb2", "event_pb2", "graph_pb2", "meta_graph_pb2", "node_def_pb2",
+            "step_stats_pb2", "summary_pb2", "tensor_pb2", "tensor_shape_pb2", "types_pb2", "variable_pb2"))
     return types.SimpleNamespace(
         GraphDef=graph_pb2.GraphDef, NodeDef=node_def_pb2.NodeDef, AttrValue=attr_value_pb2.AttrValue,
         NameAttrList=attr_value_pb2.NameAttrList, TensorProto=tensor_pb2.TensorProto,

@@ -131,8 +131,12 @@ class KernelReport:
     def __str__(self):
         lines = []
         types = sorted({t for _, t in self.without_kernel})
-        lines.append(f"{len(self.without_kernel)} ops devlab cannot run (modelled only), of {len(types)} types"
-                     + (f": {', '.join(types)}" if types else ""))
+        if types:
+            n, k = len(self.without_kernel), len(types)
+            lines.append(f"{n} op{'s' if n != 1 else ''} devlab cannot run (modelled only), of {k} "
+                         f"type{'s' if k != 1 else ''}: {', '.join(types)}")
+        else:
+            lines.append("devlab has a kernel for every op: the graph can run for real, not only modelled")
         if self.assumed:
             lines.append(f"{len(self.assumed)} ops whose kernels TensorFlow 2.21's registry does not list; assumed "
                          "to have kernels on every device type:")

@@ -1,7 +1,24 @@
 // The placed graph in the notebook: the SVG that devlab.views draws, fitted to the output width,
 // with pan (drag), zoom (buttons, or Ctrl + wheel), a click on a folded scope (3-D box) to open
 // it, and the current op or copy of a stepper kept in view.
+//
+// Where the kernel's machine has no Graphviz `dot`, the kernel sends the graph as DOT text with a
+// WebAssembly build of Graphviz (graphviz.js, built by tools/build_widget.sh), and the layout
+// happens here, in the browser. The library is loaded once per page, whatever the widget count.
 const MAX_HEIGHT = 560;
+
+function graphviz(source) {
+  const cache = globalThis.__devlabGraphviz || (globalThis.__devlabGraphviz = {});
+  if (!cache.promise) {
+    const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+    cache.promise = import(url).then((m) => m.Graphviz.load());
+    cache.promise.catch(() => { cache.promise = null; });  // a later draw tries again
+  }
+  return cache.promise;
+}
+
+// What devlab.views.graph_view.fit_svg does to dot's SVG in Python: ids and classes with plain hyphens.
+const fitted = (svg) => svg.replaceAll("&#45;", "-");
 
 function render({ model, el }) {
   el.classList.add("devlab-graph");
@@ -62,8 +79,28 @@ function render({ model, el }) {
     apply();
   }
 
-  function draw() {
-    inner.innerHTML = model.get("svg");
+  let ticket = 0;  // the latest draw: a layout that finishes after a newer one started is dropped
+  async function draw() {
+    const mine = ++ticket;
+    let text = model.get("svg");
+    const dot = model.get("dot");
+    if (!text && dot) {
+      const start = performance.now();
+      hint.textContent = "laying the graph out in the browser\u2026";
+      try {
+        text = fitted((await graphviz(model.get("graphviz_js"))).dot(dot));
+      } catch (e) {
+        text = `<p>devlab: the browser could not lay the graph out (${e}); installing Graphviz's dot ` +
+          "on the kernel's machine (apt-get install graphviz) draws it there instead</p>";
+      }
+      if (mine !== ticket) return;
+      el.dataset.layoutMs = (performance.now() - start).toFixed(0);  // read by the browser test
+    }
+    show(text);
+  }
+
+  function show(text) {
+    inner.innerHTML = text;
     const svg = inner.querySelector("svg");
     const folds = model.get("folds") || {};
     foldAll.style.display = model.get("unfolded").length ? "" : "none";
@@ -106,6 +143,7 @@ function render({ model, el }) {
   }, { passive: false });
 
   model.on("change:svg", draw);
+  model.on("change:dot", draw);
   model.on("change:focus", () => requestAnimationFrame(keepInView));
   draw();
   // The output area may get its width only after the first paint.

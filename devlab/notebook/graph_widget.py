@@ -2,24 +2,43 @@
 to the output width, pan and zoom, a click on a folded scope opens it (the kernel redraws), and
 the stepper's current op kept in view.
 
+Graphviz's ``dot`` lays the graph out here when it is installed. Without it (a pip install
+cannot bring it), the widget sends the DOT text instead, with ``graphviz.js``: Graphviz compiled
+to WebAssembly (built by tools/build_widget.sh), which lays it out in the browser.
+
 Saved in a notebook and opened before it runs, a widget has no state to show; its text says to
 run the cell, and the static SVG travels with it for viewers that draw SVG (GitHub, nbviewer).
 """
 import pathlib
 
-import anywidget
-import traitlets
+from ..framework.extras import require
+from ..views.graph_view import GraphView, GraphvizMissing, fit_svg
 
-from ..views.graph_view import GraphView
+anywidget = require("anywidget", "devlab.notebook.GraphWidget")
+traitlets = require("traitlets", "devlab.notebook.GraphWidget")
 
 HERE = pathlib.Path(__file__).parent
 STATIC_SVG_LIMIT = 300_000  # characters: bigger drawings are not copied into the static output
+GRAPHVIZ_JS = HERE / "graphviz.js"
+
+
+def graphviz_js():
+    """The WebAssembly Graphviz the browser lays graphs out with (about 800 KB, read once)."""
+    global _GRAPHVIZ_TEXT
+    if _GRAPHVIZ_TEXT is None:
+        _GRAPHVIZ_TEXT = GRAPHVIZ_JS.read_text(encoding="utf-8")
+    return _GRAPHVIZ_TEXT
+
+
+_GRAPHVIZ_TEXT = None
 
 
 class GraphWidget(anywidget.AnyWidget):
     _esm = HERE / "graph_widget.js"
     _css = HERE / "graph_widget.css"
     svg = traitlets.Unicode("").tag(sync=True)
+    dot = traitlets.Unicode("").tag(sync=True)  # the DOT text, for the browser to lay out when svg is empty
+    graphviz_js = traitlets.Unicode("").tag(sync=True)  # the library that does it, sent only then
     folds = traitlets.Dict({}).tag(sync=True)  # svg id of each folded scope -> the scope
     unfolded = traitlets.List([]).tag(sync=True)
     focus = traitlets.Unicode("").tag(sync=True)  # svg id to keep in view (the stepper's current)
@@ -36,11 +55,17 @@ class GraphWidget(anywidget.AnyWidget):
     def redraw(self, **changes):
         """Draws again, with view options changed (``highlight=...``, ``done=...``)."""
         self.options.update(changes)
-        self.view = GraphView(self.session, unfold=self.unfolded, **self.options)
-        svg = self.view.svg()
-        self.folds = dict(self.view.folds)
-        self.svg = svg if svg is not None else f"<p>{self.view.summary()}. Graphviz's dot is missing: " \
-                                               "apt-get install graphviz</p>"
+        self.view = GraphView(self.session, unfold=self.unfolded, interactive=True, **self.options)
+        dot = self.view.to_dot()
+        try:
+            svg, source = fit_svg(dot.pipe("svg").decode()), ""
+        except GraphvizMissing:  # no `dot` here: the browser lays it out (graph_widget.js)
+            svg, source = "", dot.source
+        with self.hold_sync():  # one message: the browser never sees the folds of another drawing
+            if source and not self.graphviz_js:
+                self.graphviz_js = graphviz_js()
+            self.folds = dict(self.view.folds)
+            self.svg, self.dot = svg, source
         return self.view
 
     def unfold(self, scope):
@@ -63,7 +88,7 @@ class GraphWidget(anywidget.AnyWidget):
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if data is not None and "<svg" in self.svg[:400] and len(self.svg) < STATIC_SVG_LIMIT:
-            data["image/svg+xml"] = self.svg
+            data["image/svg+xml"] = self.svg.replace(" (click to open)", "")  # a static copy opens nothing
         return bundle
 
     def __repr__(self):

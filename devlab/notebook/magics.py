@@ -234,17 +234,21 @@ class PlacementMagics(Magics):
             self._show_timeline(last)
         if args.step and last is not None:
             from .stepper_widget import StepperWidget
-            host = last.session.host  # the last run's feeds, replayed by the stepper
-            feeds = {t: transfer(v, device, host) for (_, t, device), v in zip(last.plan.feed_slots, last.feeds)}
-            display(StepperWidget(last.session, list(last.plan.fetches), feeds))
+            if last.modelled is not None:
+                print("devlab: --step replays a real run, and this cell's last run was modelled; "
+                      "sess.modelled_stepper(fetches) steps through a modelled one")
+            else:
+                host = last.session.host  # the last run's feeds, replayed by the stepper
+                feeds = {t: transfer(v, device, host) for (_, t, device), v in zip(last.plan.feed_slots, last.feeds)}
+                display(StepperWidget(last.session, list(last.plan.fetches), feeds))
 
     def _show_timeline(self, last):
         if last is None or last.run_metadata is None:
             print("devlab: no traced run in this cell, so there is no timeline to show.")
             return
         from ..views.timeline_view import gantt
+        fig = gantt(last.run_metadata.step_stats)  # says which extra to install when matplotlib is missing
         import matplotlib.pyplot as plt
-        fig = gantt(last.run_metadata.step_stats)
         display(fig)
         plt.close(fig)
 

@@ -9,11 +9,13 @@ keyboard (Tab to focus, Enter/Space to press, arrows on the slider).
 """
 import html
 
-import ipywidgets as widgets
 import numpy as np
 
+from ..framework.extras import require
 from ..views.colours import device_colour, short_device
 from ..views.lanes import lanes_svg
+
+widgets = require("ipywidgets", "devlab.notebook.StepperWidget")
 
 SPEEDS = [("0.5\u00d7", 1200), ("1\u00d7", 600), ("2\u00d7", 300), ("4\u00d7", 150)]
 

@@ -25,11 +25,13 @@ class OpsPlaced:
 @dataclass(frozen=True)
 class RunFinished:
     """A run that completed: its plan, its RunMetadata (None unless one was asked for) and the
-    values it fed, on their devices, in the order of ``plan.feed_slots``."""
+    values it fed, on their devices, in the order of ``plan.feed_slots``. A modelled run
+    (``sess.modelled_run``) is one too, with its ModelledRun as ``modelled``."""
     session: object
     plan: object
     run_metadata: object
     feeds: tuple = ()
+    modelled: object = None
 
 
 # -- step events ---------------------------------------------------------------------------------
@@ -101,6 +103,7 @@ class Recorder:
         elif isinstance(event, RunFinished):
             report.plans.append(event.plan)
             report.feeds = event.feeds
+            report.modelled = event.modelled
             if event.run_metadata is not None:
                 report.run_metadata = event.run_metadata
 
@@ -121,7 +124,8 @@ class Recorder:
 
 class SessionReport:
     """What one session did inside a Recorder: placement records, the plans it ran, the values its
-    last run fed (in the order of its plan's ``feed_slots``), the last RunMetadata with step stats."""
+    last run fed (in the order of its plan's ``feed_slots``), the last RunMetadata with step stats,
+    and the ModelledRun when its last run was modelled."""
 
     def __init__(self, session):
         self.session = session
@@ -129,6 +133,7 @@ class SessionReport:
         self.plans = []
         self.feeds = ()
         self.run_metadata = None
+        self.modelled = None
 
     @property
     def plan(self):

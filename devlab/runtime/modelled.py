@@ -25,6 +25,7 @@ import numpy as np
 from ..devices.cost_model import DEFAULT
 from ..framework.tensor_shape import TensorShape
 from ..ops.table import has_kernel
+from . import events
 from . import fetches as fetch_mod
 from .abstract_run import AbstractRun, Shaped
 from .plan import compile_plan, needed_ops
@@ -98,9 +99,10 @@ class ModelledRun:
         """A few lines: the step time, the transfers, the busiest devices, what was assumed."""
         transfers = self.transfers
         moved = sum(t.nbytes for t in transfers)
-        lines = [f"modelled step time: {_time(self.step_time)} ({len(self.steps)} steps, "
-                 f"{sum(s.kind == 'op' for s in self.steps)} ops, {len(transfers)} transfers moving "
-                 f"{_bytes(moved)} in {_time(sum(t.seconds for t in transfers))} of copy time)"]
+        # "step time" is TF's word for one session.run; the run's op and copy count come after it
+        lines = [f"modelled step time: {_time(self.step_time)} (one run of {sum(s.kind == 'op' for s in self.steps)} "
+                 f"ops and {len(transfers)} transfers, moving {_bytes(moved)} in "
+                 f"{_time(sum(t.seconds for t in transfers))} of copy time)"]
         for device, busy in sorted(self.busy_time().items(), key=lambda kv: -kv[1]):
             lines.append(f"  {device}: {_time(busy)} of compute")
         if self.assumed:
@@ -162,8 +164,10 @@ def modelled_run(session, fetches=None, feed_dict=None, cost_model=None, loop_it
     run.run_to_end()
     cost_model = cost_model or DEFAULT
     _schedule(run.records, cost_model)
-    return ModelledRun(session, plan, leaves, run.records, run.fetch(), cost_model, run.assumed, run.unknown,
-                       run.unknown_dim, feed_shapes, run.loop_iterations)
+    modelled = ModelledRun(session, plan, leaves, run.records, run.fetch(), cost_model, run.assumed, run.unknown,
+                           run.unknown_dim, feed_shapes, run.loop_iterations)
+    events.emit(events.RunFinished(session, plan, None, modelled=modelled))  # the magic and `devlab place` see it
+    return modelled
 
 
 def _plan(session, fetches, feed_dict):

@@ -11,7 +11,8 @@ only (no pickles) and checks the *whole* checkpoint before any variable changes
 float64, int64, complex or string entry for a float32 variable is TF's InvalidArgumentError,
 never a silent cast) and of its shape; every read is bounded by the size the variable needs. A
 truncated or corrupt file is TF's DataLossError. Then ``Session.load_variables`` sets them all at
-once: all or nothing.
+once: all or nothing. ``restore`` also reads a checkpoint TensorFlow wrote (``PREFIX.index`` and its
+data shards, ``tf_checkpoint.py``), with the same checks.
 """
 import inspect
 import math
@@ -30,6 +31,7 @@ from ..api.partitioned_variables import PartitionedVariable
 from ..api.variables import global_variables
 from ..graphs.json_encode import export_meta_graph
 from .saver_graph import SaverDef, build_saver_ops
+from .tf_checkpoint import INDEX_SUFFIX, CheckpointFormatError, TFCheckpoint, is_tf_checkpoint
 
 CHECKPOINT_SUFFIX = ".npz"
 MAX_HEADER_BYTES = 64 * 1024  # an .npy header is ~128 bytes; numpy's own limit is 10,000
@@ -231,6 +233,8 @@ def read_checkpoint(save_path, variables):
     ``save_path + ".npz"`` and checked against them, or TF's error; nothing is changed here."""
     path = save_path + CHECKPOINT_SUFFIX
     if not os.path.isfile(path):
+        if is_tf_checkpoint(save_path):  # written by TensorFlow: PREFIX.index and PREFIX.data-*
+            return read_tf_checkpoint(save_path, variables)
         raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
     try:
         with zipfile.ZipFile(path) as archive:
@@ -243,6 +247,34 @@ def read_checkpoint(save_path, variables):
             return {name: _read_entry(archive, path, name, var, *entries[name]) for name, var in variables.items()}
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as e:
         raise _data_loss(path, e) from None
+
+
+def read_tf_checkpoint(save_path, variables):
+    """``read_checkpoint`` for a checkpoint TensorFlow wrote (its V2 format, ``tf_checkpoint.py``),
+    with the same checks in the same order: every key and dtype, then every shape, then the values."""
+    index = save_path + INDEX_SUFFIX
+    try:
+        checkpoint = TFCheckpoint(save_path)
+        entries = {}
+        for name, var in variables.items():
+            entry = checkpoint.entries.get(name)
+            if isinstance(var, list) or (entry is not None and entry.sliced):
+                raise NotImplementedError(
+                    f"Saver.restore: {name} is a partitioned variable, which devlab restores from its own .npz "
+                    f"checkpoints only, not from TensorFlow's {os.path.basename(index)}")
+            if entry is None:
+                raise errors.NotFoundError(None, var.op, _MISSING + f"Key {name} not found in checkpoint")
+            want = var.dtype.base_dtype
+            if entry.dtype != want:
+                raise errors.InvalidArgumentError(
+                    None, var.op, _MISMATCH + f"tensor_name = {name}; expected dtype {want.tf_type_name} does not "
+                    f"equal original dtype {entry.dtype.tf_type_name if entry.dtype else entry.type_name}")
+            entries[name] = entry
+        for name, var in variables.items():
+            _check_shape(name, var, entries[name].shape)
+        return {name: checkpoint.read(entries[name]) for name in variables}
+    except (CheckpointFormatError, OSError, EOFError) as e:
+        raise _data_loss(index, e) from None
 
 
 def _entry_header(archive, path, name, var):
@@ -370,6 +402,6 @@ def latest_checkpoint(checkpoint_dir):
     """The newest checkpoint's path prefix in ``checkpoint_dir``, or None (also when there is no such folder)."""
     if not isinstance(checkpoint_dir, str) or not os.path.isdir(checkpoint_dir):
         return None
-    files = sorted((f for f in os.listdir(checkpoint_dir) if f.endswith(CHECKPOINT_SUFFIX)),
-                   key=lambda f: os.path.getmtime(os.path.join(checkpoint_dir, f)))
-    return os.path.join(checkpoint_dir, files[-1][:-len(CHECKPOINT_SUFFIX)]) if files else None
+    files = sorted((f for f in os.listdir(checkpoint_dir) if f.endswith((CHECKPOINT_SUFFIX, INDEX_SUFFIX))),
+                   key=lambda f: os.path.getmtime(os.path.join(checkpoint_dir, f)))  # devlab's or TensorFlow's
+    return os.path.join(checkpoint_dir, os.path.splitext(files[-1])[0]) if files else None

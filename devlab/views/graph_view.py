@@ -64,8 +64,11 @@ class Dot:
     def pipe(self, format="svg"):  # noqa: A002 - graphviz's name
         return run_dot(self.source, format)
 
-    def _repr_svg_(self):  # shown as a drawing when it is the value of a notebook cell
-        return run_dot(self.source, "svg").decode()
+    def _repr_mimebundle_(self, include=None, exclude=None):  # a notebook cell's value: the drawing
+        try:
+            return {"image/svg+xml": run_dot(self.source, "svg").decode(), "text/plain": self.source}
+        except GraphvizMissing:  # the DOT text, and how to draw it
+            return {"text/plain": f"{MISSING_DOT}\n{self.source}"}
 
     def __str__(self):
         return self.source
@@ -96,12 +99,14 @@ class GraphView:
     size, True folds, False never folds (``collapse`` is the old name). ``highlight``: an op
     name to mark as current; ``highlight_copy``: ``(tensor name, device name)`` of a copy to mark;
     ``done``: names of ops already run and ``done_copies``: ``(tensor name, device name)`` of copies
-    already made (drawn solid, the rest faded), when stepping.
+    already made (drawn solid, the rest faded), when stepping. ``interactive``: drawn for the
+    widget, where a click opens a folded scope (a static drawing does not say so).
     """
 
     def __init__(self, session, plan=None, runs=None, fold=None, unfold=(), highlight=None,
-                 highlight_copy=None, done=None, done_copies=(), collapse=None):
+                 highlight_copy=None, done=None, done_copies=(), collapse=None, interactive=False):
         self.session = session
+        self.interactive = interactive
         if plan is not None:
             self.plans = [plan]
         elif runs is not None:
@@ -393,8 +398,8 @@ class GraphView:
             attrs.append("shape=box3d")
             classes.append("devlab-fold")
             self.folds[nid] = node.scope
-            tip = (f"name scope {node.label}/ folded: {len(node.ops)} ops on {short_device(node.device.name)} "
-                   "(click to open)")
+            tip = (f"name scope {node.label}/ folded: {len(node.ops)} ops on {short_device(node.device.name)}"
+                   + (" (click to open)" if self.interactive else ""))
         attrs += [f"label={dot_quote(label)}", f'fillcolor="{fill}"', f'color="{line_colour}"',
                   f"tooltip={dot_quote(tip)}"]
         if current:
@@ -420,7 +425,7 @@ class GraphView:
         if "series" in kinds:
             keys.append("bold double box: numbered ops folded (name \u00d7 count)")
         if "scope" in kinds:
-            keys.append("3-D box: folded name scope (click to open)")
+            keys.append("3-D box: folded name scope" + (" (click to open)" if self.interactive else ""))
         if self.done is not None:
             keys.append('<font color="#B8860B">yellow</font>: current step; faded: not run yet')
         gap = "    "
@@ -437,9 +442,9 @@ class GraphView:
         except GraphvizMissing:
             return None
 
-    def save(self, path):
-        """Writes SVG, PNG or PDF, chosen by the file's extension."""
-        fmt = path.rsplit(".", 1)[-1].lower()
+    def save(self, path, fmt=None):
+        """Writes SVG, PNG or PDF: ``fmt``, or by default the file's extension."""
+        fmt = fmt or path.rsplit(".", 1)[-1].lower()
         if fmt not in ("svg", "png", "pdf"):
             raise ValueError(f"save() writes .svg, .png or .pdf, not .{fmt}")
         try:

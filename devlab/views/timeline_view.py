@@ -1,13 +1,14 @@
 """The timeline of a run as a matplotlib Gantt chart: one row per device lane, a bar per op or
 copy in its device's colour (the same as in the graph and the stepper), an arrow per transfer;
 the title says whether times are modelled or measured."""
+from ..framework.extras import require
 from .chrome_trace import Timeline
 from .colours import COPY_COLOUR, device_colour, short_device
 
 
 def gantt(step_stats, ax=None, title=None):
     """Draws the run's timeline; returns the matplotlib Figure."""
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "the timeline's Gantt chart")
     tl = Timeline(step_stats)
     events = tl.events()
     rows = sorted({(dev, lane) for dev, lane, *_ in events})
