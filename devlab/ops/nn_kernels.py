@@ -2,10 +2,13 @@
 convolution, pooling and local response normalisation, with the kernels of their gradients.
 
 Images are NHWC and filters HWIO, TensorFlow's defaults. A convolution or a pooling is computed
-from *windows*: for each of the ``kh * kw`` filter taps, the strided view of the (padded) input
-that this tap sees at every output position. Stacking the views gives im2col's matrix, so a
-convolution is one matrix product; a gradient adds each tap's share back into its view. Only
-slicing, ``stack``, ``matmul`` and reductions are used, so the same code runs on numpy and cupy.
+from *windows*: ``as_strided`` views every output position's window of the (padded) input at
+once without copying, and one reshape copy of a block of it is im2col's matrix, so a convolution
+is one matrix product per block of images. Pooling runs over the ``kh * kw`` taps one at a time
+(the strided view of what each tap sees everywhere), and a gradient adds each tap's share back
+into its view. Only slicing, ``as_strided``, ``matmul`` and ufuncs are used, so the same code
+runs on numpy and cupy. Convolutions split their images over the cores with ``k.parts`` when the
+context offers it (host arrays); pooling's short passes stay in one thread.
 """
 from ..framework import errors
 from .kernels import ints, writes_out
@@ -76,8 +79,8 @@ def output_size(in_size, window, stride, dilation, padding):
 
 
 class Windows:
-    """The geometry of a 2-D window op on NHWC input: for each tap (i, j), the strided view of the
-    padded input that the tap sees at every output position."""
+    """The geometry of a 2-D window op on NHWC input: for each output position, the window of the
+    padded input it sees; ``patches`` views them all at once, ``view`` one tap's share."""
 
     def __init__(self, k, input_shape, window_hw):
         strides = k.attrs["strides"]
@@ -90,10 +93,21 @@ class Windows:
         self.ow, self.left, self.right = output_size(self.w, self.kw, self.sw, self.dw, padding)
 
     def pad(self, xp, x, fill=0):
-        widths = [(0, 0), (self.top, self.bottom), (self.left, self.right), (0, 0)]
-        if not any(a or b for a, b in widths):
+        """``x`` inside a border of ``fill`` (one copy; ``x`` itself when there is no border)."""
+        if not (self.top or self.bottom or self.left or self.right):
             return x
-        return xp.pad(x, widths, mode="constant", constant_values=fill)
+        n, h, w, c = x.shape
+        padded = xp.full((n, h + self.top + self.bottom, w + self.left + self.right, c), fill, x.dtype)
+        padded[:, self.top:self.top + h, self.left:self.left + w, :] = x
+        return padded
+
+    def patches(self, xp, padded):
+        """Every output position's window, without copying: shape (N, out_h, out_w, kh, kw, C),
+        a strided view of ``padded`` (its reshape to (positions, kh * kw * C) is im2col's matrix)."""
+        sn, sh, sw, sc = padded.strides
+        shape = (padded.shape[0], self.oh, self.ow, self.kh, self.kw, padded.shape[3])
+        strides = (sn, sh * self.sh, sw * self.sw, sh * self.dh, sw * self.dw, sc)
+        return xp.lib.stride_tricks.as_strided(padded, shape, strides)
 
     def view(self, padded, i, j):
         """What tap (i, j) sees: shape (N, out_h, out_w, C)."""
@@ -103,46 +117,141 @@ class Windows:
     def taps(self):
         return [(i, j) for i in range(self.kh) for j in range(self.kw)]
 
-    def stacked(self, xp, x, fill=0):
-        """Every tap's view, stacked: shape (N, out_h, out_w, kh * kw, C) (im2col)."""
-        padded = self.pad(xp, x, fill)
-        return xp.stack([self.view(padded, i, j) for i, j in self.taps()], axis=3)
-
-    def scatter(self, xp, shares, dtype):
-        """The input-shaped sum of each tap's share, ``shares(t, i, j)`` for tap number t."""
-        padded = xp.zeros((self.n, self.h + self.top + self.bottom, self.w + self.left + self.right, self.c), dtype)
+    def scatter(self, xp, shares, dtype, n=None):
+        """The input-shaped sum of each tap's share, ``shares(t, i, j)`` for tap number t (each
+        tap's view holds distinct pixels, so ``+=`` on it adds every share once)."""
+        n = self.n if n is None else n
+        padded = xp.zeros((n, self.h + self.top + self.bottom, self.w + self.left + self.right, self.c), dtype)
         for t, (i, j) in enumerate(self.taps()):
             self.view(padded, i, j)[...] += shares(t, i, j)
         return padded[:, self.top:self.top + self.h, self.left:self.left + self.w, :]
+
+    def counts(self, xp):
+        """How many real (unpadded) inputs each window covers, shape (1, out_h, out_w, 1): SAME
+        padding does not average zeros in. Rows and columns count apart (a window is a rectangle)."""
+        import numpy as np  # a few host integers, for numpy and cupy alike
+
+        def along(size, out, before, stride, dilation, window):
+            starts = np.arange(out)[:, None] * stride + np.arange(window)[None, :] * dilation - before
+            return ((starts >= 0) & (starts < size)).sum(axis=1)
+
+        rows = along(self.h, self.oh, self.top, self.sh, self.dh, self.kh)
+        cols = along(self.w, self.ow, self.left, self.sw, self.dw, self.kw)
+        return xp.asarray((rows[:, None] * cols[None, :]).astype("float64")[None, :, :, None])
 
 
 def _text(value):
     return value.decode() if isinstance(value, bytes) else value
 
 
+def _blocks(count, per_item, target=1 << 21):
+    """Ranges of ``count`` images, each about ``target`` bytes of im2col (``per_item`` bytes an
+    image): a block's copy stays in the cache while its product reads it."""
+    step = max(1, min(count, target // max(per_item, 1)))
+    return [(lo, min(lo + step, count)) for lo in range(0, count, step)]
+
+
+def _in_parts(k, fn, count):
+    """``fn(lo, hi)`` over ranges covering ``range(count)``: split over the cores for host arrays
+    (``k.parts``, BLAS held to one thread meanwhile), in one call otherwise."""
+    parts = getattr(k, "parts", None)
+    if parts is None:
+        fn(0, count)
+    else:
+        parts(fn, count)
+
+
 # -- convolution -------------------------------------------------------------------------------
+def _correlate(k, padded, win, wmat, out):
+    """out[n, y, x, :] = window(n, y, x) · wmat, for the windows of ``padded`` that ``win``
+    describes: im2col one cache-sized block of images at a time (one strided copy), then one
+    matrix product per block into ``out``. Image blocks go to the cores in parallel."""
+    xp = k.xp
+    patches = win.patches(xp, padded)
+    rows = win.oh * win.ow
+    depth = wmat.shape[0]
+    flat = out.reshape(-1, out.shape[-1])
+
+    def part(lo, hi):
+        for a, b in _blocks(hi - lo, rows * depth * padded.itemsize):
+            cols = patches[lo + a:lo + b].reshape(-1, depth)
+            xp.matmul(cols, wmat, out=flat[(lo + a) * rows:(lo + b) * rows])
+
+    _in_parts(k, part, win.n)
+    return out
+
+
 def conv2d(k, x, filters):
     """out[n, y, x, o] = sum over taps (i, j) and input channels c of
-    input[n, y*s + i*d, x*s + j*d, c] * filter[i, j, c, o]: one matrix product over im2col."""
+    input[n, y*s + i*d, x*s + j*d, c] * filter[i, j, c, o]: a matrix product over im2col."""
     kh, kw, cin, cout = filters.shape
+    xp = k.xp
     win = Windows(k, x.shape, (kh, kw))
-    cols = win.stacked(k.xp, x).reshape(-1, kh * kw * cin)
-    return k.xp.matmul(cols, filters.reshape(-1, cout)).reshape(win.n, win.oh, win.ow, cout)
+    out = xp.empty((win.n, win.oh, win.ow, cout), xp.result_type(x, filters))
+    return _correlate(k, win.pad(xp, x), win, filters.reshape(-1, cout).astype(out.dtype, copy=False), out)
 
 
 def conv2d_backprop_input(k, input_sizes, filters, dy):
+    """The gradient of conv2d with respect to its input. With stride 1 it is itself a convolution:
+    of ``dy`` padded by the window's reach, with the filter turned 180 degrees and its in and out
+    channels swapped. With larger strides each tap's share of ``dy @ filterᵀ`` is added back into
+    its view of the input."""
     kh, kw, cin, cout = filters.shape
+    xp = k.xp
     win = Windows(k, ints(input_sizes), (kh, kw))
-    dcols = k.xp.matmul(dy.reshape(-1, cout), filters.reshape(-1, cout).T)
-    dcols = dcols.reshape(win.n, win.oh, win.ow, kh * kw, cin)
-    return win.scatter(k.xp, lambda t, i, j: dcols[:, :, :, t, :], dy.dtype)
+    if win.sh == 1 and win.sw == 1:
+        reach_h, reach_w = (kh - 1) * win.dh, (kw - 1) * win.dw
+        back = _Geometry(win.n, win.h, win.w, kh, kw, win.dh, win.dw)
+        before_h, before_w = reach_h - win.top, reach_w - win.left
+        padded = xp.zeros((win.n, win.h + reach_h, win.w + reach_w, cout), dy.dtype)
+        padded[:, before_h:before_h + win.oh, before_w:before_w + win.ow, :] = dy
+        turned = xp.ascontiguousarray(filters[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(-1, cin)
+        return _correlate(k, padded, back, turned, xp.empty((win.n, win.h, win.w, cin), dy.dtype))
+    wmat_t = filters.reshape(-1, cout).T
+    dx = xp.empty((win.n, win.h, win.w, cin), dy.dtype)
+
+    def part(lo, hi):
+        dcols = xp.matmul(dy[lo:hi].reshape(-1, cout), wmat_t).reshape(hi - lo, win.oh, win.ow, kh * kw, cin)
+        dx[lo:hi] = win.scatter(xp, lambda t, i, j: dcols[:, :, :, t, :], dy.dtype, hi - lo)
+
+    _in_parts(k, part, win.n)
+    return dx
+
+
+class _Geometry:
+    """A stride-1 window geometry given directly (the convolution a stride-1 input gradient is)."""
+
+    def __init__(self, n, oh, ow, kh, kw, dh, dw):
+        self.n, self.oh, self.ow, self.kh, self.kw, self.dh, self.dw = n, oh, ow, kh, kw, dh, dw
+        self.sh = self.sw = 1
+
+    patches = Windows.patches
 
 
 def conv2d_backprop_filter(k, x, filter_sizes, dy):
+    """The gradient of conv2d with respect to its filter: im2colᵀ @ dy, summed over blocks of
+    images (each core sums its own blocks, then the cores' sums are added)."""
     kh, kw, cin, cout = ints(filter_sizes)
+    xp = k.xp
     win = Windows(k, x.shape, (kh, kw))
-    cols = win.stacked(k.xp, x).reshape(-1, kh * kw * cin)
-    return k.xp.matmul(cols.T, dy.reshape(-1, cout)).reshape(kh, kw, cin, cout)
+    patches = win.patches(xp, win.pad(xp, x))
+    rows, depth = win.oh * win.ow, kh * kw * cin
+    flat_dy = dy.reshape(-1, cout)
+    sums = []
+
+    def part(lo, hi):
+        total = None
+        for a, b in _blocks(hi - lo, rows * depth * x.itemsize):
+            cols = patches[lo + a:lo + b].reshape(-1, depth)
+            product = xp.matmul(cols.T, flat_dy[(lo + a) * rows:(lo + b) * rows])
+            total = product if total is None else xp.add(total, product, out=total)
+        sums.append(total)
+
+    _in_parts(k, part, win.n)
+    total = sums[0]
+    for other in sums[1:]:
+        total = total + other
+    return total.reshape(kh, kw, cin, cout)
 
 
 # -- pooling -----------------------------------------------------------------------------------
@@ -157,34 +266,54 @@ def _pool_windows(k, shape):
     return Windows(k, shape, (ksize[1], ksize[2]))
 
 
+def _reduce_taps(k, win, padded, out, combine):
+    """out = combine over the taps of each tap's view (a running maximum or sum: one pass per
+    tap over output-sized arrays, never the taps stacked). In one thread: these passes are short,
+    and threads taking turns at the interpreter lock between them cost more than they save."""
+    taps = win.taps()
+    out[...] = win.view(padded, *taps[0])
+    for i, j in taps[1:]:
+        combine(out, win.view(padded, i, j), out=out)
+    return out
+
+
 def max_pool(k, x):
+    xp = k.xp
     win = _pool_windows(k, x.shape)
-    return win.stacked(k.xp, x, _lowest(k.xp, x.dtype)).max(axis=3)
+    out = xp.empty((win.n, win.oh, win.ow, win.c), x.dtype)
+    return _reduce_taps(k, win, win.pad(xp, x, _lowest(xp, x.dtype)), out, xp.maximum)
 
 
 def max_pool_grad(k, x, y, dy):
-    """Each window's gradient goes to its maximum (the first one, in scan order, on a tie)."""
+    """Each window's gradient goes to its maximum (the first one, in scan order, on a tie): tap by
+    tap, the windows whose maximum this tap holds and no earlier tap did take ``dy`` here."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
-    first = win.stacked(xp, x, _lowest(xp, x.dtype)).argmax(axis=3)
-    return win.scatter(xp, lambda t, i, j: xp.where(first == t, dy, 0).astype(dy.dtype), dy.dtype)
+    padded = win.pad(xp, x, _lowest(xp, x.dtype))
+    top = _reduce_taps(k, win, padded, xp.empty((win.n, win.oh, win.ow, win.c), x.dtype), xp.maximum)
+    free = xp.ones(top.shape, bool)  # windows whose maximum no tap has claimed yet
 
+    def share(t, i, j):
+        hit = win.view(padded, i, j) == top
+        hit &= free
+        free[...] = free > hit  # free and not hit
+        return xp.where(hit, dy, 0).astype(dy.dtype, copy=False)
 
-def _counts(k, win):
-    """How many real (unpadded) inputs each window covers: SAME padding does not average zeros in."""
-    ones = k.xp.ones((1, win.h, win.w, 1), dtype="float64")
-    return win.stacked(k.xp, ones).sum(axis=3)
+    return win.scatter(xp, share, dy.dtype)
 
 
 def avg_pool(k, x):
+    xp = k.xp
     win = _pool_windows(k, x.shape)
-    return (win.stacked(k.xp, x).sum(axis=3) / _counts(k, win)).astype(x.dtype)
+    total = _reduce_taps(k, win, win.pad(xp, x), xp.empty((win.n, win.oh, win.ow, win.c), x.dtype), xp.add)
+    return (total / win.counts(xp)).astype(x.dtype)
 
 
 def avg_pool_grad(k, input_shape, dy):
+    xp = k.xp
     win = _pool_windows(k, ints(input_shape))
-    share = (dy / _counts(k, win)).astype(dy.dtype)
-    return win.scatter(k.xp, lambda t, i, j: share, dy.dtype)
+    share = (dy / win.counts(xp)).astype(dy.dtype)
+    return win.scatter(xp, lambda t, i, j: share, dy.dtype)
 
 
 # -- local response normalisation -------------------------------------------------------------

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import config as devlab_config
+from ..devices import parallel
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
 from ..ops.resource_mgr import ResourceMgr
@@ -174,7 +175,8 @@ class Session:
         traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if traced else None
         lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
-        with lock:
+        # BLAS keeps to one thread while the run's kernels (and devlab's threads) use the cores
+        with lock, parallel.one_blas_thread():
             new_run = self.backend.new_run if self.backend else Run
             run = new_run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())
             try:
