@@ -6,20 +6,23 @@
 
 The same program text (``benchmarks/models.py``) is built with ``import devlab as tf`` and with
 ``import tensorflow.compat.v1 as tf``; each session runs its initializer, two warm-up steps and
-then ``--repeat`` timed steps, of which the median is shown. Ratios read TF/devlab: above 1,
-devlab is faster. With TensorFlow in another virtual environment, run this with its python and
+then ``--repeat`` timed steps, of which the median and the best are shown. Ratios read
+TF/devlab: above 1, devlab is faster. On a machine that other processes load, the median grows
+with how often a step is preempted; the best is closer to the work a step does. With TensorFlow in another virtual environment, run this with its python and
 devlab on the path: ``PYTHONPATH=$PWD /path/to/tfvenv/bin/python benchmarks/bench_models.py``.
 TensorFlow 2.16+ has ``tf.nn.rnn_cell`` only with Keras 2 (the ``tf_keras`` package, importable:
 ``pip install --target DIR tf_keras`` and DIR on PYTHONPATH); this script asks for it.
 """
 import argparse
 import os
+import statistics
 import sys
+import time
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.nn.rnn_cell under TensorFlow 2.16+
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import describe_machine, median_seconds, tensorflow_v1  # noqa: E402
+from common import describe_machine, tensorflow_v1  # noqa: E402
 from models import MODELS  # noqa: E402
 
 import devlab  # noqa: E402
@@ -35,9 +38,15 @@ def step_seconds(tf, build, repeat):
     g, init, train, loss, feed = build(tf)
     sess = tf.Session(graph=g, config=tf.ConfigProto(device_count={"CPU": 2}))
     sess.run(init)
-    seconds = median_seconds(lambda: sess.run(train, feed), repeat=repeat, warmup=2)
+    for _ in range(2):
+        sess.run(train, feed)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        sess.run(train, feed)
+        times.append(time.perf_counter() - t0)
     sess.close()
-    return seconds
+    return statistics.median(times), min(times)
 
 
 def main():
@@ -55,10 +64,14 @@ def main():
     theirs = {name: step_seconds(tf, MODELS[name], args.repeat) for name in args.models} if tf else {}
     print(describe_machine(tf))
     print(f"load average (1, 5, 15 min): {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"training steps, median (best) of {args.repeat}:")
     for name in args.models:
-        line = f"  {TITLES[name]:<92s} devlab {mine[name] * 1e3:8.1f} ms"
+        (med, best) = mine[name]
+        print(f"  {TITLES[name]}")
+        line = f"      devlab {med * 1e3:8.1f} ms ({best * 1e3:7.1f})"
         if name in theirs:
-            line += f"  TF {theirs[name] * 1e3:8.1f} ms  TF/devlab {theirs[name] / mine[name]:5.2f}x"
+            t_med, t_best = theirs[name]
+            line += f"   TF {t_med * 1e3:8.1f} ms ({t_best * 1e3:7.1f})   TF/devlab {t_med / med:5.2f}x ({t_best / best:5.2f}x)"
         print(line)
 
 
