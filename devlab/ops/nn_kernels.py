@@ -293,12 +293,15 @@ def max_pool_grad(k, x, y, dy):
     padded = win.pad(xp, x, _lowest(xp, x.dtype))
     top = _reduce_taps(k, win, padded, xp.empty((win.n, win.oh, win.ow, win.c), x.dtype), xp.maximum)
     free = xp.ones(top.shape, bool)  # windows whose maximum no tap has claimed yet
+    last = len(win.taps()) - 1
 
     def share(t, i, j):
-        hit = win.view(padded, i, j) == top
-        hit &= free
-        free[...] = free > hit  # free and not hit
-        return xp.where(hit, dy, 0).astype(dy.dtype, copy=False)
+        hit = xp.equal(win.view(padded, i, j), top)
+        if t:
+            hit &= free
+        if t < last:
+            xp.bitwise_xor(free, hit, out=free)  # hit lies inside free: this clears what it claimed
+        return xp.where(hit, dy, dy.dtype.type(0))
 
     return win.scatter(xp, share, dy.dtype)
 
