@@ -1,6 +1,6 @@
 """The convolution and pooling kernels (devlab/ops/nn_kernels.py) on every code path they have:
-strides 1 and 2 (a stride-1 input gradient is itself a convolution, a strided one a scatter of
-taps), SAME and VALID padding, dilation, non-square windows, batches split over the cores, each
+strides 1 and 2 (a stride-1 input gradient is itself a convolution when the input has at least
+as many channels as the output, otherwise a scatter of taps), SAME and VALID padding, dilation, non-square windows, batches split over the cores, each
 against the plain loops of tests/numpy_reference.py, and the input gradient also against finite
 differences of the forward kernel."""
 import numpy as np
@@ -14,6 +14,8 @@ import numpy_reference as ref
 R = np.random.default_rng(7)
 X = R.uniform(-1, 1, (3, 7, 6, 2)).astype(np.float32)  # odd sizes: SAME pads unevenly
 W = R.uniform(-1, 1, (3, 2, 2, 4)).astype(np.float32)  # kh != kw
+X4 = R.uniform(-1, 1, (3, 7, 6, 4)).astype(np.float32)
+W4 = R.uniform(-1, 1, (2, 3, 4, 2)).astype(np.float32)  # more channels in than out: the turned-filter path
 GEOMETRIES = [(stride, padding, dilation) for stride in (1, 2) for padding in ("SAME", "VALID")
               for dilation in (1, 2) if not (stride > 1 and dilation > 1)]  # TF: one or the other
 
@@ -39,11 +41,12 @@ def test_conv2d_matches_the_loops(stride, padding, dilation):
     np.testing.assert_allclose(got, ref.conv2d(X, W, stride, padding, dilation), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("x,w", [(X, W), (X4, W4)], ids=["fewer_in", "more_in"])
 @pytest.mark.parametrize("stride,padding,dilation", GEOMETRIES)
-def test_conv2d_backprop_input_matches_the_loops(stride, padding, dilation):
-    dy = dy_for(stride, padding, dilation)
-    got = run("Conv2DBackpropInput", [np.array(X.shape, np.int32), W, dy], conv_attrs(stride, padding, dilation))
-    want = ref.conv2d_backprop_input(X.shape, W, dy, stride, padding, dilation)
+def test_conv2d_backprop_input_matches_the_loops(stride, padding, dilation, x, w):
+    dy = dy_for(stride, padding, dilation, x, w)
+    got = run("Conv2DBackpropInput", [np.array(x.shape, np.int32), w, dy], conv_attrs(stride, padding, dilation))
+    want = ref.conv2d_backprop_input(x.shape, w, dy, stride, padding, dilation)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
@@ -55,11 +58,12 @@ def test_conv2d_backprop_filter_matches_the_loops(stride, padding, dilation):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("x,w", [(X, W), (X4, W4)], ids=["fewer_in", "more_in"])
 @pytest.mark.parametrize("stride,padding,dilation", [(1, "SAME", 2), (1, "VALID", 1), (2, "SAME", 1)])
-def test_the_input_gradient_is_the_derivative_of_the_convolution(stride, padding, dilation):
+def test_the_input_gradient_is_the_derivative_of_the_convolution(stride, padding, dilation, x, w):
     """d sum(conv2d(x) * dy) / dx by central differences of the forward kernel, in float64."""
-    x, w = X.astype(np.float64), W.astype(np.float64)
-    dy = dy_for(stride, padding, dilation).astype(np.float64)
+    dy = dy_for(stride, padding, dilation, x, w).astype(np.float64)
+    x, w = x.astype(np.float64), w.astype(np.float64)
     attrs = conv_attrs(stride, padding, dilation)
     got = run("Conv2DBackpropInput", [np.array(x.shape, np.int32), w, dy], attrs)
     numeric = np.zeros_like(x)

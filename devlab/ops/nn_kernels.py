@@ -195,12 +195,13 @@ def conv2d(k, x, filters):
 def conv2d_backprop_input(k, input_sizes, filters, dy):
     """The gradient of conv2d with respect to its input. With stride 1 it is itself a convolution:
     of ``dy`` padded by the window's reach, with the filter turned 180 degrees and its in and out
-    channels swapped. With larger strides each tap's share of ``dy @ filterᵀ`` is added back into
-    its view of the input."""
+    channels swapped. Otherwise, or when the input has fewer channels than ``dy`` (an image's 3:
+    that im2col would copy kh * kw * cout floats a pixel to compute 3), each tap's share of
+    ``dy @ filterᵀ`` is added back into its view of the input."""
     kh, kw, cin, cout = filters.shape
     xp = k.xp
     win = Windows(k, ints(input_sizes), (kh, kw))
-    if win.sh == 1 and win.sw == 1:
+    if win.sh == 1 and win.sw == 1 and cin >= cout:
         reach_h, reach_w = (kh - 1) * win.dh, (kw - 1) * win.dw
         back = _Geometry(win.n, win.h, win.w, kh, kw, win.dh, win.dw)
         before_h, before_w = reach_h - win.top, reach_w - win.left
