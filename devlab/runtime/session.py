@@ -9,6 +9,7 @@ then commit the variable writes (a failure anywhere commits nothing). With
 """
 import contextlib
 import sys
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -32,10 +33,26 @@ from . import fetches as fetch_mod
 from .plan import compile_plan
 from .protos import ConfigProto, RunMetadata, RunOptions
 from .run import Run
-from .steps import RandomGenerators
+from .steps import RandomGenerators, flat_steps
 from .trace import Tracer
 from .variable_store import VariableStore
 
+
+
+# The ops whose kernels call BLAS: a run of a plan with one of them holds BLAS to one thread
+# (devices/parallel.py); other runs skip the few microseconds of asking BLAS.
+_BLAS_OPS = frozenset(("MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "SparseMatMul", "Conv2D",
+                       "Conv2DBackpropInput", "Conv2DBackpropFilter", "MirrorPadGrad"))
+_blas_plans = weakref.WeakKeyDictionary()
+
+
+def _calls_blas(plan):
+    """Whether any op of the plan (loop bodies included) calls BLAS (asked once per plan)."""
+    calls = _blas_plans.get(plan)
+    if calls is None:
+        calls = _blas_plans[plan] = any(getattr(getattr(step, "op", None), "type", None) in _BLAS_OPS
+                                        for step in flat_steps(plan.steps))
+    return calls
 
 @dataclass(frozen=True)
 class PlacementRecord:
@@ -176,7 +193,7 @@ class Session:
         tracer = Tracer() if traced else None
         lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
         # BLAS keeps to one thread while the run's kernels (and devlab's threads) use the cores
-        with lock, parallel.one_blas_thread():
+        with lock, (parallel.one_blas_thread() if _calls_blas(plan) else contextlib.nullcontext()):
             new_run = self.backend.new_run if self.backend else Run
             run = new_run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())
             try:
