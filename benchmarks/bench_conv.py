@@ -5,7 +5,9 @@ CNN of ``bench_models.py`` (one tower: batch 32, 24x24x3 images, 5x5x64 filters,
     PYTHONPATH=$PWD /path/to/tfvenv/bin/python benchmarks/bench_conv.py   # beside TensorFlow
 
 Each kernel is called directly (no graph, no session) on the same arrays; the median of
-``--repeat`` calls is shown, and the ratio TF/devlab (above 1: devlab is faster).
+``--repeat`` calls is shown, and the ratio TF/devlab (above 1: devlab is faster), then the least
+CPU time one call took (all the process's threads): on a machine other processes load, wall times
+depend on how many threads each side runs, CPU time on the work each does.
 """
 import argparse
 import os
@@ -15,6 +17,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import describe_machine, median_seconds  # noqa: E402
+import time  # noqa: E402
 
 from devlab.devices import parallel  # noqa: E402
 from devlab.ops import nn_kernels as nk  # noqa: E402
@@ -79,6 +82,17 @@ def cases(rng):
     ]
 
 
+def cpu_seconds(fn, repeat):
+    """The least CPU time (every thread of the process) one call of ``fn`` took."""
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t0)
+    return best
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=10)
@@ -86,6 +100,7 @@ def main():
     args = ap.parse_args()
     table = cases(np.random.default_rng(0))
     mine = [median_seconds(fn, repeat=args.repeat, warmup=2) for _, fn, _, _ in table]
+    mine_cpu = [cpu_seconds(fn, args.repeat) for _, fn, _, _ in table]
     tf = None
     if not args.no_tf:
         try:
@@ -97,13 +112,16 @@ def main():
         for _, _, name, kwargs in table:
             op = getattr(tf.raw_ops, name)
             tensors = {k: tf.constant(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
-            theirs.append(median_seconds(lambda: op(**tensors).numpy(), repeat=args.repeat, warmup=2))
+            call = (lambda op, tensors: lambda: op(**tensors).numpy())(op, tensors)
+            theirs.append((median_seconds(call, repeat=args.repeat, warmup=2), cpu_seconds(call, args.repeat)))
     print(describe_machine(tf))
     print(f"load average (1, 5, 15 min): {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     for i, (label, _, _, _) in enumerate(table):
-        line = f"  {label:<36s} devlab {mine[i] * 1e3:8.2f} ms"
+        line = f"  {label:<36s} devlab {mine[i] * 1e3:7.2f} ms"
         if theirs:
-            line += f"  TF {theirs[i] * 1e3:8.2f} ms  TF/devlab {theirs[i] / mine[i]:5.2f}x"
+            wall, cpu = theirs[i]
+            line += f"  TF {wall * 1e3:7.2f} ms  TF/devlab {wall / mine[i]:5.2f}x"
+            line += f"   CPU: devlab {mine_cpu[i] * 1e3:7.2f} ms  TF {cpu * 1e3:7.2f} ms  TF/devlab {cpu / mine_cpu[i]:5.2f}x"
         print(line)
 
 
