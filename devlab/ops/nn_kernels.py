@@ -6,7 +6,8 @@ from *windows*: ``as_strided`` views every output position's window of the (padd
 once without copying, and one reshape copy of a block of it is im2col's matrix, so a convolution
 is one matrix product per block of images. Pooling runs over the ``kh * kw`` taps one at a time
 (the strided view of what each tap sees everywhere), and a gradient adds each tap's share back
-into its view. Only slicing, ``as_strided``, ``matmul`` and ufuncs are used, so the same code
+into its view (pooling clips each tap to the input instead of padding it). Only slicing,
+``as_strided``, ``matmul`` and ufuncs are used, so the same code
 runs on numpy and cupy. Convolutions split their images over the cores with ``k.parts`` when the
 context offers it (host arrays); pooling's short passes stay in one thread.
 """
@@ -126,6 +127,15 @@ class Windows:
             self.view(padded, i, j)[...] += shares(t, i, j)
         return padded[:, self.top:self.top + self.h, self.left:self.left + self.w, :]
 
+    def clipped(self, i, j):
+        """Tap (i, j) without padding: (the output positions whose tap falls inside the input, the
+        input pixels they see), as index tuples of NHWC arrays; None when there are none."""
+        rows = _along(i * self.dh - self.top, self.sh, self.h, self.oh)
+        cols = _along(j * self.dw - self.left, self.sw, self.w, self.ow)
+        if rows is None or cols is None:
+            return None
+        return (slice(None), rows[0], cols[0]), (slice(None), rows[1], cols[1])
+
     def counts(self, xp):
         """How many real (unpadded) inputs each window covers, shape (1, out_h, out_w, 1): SAME
         padding does not average zeros in. Rows and columns count apart (a window is a rectangle)."""
@@ -138,6 +148,16 @@ class Windows:
         rows = along(self.h, self.oh, self.top, self.sh, self.dh, self.kh)
         cols = along(self.w, self.ow, self.left, self.sw, self.dw, self.kw)
         return xp.asarray((rows[:, None] * cols[None, :]).astype("float64")[None, :, :, None])
+
+
+def _along(offset, stride, size, out):
+    """Along one dim, for a tap that output y sees at input y * stride + offset: (the outputs
+    whose input lies in [0, size), those inputs), as slices; None when there are none."""
+    lo = max(0, -(offset // stride))  # the first y with y * stride + offset >= 0
+    hi = min(out, (size - 1 - offset) // stride + 1) if size - 1 - offset >= 0 else 0
+    if hi <= lo:
+        return None
+    return slice(lo, hi), slice(lo * stride + offset, (hi - 1) * stride + offset + 1, stride)
 
 
 def _text(value):
@@ -268,22 +288,25 @@ def _pool_windows(k, shape):
     return Windows(k, shape, (ksize[1], ksize[2]))
 
 
-def _reduce_taps(k, win, padded, out, combine):
-    """out = combine over the taps of each tap's view (a running maximum or sum: one pass per
-    tap over output-sized arrays, never the taps stacked). In one thread: these passes are short,
-    and threads taking turns at the interpreter lock between them cost more than they save."""
-    taps = win.taps()
-    out[...] = win.view(padded, *taps[0])
-    for i, j in taps[1:]:
-        combine(out, win.view(padded, i, j), out=out)
+def _reduce_taps(k, win, x, out, combine):
+    """out = combine over the taps of what each sees of ``x`` (a running maximum or sum: one pass
+    per tap over output-sized arrays, never the taps stacked, and no padded copy of ``x``: a tap
+    touches only the outputs whose window it falls inside the input for; ``out`` starts as
+    combine's identity). In one thread: these passes are short, and threads taking turns at the
+    interpreter lock between them cost more than they save."""
+    for i, j in win.taps():
+        where = win.clipped(i, j)
+        if where is not None:
+            mine = out[where[0]]
+            combine(mine, x[where[1]], out=mine)
     return out
 
 
 def max_pool(k, x):
     xp = k.xp
     win = _pool_windows(k, x.shape)
-    out = xp.empty((win.n, win.oh, win.ow, win.c), x.dtype)
-    return _reduce_taps(k, win, win.pad(xp, x, _lowest(xp, x.dtype)), out, xp.maximum)
+    out = xp.full((win.n, win.oh, win.ow, win.c), _lowest(xp, x.dtype), x.dtype)
+    return _reduce_taps(k, win, x, out, xp.maximum)
 
 
 def max_pool_grad(k, x, y, dy):
@@ -291,26 +314,27 @@ def max_pool_grad(k, x, y, dy):
     tap, the windows whose maximum this tap holds and no earlier tap did take ``dy`` here."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
-    padded = win.pad(xp, x, _lowest(xp, x.dtype))
-    top = _reduce_taps(k, win, padded, xp.empty((win.n, win.oh, win.ow, win.c), x.dtype), xp.maximum)
+    top = max_pool(k, x)
     free = xp.ones(top.shape, bool)  # windows whose maximum no tap has claimed yet
-    last = len(win.taps()) - 1
-
-    def share(t, i, j):
-        hit = xp.equal(win.view(padded, i, j), top)
-        if t:
-            hit &= free
-        if t < last:
-            xp.bitwise_xor(free, hit, out=free)  # hit lies inside free: this clears what it claimed
-        return xp.where(hit, dy, dy.dtype.type(0))
-
-    return win.scatter(xp, share, dy.dtype)
+    dx = xp.zeros(x.shape, dy.dtype)
+    zero = dy.dtype.type(0)
+    for i, j in win.taps():
+        where = win.clipped(i, j)
+        if where is None:
+            continue
+        out_at, in_at = where
+        hit = xp.equal(x[in_at], top[out_at])
+        hit &= free[out_at]
+        claimed = free[out_at]
+        xp.bitwise_xor(claimed, hit, out=claimed)  # hit lies inside free: this clears what it claimed
+        dx[in_at] += xp.where(hit, dy[out_at], zero)
+    return dx
 
 
 def avg_pool(k, x):
     xp = k.xp
     win = _pool_windows(k, x.shape)
-    total = _reduce_taps(k, win, win.pad(xp, x), xp.empty((win.n, win.oh, win.ow, win.c), x.dtype), xp.add)
+    total = _reduce_taps(k, win, x, xp.zeros((win.n, win.oh, win.ow, win.c), x.dtype), xp.add)
     return (total / win.counts(xp)).astype(x.dtype)
 
 
@@ -318,7 +342,12 @@ def avg_pool_grad(k, input_shape, dy):
     xp = k.xp
     win = _pool_windows(k, ints(input_shape))
     share = (dy / win.counts(xp)).astype(dy.dtype)
-    return win.scatter(xp, lambda t, i, j: share, dy.dtype)
+    dx = xp.zeros((win.n, win.h, win.w, win.c), dy.dtype)
+    for i, j in win.taps():
+        where = win.clipped(i, j)
+        if where is not None:
+            dx[where[1]] += share[where[0]]
+    return dx
 
 
 # -- local response normalisation -------------------------------------------------------------
