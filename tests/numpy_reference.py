@@ -3,57 +3,58 @@ definitions (TF's docs), slow but obviously right, for small test inputs."""
 import numpy as np
 
 
-def same_or_valid(size, window, stride, padding):
+def same_or_valid(size, window, stride, padding, dilation=1):
     """(output size, padding before) along one dim, as TF computes them."""
+    window = (window - 1) * dilation + 1
     if padding == "SAME":
         out = -(-size // stride)
         return out, max((out - 1) * stride + window - size, 0) // 2
     return (size - window) // stride + 1, 0
 
 
-def conv2d(x, w, stride, padding):
+def conv2d(x, w, stride, padding, dilation=1):
     n, h, wd, c = x.shape
     kh, kw, _, o = w.shape
-    oh, top = same_or_valid(h, kh, stride, padding)
-    ow, left = same_or_valid(wd, kw, stride, padding)
+    oh, top = same_or_valid(h, kh, stride, padding, dilation)
+    ow, left = same_or_valid(wd, kw, stride, padding, dilation)
     out = np.zeros((n, oh, ow, o))
     for i in range(oh):
         for j in range(ow):
             for di in range(kh):
                 for dj in range(kw):
-                    r, q = i * stride + di - top, j * stride + dj - left
+                    r, q = i * stride + di * dilation - top, j * stride + dj * dilation - left
                     if 0 <= r < h and 0 <= q < wd:
                         out[:, i, j, :] += x[:, r, q, :] @ w[di, dj]
     return out
 
 
-def conv2d_backprop_input(shape, w, dy, stride, padding):
+def conv2d_backprop_input(shape, w, dy, stride, padding, dilation=1):
     n, h, wd, c = shape
     kh, kw = w.shape[:2]
-    _, top = same_or_valid(h, kh, stride, padding)
-    _, left = same_or_valid(wd, kw, stride, padding)
+    _, top = same_or_valid(h, kh, stride, padding, dilation)
+    _, left = same_or_valid(wd, kw, stride, padding, dilation)
     dx = np.zeros(shape)
     for i in range(dy.shape[1]):
         for j in range(dy.shape[2]):
             for di in range(kh):
                 for dj in range(kw):
-                    r, q = i * stride + di - top, j * stride + dj - left
+                    r, q = i * stride + di * dilation - top, j * stride + dj * dilation - left
                     if 0 <= r < h and 0 <= q < wd:
                         dx[:, r, q, :] += dy[:, i, j, :] @ w[di, dj].T
     return dx
 
 
-def conv2d_backprop_filter(x, shape, dy, stride, padding):
+def conv2d_backprop_filter(x, shape, dy, stride, padding, dilation=1):
     kh, kw = shape[:2]
     h, wd = x.shape[1:3]
-    _, top = same_or_valid(h, kh, stride, padding)
-    _, left = same_or_valid(wd, kw, stride, padding)
+    _, top = same_or_valid(h, kh, stride, padding, dilation)
+    _, left = same_or_valid(wd, kw, stride, padding, dilation)
     dw = np.zeros(shape)
     for i in range(dy.shape[1]):
         for j in range(dy.shape[2]):
             for di in range(kh):
                 for dj in range(kw):
-                    r, q = i * stride + di - top, j * stride + dj - left
+                    r, q = i * stride + di * dilation - top, j * stride + dj * dilation - left
                     if 0 <= r < h and 0 <= q < wd:
                         dw[di, dj] += x[:, r, q, :].T @ dy[:, i, j, :]
     return dw

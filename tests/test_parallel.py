@@ -28,8 +28,57 @@ def test_split_cuts_only_the_arrays_of_the_shape_and_uses_every_core():
     assert len(seen) == parts
     assert sum(size for size, _, _ in seen) == a.size
     assert all(shape == () for _, _, shape in seen)  # the scalar is passed whole
-    if parts > 1:
-        assert len({name for _, name, _ in seen}) == parts  # one thread per part
+    assert threading.current_thread().name in {name for _, name, _ in seen}  # the caller takes parts too
+
+
+def test_the_caller_takes_the_parts_no_helper_has_started():
+    """When every helper thread is busy (on a loaded machine: not yet scheduled), the caller does
+    all the parts itself rather than wait, and each part still runs exactly once."""
+    pool = parallel._workers()
+    release = threading.Event()
+    blockers = [pool.submit(release.wait) for _ in range(pool._max_workers)]
+    try:
+        seen = []
+        parallel.ranges(lambda lo, hi: seen.append((lo, hi, threading.current_thread().name)), 10)
+        covered = sorted(i for lo, hi, _ in seen for i in range(lo, hi))
+        assert covered == list(range(10))
+        if parallel.cores() > 1:
+            assert {name for _, _, name in seen} == {threading.current_thread().name}
+            assert len(seen) > 1  # still in parts: a helper that frees up takes some
+    finally:
+        release.set()
+        for b in blockers:
+            b.result()
+
+
+def test_ranges_that_call_blas_hold_it_to_one_thread_and_give_it_back():
+    libraries = parallel._blas_libraries()
+    if not libraries:
+        pytest.skip("threadpoolctl is not installed: BLAS's threads cannot be limited")
+    before = [c.get_num_threads() for c in libraries]
+    during = []
+    parallel.ranges(lambda lo, hi: during.append([c.get_num_threads() for c in libraries]), 4, blas=True)
+    assert all(d == [1] * len(libraries) for d in during)
+    assert [c.get_num_threads() for c in libraries] == before
+
+
+def test_a_session_run_holds_blas_to_one_thread():
+    """OpenBLAS's threads spin after each product and, on a busy machine, starve the ops after it
+    (an LSTM step went from 0.6 s to 6 s): a run computes with BLAS on one thread and gives the
+    threads back when it ends."""
+    libraries = parallel._blas_libraries()
+    if not libraries:
+        pytest.skip("threadpoolctl is not installed: BLAS's threads cannot be limited")
+    before = [c.get_num_threads() for c in libraries]
+    seen = []
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(np.ones((4, 4), np.float32))
+        y = tf.py_func(lambda v: (seen.append([c.get_num_threads() for c in libraries]), v)[1], [x], tf.float32)
+    with tf.Session(graph=g) as sess:
+        np.testing.assert_array_equal(sess.run(tf.matmul(y, x)), np.full((4, 4), 4, np.float32))
+    assert seen == [[1] * len(libraries)]
+    assert [c.get_num_threads() for c in libraries] == before
 
 
 def test_small_or_strided_arrays_run_in_one_call():

@@ -159,3 +159,30 @@ def test_a_sharded_table_is_read_shard_by_shard_and_trains_only_the_rows_looked_
     for i in [7, 0, 5, 7]:
         want[i] -= 0.5
     np.testing.assert_array_equal(got, want[order])
+
+
+def test_steady_sparse_steps_copy_only_stale_rows_yet_every_value_is_right():
+    """A sparse write's buffer is the variable's spare, brought up to date in the rows the last
+    write changed (runtime/variable_store.py): many steps on changing rows, a failed step and a
+    dense assign among them, each compared with numpy's table after it."""
+    rng = np.random.default_rng(3)
+    start = rng.standard_normal((50, 4)).astype(np.float32)
+    table = tf.Variable(start, name="table")
+    ids = tf.placeholder(tf.int32, [None])
+    step = tf.scatter_sub(table, ids, tf.fill(tf.stack([tf.size(ids), 4]), 0.5))
+    reset = table.assign(tf.zeros([50, 4]) + 2.0)
+    want = start.astype(np.float64)
+    with tf.Session() as sess:
+        sess.run(table.initializer)
+        for n in range(12):
+            if n == 5:
+                with pytest.raises(tf.errors.InvalidArgumentError):
+                    sess.run(step, {ids: [3, 99]})
+            elif n == 8:
+                sess.run(reset)
+                want[:] = 2.0
+            else:
+                rows = rng.choice(50, 6, replace=False)
+                sess.run(step, {ids: rows})
+                want[rows] -= 0.5
+            np.testing.assert_allclose(sess.run(table), want, rtol=1e-6)

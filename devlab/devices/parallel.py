@@ -9,6 +9,9 @@ computes it, so the split changes the speed, never the values.
 into matching contiguous parts, the others (scalars, learning rates) are passed whole. Small,
 non-contiguous or non-numpy arrays run in one call, in the calling thread.
 
+``ranges(fn, count)`` calls ``fn(lo, hi)`` once per core on ranges of ``range(count)``: the
+convolution and pooling kernels hand each core a range of images.
+
 ``matmul(a, b, out)`` splits a large matrix product the same way, by rows or columns of its
 output, each part one single-threaded BLAS call. numpy's BLAS would split it over its own
 threads, but those then spin, waiting for more work, for about a tenth of a second, holding a
@@ -90,19 +93,53 @@ def split(fn, shape, *args):
 
 
 def _run(part, parts):
-    """``part(i)`` for every i below ``parts``: the first in the calling thread, the others in
-    the pool; the first error any part raised, once all are done."""
-    pending = [_workers().submit(part, i) for i in range(1, parts)]
+    """``part(i)`` for every i below ``parts``, each exactly once, shared between the calling
+    thread and the pool: every thread takes the next part not yet taken until none is left, so
+    when the machine is busy and a helper thread does not get a core soon, the caller does its
+    parts instead of waiting for it. The first error any part raised, once all are done."""
+    taken = iter(range(parts))
+    take = threading.Lock()
     errors = []
-    try:
-        part(0)
-    except Exception as e:  # noqa: BLE001 - raised below, once every part is done with the arrays
-        errors.append(e)
-    for p in pending:
-        if p.exception() is not None:
-            errors.append(p.exception())
+
+    def work():
+        while True:
+            with take:
+                i = next(taken, None)
+            if i is None:
+                return
+            try:
+                part(i)
+            except Exception as e:  # noqa: BLE001 - raised below, once every part is done with the arrays
+                errors.append(e)
+
+    pool = _workers()
+    helpers = [pool.submit(work) for _ in range(min(parts - 1, pool._max_workers))]
+    work()
+    for h in helpers:
+        if not h.cancel():  # a helper that started finishes the part it took
+            h.result()
     if errors:
         raise errors[0]
+
+
+def ranges(fn, count, blas=False):
+    """``fn(lo, hi)`` over ranges that cover ``range(count)``, one per core, in parallel (a
+    kernel's images, say). ``blas``: ``fn`` calls BLAS, which is then held to one thread while
+    the parts run; without threadpoolctl such work stays in one call, BLAS keeping its threads."""
+    if min(cores(), 8, count) < 2 or (blas and not _blas_libraries()):
+        fn(0, count)
+        return
+    parts = min(count, 4 * min(cores(), 8))  # a few parts a core: a core that is busy takes fewer
+    bounds = [count * i // parts for i in range(parts + 1)]
+
+    def part(i):
+        fn(bounds[i], bounds[i + 1])
+
+    if blas:
+        with one_blas_thread():
+            _run(part, parts)
+    else:
+        _run(part, parts)
 
 
 def matmul(a, b, out=None):
@@ -139,7 +176,7 @@ def matmul(a, b, out=None):
         else:
             np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
 
-    with _one_blas_thread():
+    with one_blas_thread():
         _run(part, parts)
     return out
 
@@ -161,12 +198,17 @@ def _blas_libraries():
     return tuple(c for c in ThreadpoolController().lib_controllers if c.user_api == "blas")
 
 
-_blas_users = 0  # products being split now: BLAS gets its threads back when the last one ends
+_blas_users = 0  # runs and products being split now: BLAS gets its threads back when the last one ends
 _blas_threads = ()
 
 
-class _one_blas_thread:  # noqa: N801 - used as a ``with`` block
-    """BLAS computes in the calling thread while devlab splits products over its own threads."""
+class one_blas_thread:  # noqa: N801 - used as a ``with`` block
+    """BLAS computes in the calling thread while devlab splits work over its own threads. A
+    session holds this for each whole run: OpenBLAS's threads spin for a while after every
+    product, waiting for the next, and on a busy machine they take the cores that devlab's
+    threads (and other processes) need; a product of 20 x 512 by 512 x 1024 took 10x longer with
+    BLAS's two threads than with one under load. Nested and concurrent holders count: BLAS gets
+    its threads back when the last one leaves."""
 
     def __enter__(self):
         global _blas_users, _blas_threads

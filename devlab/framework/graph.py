@@ -218,8 +218,7 @@ class Graph:
     # -- device and colocation scopes --------------------------------------------------------
     def device(self, device_name_or_function):
         """Pushes a device string, DeviceSpec, function or None for the ops created inside."""
-        filename, lineno = user_location()
-        return _DeviceScopeContext(self, device_stack.DeviceScope(device_name_or_function, filename, lineno))
+        return _DeviceScopeContext(self, device_stack.scope_for(device_name_or_function, *user_location()))
 
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):

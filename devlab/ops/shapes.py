@@ -35,6 +35,8 @@ def broadcast_bool(inputs, attrs):
 def broadcast_dims(a, b):
     if a is None or b is None:
         return None
+    if a == b:  # the common case: the same shape (an unknown dim stays unknown)
+        return tuple(a)
     out = []
     for i in range(1, max(len(a), len(b)) + 1):
         x = a[-i] if i <= len(a) else 1

@@ -52,13 +52,23 @@ def _scatter(write):
     def kernel(k, ref, indices, updates):
         old = ref.read()
         _check_scatter(old, indices, updates)
-        new = ref.new_buffer()
-        k.xp.copyto(new, old)
+        new = _copy_for_rows(k.xp, ref, indices.reshape(-1))
         write(k.xp, new, indices.reshape(-1), updates.reshape((-1,) + old.shape[1:]) if updates.ndim else updates)
         ref.assign(new)
         return ref
     kernel.__name__ = write.__name__
     return kernel
+
+
+def _copy_for_rows(xp, ref, rows):
+    """A buffer for the variable's new value holding its current value, for a write of ``rows``:
+    a run's VarRef copies only the rows its spare buffer lacks (``runtime/variable_store.py``)."""
+    copy = getattr(ref, "copy_for_rows", None)
+    if copy is not None:
+        return copy(rows)
+    new = ref.new_buffer()
+    xp.copyto(new, ref.read())
+    return new
 
 
 def _update(xp, out, index, values):
@@ -130,8 +140,7 @@ def sparse(dense, grad_at):
         _check_sparse_apply(args[refs[0]].read(), grad, indices)
         fulls = {}
         for i in refs:
-            fulls[i] = args[i].new_buffer()
-            xp.copyto(fulls[i], args[i].read())
+            fulls[i] = _copy_for_rows(xp, args[i], indices)
         for at in _positions(xp, indices):
             rows = [_Rows(xp, fulls[i], indices[at]) if i in fulls else x for i, x in enumerate(args)]
             rows[grad_at] = grad[at]

@@ -9,12 +9,14 @@ then commit the variable writes (a failure anywhere commits nothing). With
 """
 import contextlib
 import sys
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import config as devlab_config
+from ..devices import parallel
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
 from ..ops.resource_mgr import ResourceMgr
@@ -34,9 +36,26 @@ from .plan_cache import PlanCache
 from .protos import ConfigProto, RunMetadata, RunOptions
 from .run import Run
 from .stepper import Stepper
-from .steps import RandomGenerators
+from .steps import RandomGenerators, flat_steps
 from .trace import Tracer
 from .variable_store import VariableStore
+
+
+
+# The ops whose kernels call BLAS: a run of a plan with one of them holds BLAS to one thread
+# (devices/parallel.py); other runs skip the few microseconds of asking BLAS.
+_BLAS_OPS = frozenset(("MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "SparseMatMul", "Conv2D",
+                       "Conv2DBackpropInput", "Conv2DBackpropFilter", "MirrorPadGrad"))
+_blas_plans = weakref.WeakKeyDictionary()
+
+
+def _calls_blas(plan):
+    """Whether any op of the plan (loop bodies included) calls BLAS (asked once per plan)."""
+    calls = _blas_plans.get(plan)
+    if calls is None:
+        calls = _blas_plans[plan] = any(getattr(getattr(step, "op", None), "type", None) in _BLAS_OPS
+                                        for step in flat_steps(plan.steps))
+    return calls
 
 
 @dataclass(frozen=True)
@@ -177,7 +196,8 @@ class Session:
         traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if traced else None
         lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
-        with lock:
+        # BLAS keeps to one thread while the run's kernels (and devlab's threads) use the cores
+        with lock, (parallel.one_blas_thread() if _calls_blas(plan) else contextlib.nullcontext()):
             run = self.new_run(plan, feed_values, (tracer,) if tracer else ())
             try:
                 run.run_to_end()

@@ -38,6 +38,15 @@ class KernelContext:
         large host arrays (``devices/parallel.py``): for elementwise updates."""
         parallel.split(fn, shape, *args)
 
+    def parts(self, fn, count, blas=True):
+        """``fn(lo, hi)`` over ranges covering ``range(count)``: one per core for host arrays
+        (``devices/parallel.py``), BLAS held to one thread while they run (``blas``); one call on
+        other devices."""
+        if self.device.backend != "numpy":
+            fn(0, count)
+        else:
+            parallel.ranges(fn, count, blas)
+
     def matmul(self, a, b):
         """``a @ b`` into ``out`` (if planned); a large product of host matrices is split over the
         cores (``devices/parallel.py``)."""

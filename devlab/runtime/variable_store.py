@@ -14,6 +14,11 @@ only if the store made that buffer itself (never a constant's or a feed's array 
 stored), no variable holds it any more, and no other run is open (a stepper, another thread)
 that could still be reading it. A steady training loop therefore allocates nothing for its
 variables.
+
+A sparse write (``ScatterSub``, ``SparseApply*``: SGD on an embedding) changes a few rows of a
+large variable, yet its buffer must first hold the whole current value. The store remembers in
+which rows a spare is out of date (the rows the write that replaced it changed), so the next
+sparse write copies just those rows into it, not the whole variable (``copy_for_rows``).
 """
 import contextlib
 import threading
@@ -29,6 +34,8 @@ class VariableStore:
         self._open = 0
         self._holders = {}  # id of a buffer the store made -> how many variables hold it
         self._spares = {}  # variable name -> a buffer nobody reads: the next in-place write goes there
+        self._stale = {}  # name -> (value, rows): its spare equals that committed value but in these rows
+        self._pending = {}  # name -> (buffer, value, rows): a run's sparse write, rows of a copy of value
 
     def lock_of(self, name):
         """The write lock of one variable."""
@@ -56,6 +63,8 @@ class VariableStore:
             self._open -= 1
             if writes:
                 self._commit(writes, made)
+            else:
+                self._pending.clear()  # a failed run's buffers: forget them (a later copy is whole)
 
     def assign(self, values):
         """Sets committed values directly ({name: array}: ``Variable.load``, ``Saver.restore``)."""
@@ -70,6 +79,8 @@ class VariableStore:
             if id(new) in made or id(new) in holders:
                 holders[id(new)] = holders.get(id(new), 0) + 1
         for name, new in writes.items():
+            pending = self._pending.pop(name, None)
+            self._stale.pop(name, None)
             prev = old.get(name)
             if prev is None or id(prev) not in holders:
                 continue
@@ -78,14 +89,37 @@ class VariableStore:
                 del holders[id(prev)]
                 if not self._open and _same_layout(prev, new):  # no open run can still read it
                     self._spares[name] = prev
+                    if pending is not None and pending[0] is new and pending[1] is prev:
+                        self._stale[name] = (new, pending[2])  # prev is new but in the rows written
 
     def new_buffer(self, name, like, xp):
         """A buffer laid out like ``like`` that nobody reads: the variable's spare, or a new one."""
         with self._lock:
             spare = self._spares.pop(name, None)
+            self._stale.pop(name, None)
         if spare is not None and _same_layout(spare, like):
             return spare
         return xp.empty_like(like)
+
+    def copy_for_rows(self, name, value, xp, rows):
+        """A buffer nobody reads holding a copy of ``value`` (the variable's current value), for a
+        write that will change only ``rows`` (indices along the first axis). When the spare is
+        known to equal ``value`` but in some rows, only those rows are copied."""
+        with self._lock:
+            spare = self._spares.pop(name, None)
+            stale = self._stale.pop(name, None)
+        if spare is None or not _same_layout(spare, value):
+            buffer = xp.empty_like(value)
+            xp.copyto(buffer, value)
+        elif stale is not None and stale[0] is value:
+            buffer = spare
+            buffer[stale[1]] = value[stale[1]]
+        else:
+            buffer = spare
+            xp.copyto(buffer, value)
+        with self._lock:
+            self._pending[name] = (buffer, value, rows)
+        return buffer
 
     def is_initialized(self, name):
         return name in self.values
@@ -150,6 +184,19 @@ class VarRef:
         """An array laid out like the current value, which no one else reads, to write into."""
         buffer = self.run.store.new_buffer(self.name, self.read(), self.xp)
         self.run.made.add(id(buffer))
+        return buffer
+
+    def copy_for_rows(self, rows):
+        """A buffer no one else reads holding the current value, for a write that changes only
+        ``rows`` of it (the store copies as little as it can)."""
+        value = self.read()
+        run = self.run
+        if self.name in run.writes:  # a second write in this run: the store knows nothing of it
+            buffer = self.xp.empty_like(value)
+            self.xp.copyto(buffer, value)
+        else:
+            buffer = run.store.copy_for_rows(self.name, value, self.xp, rows)
+        run.made.add(id(buffer))
         return buffer
 
     def __repr__(self):
