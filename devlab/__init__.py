@@ -40,6 +40,7 @@ from .api.control_flow import cond, while_loop
 from .api.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from .api.control_flow_case import case
 from .api.math_ops import ceil, count_nonzero, log1p, reduce_logsumexp
+from .api.tensordot import tensordot
 from .api.tensor_array_ops import TensorArray
 from .api.data_flow_ops import ConditionalAccumulator, FIFOQueue, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
 from .api.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
@@ -74,6 +75,7 @@ from .api.variables import variable_creator_scope  # noqa: E402
 _operators.install(_MirroredVariable)
 contrib = _Namespace("tf.contrib", distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
 io = _Namespace("tf.io", write_graph=_write_graph)
+linalg = _Namespace("tf.linalg", tensordot=tensordot)
 # tf.math: the names TF 1.13+ scripts reach there, the same functions as at the top level and in tf.nn
 math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "abs", "add", "add_n", "argmax", "ceil", "cos", "count_nonzero", "divide", "equal", "exp", "floor", "floordiv",
@@ -81,7 +83,7 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "logical_and", "logical_not", "logical_or", "maximum", "minimum", "mod", "multiply", "negative", "not_equal",
     "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
     "reduce_prod", "reduce_sum", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
-    "subtract", "tanh", "truediv", "unsorted_segment_sum")},
+    "subtract", "tanh", "tensordot", "truediv", "unsorted_segment_sum")},
     **{n: getattr(nn, n) for n in ("in_top_k", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
                                    "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)
 

@@ -9,8 +9,10 @@ def as_string(input, name=None):  # noqa: A002 - TF's argument name
 
 
 def join(inputs, separator="", name=None):
+    """The elementwise concatenation of ``inputs`` with ``separator`` between them; a scalar
+    input is repeated against the others (the result is their shape)."""
     with name_scope(name, "StringJoin", inputs) as scope:
-        xs = [convert_to_tensor(x) for x in inputs]
+        xs = [convert_to_tensor(x, name=f"inputs_{i}") for i, x in enumerate(inputs)]
         return apply_op_output("StringJoin", xs, {"separator": separator, "N": len(xs)}, scope)
 
 

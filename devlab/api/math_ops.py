@@ -67,7 +67,8 @@ logical_and = _binary("LogicalAnd", "LogicalAnd")
 logical_or = _binary("LogicalOr", "LogicalOr")
 floordiv = _binary("FloorDiv", "floordiv")
 floor_div = _binary("FloorDiv", "FloorDiv")
-floormod = mod = _binary("FloorMod", "mod")
+# tf.mod and tf.floormod are gen_math_ops.floor_mod, named as the op type (``x % y`` is "mod")
+floormod = mod = _binary("FloorMod", "FloorMod")
 squared_difference = _binary("SquaredDifference", "SquaredDifference")
 
 
@@ -167,9 +168,11 @@ def _reduction(op_type, default_name):
 
 def _all_axes(x):
     """TF's reduction axes when none are given: a Const [0, ..., rank-1] if the rank is known
-    (and not 0), else ``range(0, rank(x))`` computed at run time."""
+    (and not 0), else ``range(0, rank(x))`` computed at run time. Anything with a ``shape`` counts
+    (a Variable too, as TF's ``_ReductionDims`` reads ``x.shape.rank``)."""
     from .array_ops import constant, range as range_, rank
-    if isinstance(x, Tensor) and x.shape.ndims:
+    shape = getattr(x, "shape", None)
+    if getattr(shape, "ndims", None):
         return constant(list(builtins.range(x.shape.ndims)), dtype="int32")
     return range_(0, rank(x))
 

@@ -1,11 +1,13 @@
 """``dense``, ``dropout`` and ``flatten``, built as TF's ``tf.layers`` (tf_keras's legacy layers)
-build them: ``dense/MatMul`` then ``dense/BiasAdd`` and the activation, in the layer's scope."""
+build them: ``dense/MatMul`` (``dense/Tensordot`` above rank 2) then ``dense/BiasAdd`` and the
+activation, in the layer's scope."""
 import functools
 import operator
 
 from ..framework.tensor import Tensor
 from ..api import array_ops, init_ops, math_ops, nn_impl, nn_ops
 from ..ops.build import convert_to_tensor
+from ..api.tensordot import tensordot
 from ..api.variable_scope import get_variable, variable_scope
 
 
@@ -21,7 +23,12 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
         # TF's layer builds all its variables before it computes (Layer.build, then call)
         bias = get_variable("bias", [units], initializer=bias_initializer, regularizer=bias_regularizer,
                             trainable=trainable) if use_bias else None
-        y = math_ops.matmul(x, kernel)
+        rank = x.shape.ndims
+        if rank == 2 or rank is None:
+            y = math_ops.matmul(x, kernel)
+        else:  # TF's Dense contracts the last axis with Tensordot, then restores the static shape
+            y = tensordot(x, kernel, [[rank - 1], [0]])
+            y.set_shape(x.shape.as_list()[:-1] + [units])
         if use_bias:
             y = nn_ops.bias_add(y, bias)
         return activation(y) if activation is not None else y

@@ -232,7 +232,7 @@ OPS = _table(
     OpDef("NoOp", S.none, K.no_op),
     # CPU-only on purpose, as in TensorFlow: strings live in host memory
     OpDef("AsString", S.string_scalar_like, K.as_string, devices=CPU_ONLY),
-    OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY),
+    OpDef("StringJoin", S.string_join, K.string_join, devices=CPU_ONLY),
     OpDef("DatasetSlice", S.from_attrs, K.dataset_slice, devices=CPU_ONLY, ref_inputs=(0,), stateful=True),
     OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True, type_input=1),
     OpDef("HistogramSummary", S.string_scalar, K.histogram_summary, devices=CPU_ONLY, stateful=True),
@@ -240,7 +240,7 @@ OPS = _table(
     OpDef("Assert", S.none, K.assert_, stateful=True, type_input=None),
     # control flow (tf.cond, tf.while_loop): the executor gives DEAD and loop frames their meaning
     OpDef("Switch", S.switch, K.switch),
-    OpDef("RefSwitch", S.switch, K.switch, ref_inputs=(0,)),
+    OpDef("RefSwitch", S.ref_switch, K.switch, ref_inputs=(0,)),
     OpDef("Merge", S.merge, K.merge, args=("inputs",)),
     OpDef("Enter", S.same_as_first, K.forward),
     OpDef("RefEnter", S.ref_of_first, K.forward, ref_inputs=(0,)),
