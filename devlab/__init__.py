@@ -59,7 +59,7 @@ from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, Op
 from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
-from .api.gradients import gradients
+from .api.gradients import AggregationMethod, gradients
 # The namespaces, built from the names above:
 from . import app, config, distribute, flags, layers, losses, metrics, nn, strings, summary, train  # noqa: E402
 from . import tf_logging as logging  # noqa: E402

@@ -54,6 +54,7 @@ class Graph:
         self.seed = None
         self.variable_store = {}  # get_variable's variables by full name
         self.partitioned_variable_store = {}  # get_variable's partitioned variables by full name
+        self.root_variable_scope = None  # the VariableScope "" (made on first use, kept: it has setters)
         self._unfetchable = set()  # ops inside tf.cond branches and loops: not fetchable, as in TF
         self._unfeedable = set()
         self._variable_scope_counts = threading.local()

@@ -8,7 +8,9 @@ from ..framework.tensor import Tensor
 from ..api import array_ops, init_ops, math_ops, nn_impl, nn_ops
 from ..ops.build import convert_to_tensor
 from ..api.tensordot import tensordot
-from ..api.variable_scope import get_variable, variable_scope
+from ..api.variable_scope import variable_scope
+from ..unimplemented import reject
+from .weights import add_weight
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -16,13 +18,16 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
           activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
           name=None, reuse=None):
     """activation(inputs @ kernel + bias) with variables ``<name>/kernel`` and ``<name>/bias``."""
+    reject("tf.layers.dense", activity_regularizer=(activity_regularizer, None))
     x = convert_to_tensor(inputs)
     with variable_scope(name, default_name="dense", reuse=reuse):
-        kernel = get_variable("kernel", [x.shape[-1], units], initializer=kernel_initializer,
-                              regularizer=kernel_regularizer, trainable=trainable)
+        kernel = add_weight(
+            "tf.layers.dense", "kernel", [x.shape[-1], units], initializer=kernel_initializer,
+            regularizer=kernel_regularizer, constraint=kernel_constraint, trainable=trainable)
         # TF's layer builds all its variables before it computes (Layer.build, then call)
-        bias = get_variable("bias", [units], initializer=bias_initializer, regularizer=bias_regularizer,
-                            trainable=trainable) if use_bias else None
+        bias = add_weight(
+            "tf.layers.dense", "bias", [units], initializer=bias_initializer, regularizer=bias_regularizer,
+            constraint=bias_constraint, trainable=trainable) if use_bias else None
         rank = x.shape.ndims
         if rank == 2 or rank is None:
             y = math_ops.matmul(x, kernel)
