@@ -26,6 +26,14 @@ def argument(name, api):
     return NotImplementedError(f"devlab does not implement the `{name}` argument of {api} yet{where}")
 
 
+def call(api, **given):
+    """The NotImplementedError for a call of ``api`` (a method devlab has but does not implement);
+    ``given`` are its arguments, named for the reader."""
+    filename, lineno = user_location()
+    where = f" (used at {filename}:{lineno})" if lineno else ""
+    return NotImplementedError(f"devlab does not implement {api} yet{where}")
+
+
 def reject(api, **given):
     """Raises ``argument`` for the first of ``given`` (argument name -> (value, default)) whose
     value is not its default: ``reject("tf.layers.dense", kernel_constraint=(c, None))``."""

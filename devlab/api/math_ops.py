@@ -10,6 +10,7 @@ from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from .array_ops import cast, op_output  # noqa: F401 - TF's math_ops.cast
 from ..ops.build import apply_op_output, convert_to_tensor
+from ..unimplemented import reject
 
 
 def _binary(op_type, scope_name):
@@ -117,6 +118,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
            b_is_sparse=False, name=None):
     """Matrix product: ``MatMul`` for two matrices, ``BatchMatMulV2`` when either input may have
     batch dims (rank above 2, or unknown), as TF chooses."""
+    reject("tf.matmul", a_is_sparse=(bool(a_is_sparse), False), b_is_sparse=(bool(b_is_sparse), False))
     with name_scope(name, "MatMul", [a, b]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, preferred_dtype=a.dtype.base_dtype, name="b")

@@ -12,6 +12,7 @@ inside ``dynamic_rnn``'s loop, the ops of ``rnn/multi_rnn_cell/cell_0/lstm_0`` a
 """
 import re
 
+from ..unimplemented import argument
 from ..framework import dtypes
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
@@ -35,6 +36,8 @@ class RNNCell:
     and ``zero_state``. Subclasses implement ``call`` (and ``build`` to make variables)."""
 
     def __init__(self, trainable=True, name=None, dtype=None, _reuse=None, _scope=None, **kwargs):
+        for key in kwargs:  # Keras Layer's other arguments (input_shape, activity_regularizer...)
+            raise argument(key, f"tf.nn.rnn_cell.{type(self).__name__}")
         self.trainable = trainable
         self.name = name
         self._base_name = name or _snake_case(type(self).__name__)
@@ -129,6 +132,8 @@ class RNNCell:
     def add_variable(self, name, shape, dtype=None, initializer=None, trainable=True, **kwargs):
         """A variable ``<cell scope>/<name>`` (tf.layers' ``add_weight``): the scope's initializer
         when none is given."""
+        for key in kwargs:  # add_weight's regularizer, constraint, partitioner...
+            raise argument(key, f"{type(self).__name__}.add_variable")
         self._set_scope(None)
         with variable_scope(self._scope, reuse=self.built or self._reuse, auxiliary_name_scope=False) as current:
             self._current_scope = current

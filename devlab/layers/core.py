@@ -59,9 +59,16 @@ def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=
 
 
 def flatten(inputs, name=None, data_format="channels_last"):
-    """[batch, ...] as [batch, everything else] (one Reshape, with a Const target when it can)."""
+    """[batch, ...] as [batch, everything else] (one Reshape, with a Const target when it can);
+    ``channels_first`` input is moved to channels last first (one Transpose), as Keras's Flatten."""
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"The `data_format` argument must be one of \"channels_first\", \"channels_last\". "
+                         f"Received: {data_format}")
     with variable_scope(name, default_name="flatten"):
         x = convert_to_tensor(inputs)
+        rank = x.shape.ndims
+        if data_format == "channels_first" and rank and rank > 1:
+            x = array_ops.transpose(x, perm=[0] + list(range(2, rank)) + [1])
         dims = x.shape.sizes
         if dims is not None and len(dims) == 1:
             return array_ops.expand_dims(x, axis=1)
