@@ -24,7 +24,7 @@ from .api.array_ops import (boolean_mask, cast, concat, constant, expand_dims, f
                             split, squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
                             transpose, unique, unstack, where, where_v2, zeros, zeros_like)
 from .api import compat as _compat
-from .ops.build import convert_to_tensor
+from .ops.build import convert_to_tensor as _convert_to_tensor
 from .api.control_flow_ops import Assert, group, no_op
 from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .api.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
@@ -60,6 +60,15 @@ from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
 from .api.gradients import AggregationMethod, gradients
+
+
+def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None):
+    """TF's ``tf.convert_to_tensor`` (its arguments and order; ``dtype_hint`` is the new name of
+    ``preferred_dtype``)."""
+    if preferred_dtype is not None and dtype_hint is not None and preferred_dtype != dtype_hint:
+        raise ValueError("Cannot specify both 'preferred_dtype' and 'dtype_hint'.")
+    return _convert_to_tensor(value, dtype=dtype, name=name,
+                              preferred_dtype=dtype_hint if preferred_dtype is None else preferred_dtype)
 # The namespaces, built from the names above:
 from . import app, config, distribute, flags, layers, losses, metrics, nn, strings, summary, train  # noqa: E402
 from . import tf_logging as logging  # noqa: E402

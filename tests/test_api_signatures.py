@@ -9,6 +9,8 @@ ignores are listed below, each with TF's reason.
 """
 import ast
 import inspect
+import json
+import pathlib
 import textwrap
 
 import pytest
@@ -83,6 +85,25 @@ def _callables():
                     yield label, fn
 
 
+def public_members():
+    """{key: callable} for every public function (``tf.nn.softmax``) and every public method of a
+    public class (``tf.train.Saver:save``), under each public name: the names whose TF signatures
+    tools/record_signatures.py records."""
+    out = {}
+    for path, ns in _namespaces():
+        for name in sorted(dir(ns)):
+            obj = None if name.startswith("_") else getattr(ns, name, None)
+            if inspect.isclass(obj) and obj.__module__.startswith("devlab"):
+                for member in dir(obj):
+                    fn = getattr(obj, member, None)
+                    if (member == "__init__" or not member.startswith("_")) and inspect.isfunction(fn) \
+                            and fn.__module__.startswith("devlab"):
+                        out[f"{path}.{name}:{member}"] = fn
+            elif inspect.isfunction(obj) and obj.__module__.startswith("devlab"):
+                out[f"{path}.{name}"] = obj
+    return out
+
+
 def unread_parameters(fn):
     """The parameters of ``fn`` that its body never reads (none for a generated function, such as a
     dataclass's ``__init__``, which has no source and stores every field)."""
@@ -147,3 +168,42 @@ def test_a_rejected_argument_names_itself_and_the_users_line():
     message = str(e.value)
     assert "`use_resource` argument of tf.Variable" in message and __file__ in message
     assert len(message.splitlines()) == 1
+
+
+# -- the same positions as TF's ---------------------------------------------------------------------------
+SIGNATURES = json.loads((pathlib.Path(__file__).parent / "data" / "tf_signatures.json").read_text())
+# devlab's own signature on purpose: (key, why)
+OWN_SIGNATURE = {
+    "tf.Graph:create_op": "devlab's op builder takes output specs (TF's create_op is deprecated for "
+                          "tf.raw_ops; scripts build ops through the tf.* functions)",
+}
+
+
+def _positional(params):
+    names = [name for name, kind in params if kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+    return names[1:] if names and names[0] in ("self", "instance", "cls") else names
+
+
+def positional_conflicts():
+    """Public callables where a parameter devlab shares with TF 2.21 sits at another position (so a
+    positional argument would mean something else), from TF's recorded signatures."""
+    members = public_members()
+    out = []
+    for key, tf_params in sorted(SIGNATURES.items()):
+        if key.startswith("_") or key not in members or key in OWN_SIGNATURE:
+            continue
+        ours = _positional([(p.name, p.kind.name) for p in inspect.signature(members[key]).parameters.values()])
+        theirs = _positional(tf_params)
+        moved = [n for n in ours if n in theirs and ours.index(n) != theirs.index(n)]
+        if moved:
+            out.append(f"{key}: devlab {ours} vs TF {theirs}")
+    return out
+
+
+def test_shared_parameters_sit_where_tf_puts_them():
+    assert len(SIGNATURES) > 400  # the record covers the API
+    assert positional_conflicts() == []
+
+
+if __name__ == "__main__":  # the names tools/record_signatures.py asks TF about
+    print(json.dumps(sorted(public_members())))

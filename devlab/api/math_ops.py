@@ -115,10 +115,11 @@ def divide(x, y, name=None):
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
-           b_is_sparse=False, name=None):
+           b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None):
     """Matrix product: ``MatMul`` for two matrices, ``BatchMatMulV2`` when either input may have
     batch dims (rank above 2, or unknown), as TF chooses."""
-    reject("tf.matmul", a_is_sparse=(bool(a_is_sparse), False), b_is_sparse=(bool(b_is_sparse), False))
+    reject("tf.matmul", a_is_sparse=(bool(a_is_sparse), False), b_is_sparse=(bool(b_is_sparse), False),
+           output_type=(output_type, None), grad_a=(bool(grad_a), False), grad_b=(bool(grad_b), False))
     with name_scope(name, "MatMul", [a, b]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, preferred_dtype=a.dtype.base_dtype, name="b")

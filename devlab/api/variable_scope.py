@@ -37,8 +37,9 @@ class VariableScope:
     """A prefix for variable names, with what new variables inside it inherit: the reuse flag,
     the default initializer, regularizer, dtype, caching device, partitioner and custom getter."""
 
-    def __init__(self, name, reuse=None, initializer=None, name_scope="", caching_device=None, partitioner=None,
-                 regularizer=None, custom_getter=None, dtype=dtypes.float32, use_resource=None, constraint=None):
+    def __init__(self, reuse, name="", initializer=None, regularizer=None, caching_device=None, partitioner=None,
+                 custom_getter=None, name_scope="", dtype=dtypes.float32, use_resource=None, constraint=None):
+        # TF's arguments, in TF's order
         self.name = name
         self.reuse = reuse
         self.initializer = initializer
@@ -105,7 +106,7 @@ def get_variable_scope():
     if stack:
         return stack[-1]
     if graph.root_variable_scope is None:
-        graph.root_variable_scope = VariableScope("", reuse=False)
+        graph.root_variable_scope = VariableScope(False, name="")
     return graph.root_variable_scope
 
 
@@ -172,8 +173,10 @@ def _maybe_wrap_custom_getter(custom_getter, old_getter):
 
 def _inherit(base, name, reuse, name_scope, overrides):
     """A new VariableScope ``name`` with ``base``'s settings, those given in ``overrides`` replacing them."""
-    new = VariableScope(name, reuse, base.initializer, name_scope, base.caching_device, base.partitioner,
-                        base.regularizer, base.custom_getter, base.dtype, base.use_resource, base.constraint)
+    new = VariableScope(reuse, name=name, initializer=base.initializer, regularizer=base.regularizer,
+                        caching_device=base.caching_device, partitioner=base.partitioner,
+                        custom_getter=base.custom_getter, name_scope=name_scope, dtype=base.dtype,
+                        use_resource=base.use_resource, constraint=base.constraint)
     for key, value in (overrides or {}).items():
         if value is not None:
             setattr(new, key, _maybe_wrap_custom_getter(value, base.custom_getter) if key == "custom_getter" else value)

@@ -288,11 +288,11 @@ def _call_creators(stack, args, kwargs):
 
 
 @contextlib.contextmanager
-def variable_creator_scope(creator):
-    """Inside the block, ``Variable(...)`` calls ``creator(next_creator, **kwargs)``."""
+def variable_creator_scope(variable_creator):
+    """Inside the block, ``Variable(...)`` calls ``variable_creator(next_creator, **kwargs)``."""
     stack = get_default_graph().variable_creator_stack
-    stack.append(creator)
+    stack.append(variable_creator)
     try:
         yield
     finally:
-        stack.remove(creator)
+        stack.remove(variable_creator)

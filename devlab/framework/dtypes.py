@@ -87,7 +87,8 @@ half, double = float16, float64
 resource, variant = _BY_NAME["resource"], _BY_NAME["variant"]  # handles (stacks, TensorArrays) and opaque values
 
 
-def as_dtype(value):
+def as_dtype(type_value):  # TF's argument name
+    value = type_value
     """Converts a DType, a dtype name, a numpy dtype or a Python type to a DType."""
     if isinstance(value, DType):
         return value

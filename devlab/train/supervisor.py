@@ -249,13 +249,13 @@ class Supervisor:
     def wait_for_stop(self):
         self._coord.wait_for_stop()
 
-    def summary_computed(self, sess, summary_value, global_step=None):
+    def summary_computed(self, sess, summary, global_step=None):
         """Writes a summary computed by the caller."""
         if not self._summary_writer:
             raise RuntimeError("Writing a summary requires a summary writer.")
         if global_step is None and self.global_step is not None:
             global_step = training_util.global_step(sess, self.global_step)
-        self._summary_writer.add_summary(summary_value, global_step)
+        self._summary_writer.add_summary(summary, global_step)
 
     @contextlib.contextmanager
     def managed_session(self, master="", config=None, start_standard_services=True, close_summary_writer=True):

@@ -213,4 +213,21 @@ def case_optimizer_aggregation_method_and_gradients(tf, rewrites_off=False):
     return _facts(tf, g, rewrites_off=rewrites_off, steps=1, train=train)
 
 
+def case_layers_arguments_batch_norm_unfused_flatten_channels_first(tf, rewrites_off=False):
+    """``fused=False`` on a 4-D input builds the unfused ops; beta/gamma regularizers; Flatten of a
+    channels_first input transposes first; a scope's caching device reaches a layer's variables."""
+    x = tf.placeholder(tf.float32, [2, 2, 2, 3], name="x")
+    with tf.variable_scope("net", caching_device="/cpu:1"):
+        y = tf.layers.batch_normalization(x, training=True, fused=False, gamma_regularizer=lambda g: tf.reduce_sum(g),
+                                          beta_regularizer=lambda b: tf.reduce_sum(b) * 2.0)
+        z = tf.layers.batch_normalization(x, training=False, fused=None, name="bn2")
+        f = tf.layers.flatten(tf.reshape(tf.range(24.0), [2, 3, 2, 2]), data_format="channels_first")
+    updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+    x_value = np.arange(24, dtype=np.float32).reshape(2, 2, 2, 3) / 7.0
+    facts = _facts(tf, [y, z, f] + losses, {x: x_value}, rewrites_off, steps=1, train=updates)
+    facts.update(losses=[t.name for t in losses], updates=sorted(u.name for u in updates))
+    return facts
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
