@@ -281,7 +281,9 @@ def _call_creators(stack, args, kwargs):
         if i < 0:
             return lambda **kw: Variable(_skip_creators=True, **kw)
         return lambda **kw: stack[i](creator_at(i - 1), **kw)
-    names = ["initial_value", "trainable", "collections", "validate_shape", "caching_device", "name", "dtype"]
+    names = ["initial_value", "trainable", "collections", "validate_shape", "caching_device", "name", "variable_def",
+             "dtype", "expected_shape", "import_scope", "constraint", "use_resource", "synchronization", "aggregation",
+             "shape"]  # VariableV1's positional order
     kwargs = dict(kwargs)
     kwargs.update(zip(names, args))
     return creator_at(len(stack) - 1)(**kwargs)

@@ -210,7 +210,10 @@ def case_optimizer_aggregation_method_and_gradients(tf, rewrites_off=False):
     g = tf.gradients(y, v, aggregation_method=tf.AggregationMethod.ADD_N)
     train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(y),
                                                             aggregation_method=tf.AggregationMethod.DEFAULT)
-    return _facts(tf, g, rewrites_off=rewrites_off, steps=1, train=train)
+    w = tf.Variable([0.5, -0.5], name="w")
+    gated = tf.train.MomentumOptimizer(0.1, 0.9).minimize(tf.reduce_sum(w * w * 2.0 + w), var_list=[w],
+                                                          gate_gradients=tf.train.Optimizer.GATE_GRAPH)
+    return _facts(tf, g + [w], rewrites_off=rewrites_off, steps=2, train=[train, gated])
 
 
 def case_layers_arguments_batch_norm_unfused_flatten_channels_first(tf, rewrites_off=False):
