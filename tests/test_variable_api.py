@@ -45,6 +45,7 @@ REJECTED = {  # argument name -> a call that passes it; devlab does not build th
     "protocol": lambda: tf.train.Server({"w": ["localhost:1"]}, "w", 0, protocol="grpc+verbs"),
     "input_size": lambda: tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(2), input_size=3),
     "input_shape": lambda: tf.nn.rnn_cell.BasicRNNCell(2, input_shape=(3,)),
+    "cross_tower_ops": lambda: tf.contrib.distribute.MirroredStrategy(["/cpu:0"], cross_tower_ops=object()),
     "required": lambda: tf.flags.DEFINE_string("f", None, "h", flag_values=_flags(), required=True),
 }
 
