@@ -25,7 +25,7 @@ from .api.array_ops import (cast, concat, constant, expand_dims, fill, gather, g
                             transpose, unique, unstack, where, where_v2, zeros, zeros_like)
 from .api.masking import boolean_mask
 from .api import compat as _compat
-from .ops.build import convert_to_tensor
+from .ops.build import convert_to_tensor as _convert_to_tensor
 from .api.asserts import Assert
 from .api.control_flow_ops import group, no_op
 from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
@@ -42,6 +42,7 @@ from .api.control_flow import cond, while_loop
 from .api.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from .api.control_flow_case import case
 from .api.math_ops import ceil, count_nonzero, log1p, reduce_logsumexp
+from .api.tensordot import tensordot
 from .api.tensor_array_ops import TensorArray
 from .api.data_flow_ops import ConditionalAccumulator, FIFOQueue, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
 from .api.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
@@ -60,7 +61,16 @@ from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, Op
 from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
-from .api.gradients import gradients
+from .api.gradients import AggregationMethod, gradients
+
+
+def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None):
+    """TF's ``tf.convert_to_tensor`` (its arguments and order; ``dtype_hint`` is the new name of
+    ``preferred_dtype``)."""
+    if preferred_dtype is not None and dtype_hint is not None and preferred_dtype != dtype_hint:
+        raise ValueError("Cannot specify both 'preferred_dtype' and 'dtype_hint'.")
+    return _convert_to_tensor(value, dtype=dtype, name=name,
+                              preferred_dtype=dtype_hint if preferred_dtype is None else preferred_dtype)
 # The namespaces, built from the names above:
 from . import app, config, distribute, flags, layers, losses, metrics, nn, strings, summary, train  # noqa: E402
 from . import tf_logging as logging  # noqa: E402
@@ -76,6 +86,7 @@ from .api.variables import variable_creator_scope  # noqa: E402
 _operators.install(_MirroredVariable)
 contrib = _Namespace("tf.contrib", distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
 io = _Namespace("tf.io", write_graph=_write_graph)
+linalg = _Namespace("tf.linalg", tensordot=tensordot)
 # tf.math: the names TF 1.13+ scripts reach there, the same functions as at the top level and in tf.nn
 math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "abs", "add", "add_n", "argmax", "ceil", "cos", "count_nonzero", "divide", "equal", "exp", "floor", "floordiv",
@@ -83,7 +94,7 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "logical_and", "logical_not", "logical_or", "maximum", "minimum", "mod", "multiply", "negative", "not_equal",
     "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
     "reduce_prod", "reduce_sum", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
-    "subtract", "tanh", "truediv", "unsorted_segment_sum")},
+    "subtract", "tanh", "tensordot", "truediv", "unsorted_segment_sum")},
     **{n: getattr(nn, n) for n in ("in_top_k", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
                                    "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)
 

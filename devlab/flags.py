@@ -8,7 +8,7 @@ replaces it instead of raising DuplicateFlagError.
 """
 import sys
 
-from .unimplemented import module_getattr
+from .unimplemented import argument, module_getattr
 
 __getattr__ = module_getattr("tf.flags", __name__)
 
@@ -34,6 +34,7 @@ class FlagValues:
     def __init__(self):
         object.__setattr__(self, "_flags", {})
         object.__setattr__(self, "_parsed", False)
+        object.__setattr__(self, "_required", set())  # mark_flag_as_required's names
 
     def _define(self, flag):
         self._flags[flag.name] = flag
@@ -74,6 +75,10 @@ class FlagValues:
                 value = args[i]
                 i += 1
             flag.value, flag.present = self._parse(flag, value), True
+        for name in sorted(self._required):
+            flag = self._flags.get(name)
+            if flag is not None and flag.value is None:
+                raise IllegalFlagValueError(f"flag --{name}=None: Flag --{name} must have a value other than None.")
         object.__setattr__(self, "_parsed", True)
         return rest
 
@@ -140,19 +145,63 @@ def _define(name, default, help, parser, boolean=False, flag_values=FLAGS):
     flag_values._define(_Flag(name, value, help, parser, boolean))
 
 
+def _no_more(api, kwargs):
+    """absl's other keyword arguments (``module_name``, ``required``...) are not implemented."""
+    for key in kwargs:
+        raise argument(key, api)
+
+
+def _bounded(parser, lower, upper, article, noun):
+    """``parser`` that also checks absl's ``lower_bound``/``upper_bound``, with absl's words."""
+    if lower is None and upper is None:
+        return parser
+    if lower == 0 and upper is None:
+        words = f"a non-negative {noun}"
+    elif lower == 1 and upper is None:
+        words = f"a positive {noun}"
+    elif upper == 0 and lower is None:
+        words = f"a non-positive {noun}"
+    elif upper == -1 and lower is None:
+        words = f"a negative {noun}"
+    elif upper is None:
+        words = f"{article} {noun} >= {lower}"
+    elif lower is None:
+        words = f"{article} {noun} <= {upper}"
+    else:
+        words = f"{article} {noun} in the range [{lower}, {upper}]"
+
+    def parse(text):
+        value = parser(text)
+        if (lower is not None and value < lower) or (upper is not None and value > upper):
+            raise ValueError(f"{value} is not {words}")
+        return value
+    return parse
+
+
 def DEFINE_string(name, default, help, flag_values=FLAGS, **kwargs):  # noqa: N802 - TF's names
+    _no_more("DEFINE_string", kwargs)
     _define(name, default, help, str, flag_values=flag_values)
 
 
 def DEFINE_integer(name, default, help, lower_bound=None, upper_bound=None, flag_values=FLAGS, **kwargs):  # noqa: N802
-    _define(name, default, help, int, flag_values=flag_values)
+    _no_more("DEFINE_integer", kwargs)
+    _define_bounded(name, default, help, _bounded(int, lower_bound, upper_bound, "an", "integer"), flag_values)
 
 
 def DEFINE_float(name, default, help, lower_bound=None, upper_bound=None, flag_values=FLAGS, **kwargs):  # noqa: N802
-    _define(name, default, help, float, flag_values=flag_values)
+    _no_more("DEFINE_float", kwargs)
+    _define_bounded(name, default, help, _bounded(float, lower_bound, upper_bound, "a", "number"), flag_values)
+
+
+def _define_bounded(name, default, help, parser, flag_values):
+    """As absl, the default is checked against the bounds when the flag is defined."""
+    if default is not None:
+        FlagValues._parse(_Flag(name, default, help, parser), default)
+    _define(name, default, help, parser, flag_values=flag_values)
 
 
 def DEFINE_boolean(name, default, help, flag_values=FLAGS, **kwargs):  # noqa: N802
+    _no_more("DEFINE_boolean", kwargs)
     _define(name, default, help, _bool, boolean=True, flag_values=flag_values)
 
 
@@ -160,12 +209,16 @@ DEFINE_bool = DEFINE_boolean
 
 
 def DEFINE_list(name, default, help, flag_values=FLAGS, **kwargs):  # noqa: N802
+    _no_more("DEFINE_list", kwargs)
+
     def parse(text):
         return [part.strip() for part in text.split(",") if part.strip()] if isinstance(text, str) else list(text)
     _define(name, default, help, parse, flag_values=flag_values)
 
 
 def DEFINE_enum(name, default, enum_values, help, flag_values=FLAGS, **kwargs):  # noqa: N802
+    _no_more("DEFINE_enum", kwargs)
+
     def parse(text):
         if text not in enum_values:
             raise ValueError(f"value should be one of <{'|'.join(enum_values)}>")
@@ -173,5 +226,6 @@ def DEFINE_enum(name, default, enum_values, help, flag_values=FLAGS, **kwargs): 
     _define(name, default, help, parse, flag_values=flag_values)
 
 
-def mark_flag_as_required(name, flag_values=FLAGS):
-    """Recorded for compatibility; devlab checks nothing (a notebook has no command line)."""
+def mark_flag_as_required(flag_name, flag_values=FLAGS):
+    """absl's check: parsing fails if ``flag_name`` is still None afterwards."""
+    flag_values._required.add(flag_name)

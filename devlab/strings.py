@@ -1,16 +1,22 @@
 """``tf.strings``: string ops. They have CPU kernels only, as in TensorFlow."""
 from .framework.scopes import name_scope
 from .ops.build import apply_op_output, convert_to_tensor
+from .unimplemented import reject
 
 
-def as_string(input, name=None):  # noqa: A002 - TF's argument name
-    """Formats each element as a string (an op with no GPU kernel)."""
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
+    """Formats each element as a string (an op with no GPU kernel), in TF's default format; the
+    formatting arguments are not implemented and say so."""
+    reject("tf.strings.as_string", precision=(precision, -1), scientific=(scientific, False),
+           shortest=(shortest, False), width=(width, -1), fill=(fill, ""))
     return apply_op_output("AsString", [convert_to_tensor(input)], None, name or "AsString")
 
 
 def join(inputs, separator="", name=None):
+    """The elementwise concatenation of ``inputs`` with ``separator`` between them; a scalar
+    input is repeated against the others (the result is their shape)."""
     with name_scope(name, "StringJoin", inputs) as scope:
-        xs = [convert_to_tensor(x) for x in inputs]
+        xs = [convert_to_tensor(x, name=f"inputs_{i}") for i, x in enumerate(inputs)]
         return apply_op_output("StringJoin", xs, {"separator": separator, "N": len(xs)}, scope)
 
 

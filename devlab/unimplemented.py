@@ -3,7 +3,8 @@
 Each namespace (``tf``, ``tf.nn``, ``tf.train``...) ends in a module ``__getattr__`` built here,
 so ``tf.nn.ctc_loss`` raises ``AttributeError: devlab does not implement
 tf.nn.ctc_loss yet (used at cell.py:3)`` naming the user's line, instead of a traceback
-through devlab's internals.
+through devlab's internals. An accepted argument devlab does not implement raises
+``NotImplementedError`` the same way (``argument``/``reject``): never silently ignored.
 """
 import types
 
@@ -15,6 +16,37 @@ def missing(path):
     filename, lineno = user_location()
     where = f" (used at {filename}:{lineno})" if lineno else ""
     return AttributeError(f"devlab does not implement {path} yet{where}")
+
+
+def argument(name, api):
+    """The NotImplementedError for an argument devlab accepts in ``api``'s signature (so code
+    written for TF reads as TF's) but does not implement: raised rather than silently ignored."""
+    filename, lineno = user_location()
+    where = f" (used at {filename}:{lineno})" if lineno else ""
+    return NotImplementedError(f"devlab does not implement the `{name}` argument of {api} yet{where}")
+
+
+def call(api, **given):
+    """The NotImplementedError for a call of ``api`` (a method devlab has but does not implement);
+    ``given`` are its arguments, named for the reader."""
+    filename, lineno = user_location()
+    where = f" (used at {filename}:{lineno})" if lineno else ""
+    return NotImplementedError(f"devlab does not implement {api} yet{where}")
+
+
+def reject(api, **given):
+    """Raises ``argument`` for the first of ``given`` (argument name -> (value, default)) whose
+    value is not its default: ``reject("tf.layers.dense", kernel_constraint=(c, None))``."""
+    __tracebackhide__ = True  # noqa: F841
+    for name, (value, default) in given.items():
+        if not _is_default(value, default):
+            raise argument(name, api)
+
+
+def _is_default(value, default):
+    if value is default:
+        return True  # None, and any object default
+    return isinstance(default, (bool, int, float, str)) and type(value) is type(default) and value == default
 
 
 def module_getattr(path, module_name):

@@ -2,7 +2,7 @@
 
     /path/to/tf-venv/bin/python tools/record_cases.py sparse tests/data/tf_sparse.json
 
-The first argument names ``tests/cases/<name>_cases.py``: ``control_flow``, ``rnn``, ``sampled``, ``script``
+The first argument names ``tests/cases/<name>_cases.py``: ``control_flow``, ``graph_value``, ``rnn``, ``sampled``, ``script``
 (written to ``tf_script_surface.json``), ``sparse``, ``partitioned``. Every function in its
 ``CASES`` runs in a fresh graph under ``tf.compat.v1`` with v2 behaviour (and so v2 control
 flow: Switch/Merge, Enter/Exit as TF 1.x builds them) disabled, and graph rewrites and oneDNN

@@ -16,6 +16,7 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops.build import apply_op, apply_op_output, constant, convert_to_tensor, op, op_output, to_numpy
 from .elementwise import binary
+from ..unimplemented import reject
 
 newaxis = None
 
@@ -336,6 +337,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
                   shrink_axis_mask=0, var=None, name=None):
+    reject("tf.strided_slice", var=(var, None))  # TF: the variable a sliced assignment writes
     if strides is None:
         strides = ones_like(begin)
     attrs = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,

@@ -9,6 +9,7 @@ import collections.abc
 
 import numpy as np
 
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with, name_scope
 from . import array_ops, math_ops
 from ..ops.build import convert_to_tensor
@@ -22,11 +23,19 @@ def _sequence(t_list):
     return list(t_list)
 
 
+def _values(t_list):
+    """Each entry as a tensor, the values of an IndexedSlices taken as they are (TF never
+    densifies a sparse gradient to clip it), None kept."""
+    return [convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name="t_%d" % i)
+            if t is not None else None for i, t in enumerate(t_list)]
+
+
 def global_norm(t_list, name=None):
-    """sqrt(sum of the squares of every element of every tensor); None entries are skipped."""
+    """sqrt(sum of the squares of every element of every tensor); None entries are skipped, an
+    IndexedSlices counts by its values."""
     t_list = _sequence(t_list)
     with name_scope(name, "global_norm", t_list):
-        values = [convert_to_tensor(t, name="t_%d" % i) if t is not None else None for i, t in enumerate(t_list)]
+        values = _values(t_list)
         half_squared_norms = []
         for v in values:
             if v is not None:
@@ -39,7 +48,8 @@ def global_norm(t_list, name=None):
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """(the tensors scaled by clip_norm / max(global_norm, clip_norm), the global norm). A norm
-    that is inf or NaN makes every value NaN, as in TF."""
+    that is inf or NaN makes every value NaN, as in TF. An IndexedSlices stays one: its values
+    are scaled, its indices kept."""
     t_list = _sequence(t_list)
     if use_norm is None:
         use_norm = global_norm(t_list, name)
@@ -47,7 +57,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         scale_for_finite = clip_norm * math_ops.minimum(
             1.0 / use_norm, array_ops.constant(1.0, dtype=use_norm.dtype.base_dtype) / clip_norm)
         scale = scale_for_finite + (use_norm - use_norm)  # NaN when the norm is not finite
-        values = [convert_to_tensor(t, name="t_%d" % i) if t is not None else None for i, t in enumerate(t_list)]
+        values = _values(t_list)
         clipped = []
         for i, v in enumerate(values):
             if v is None:
@@ -56,13 +66,16 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
             with colocate_with(v):
                 clipped.append(array_ops.identity(v * array_ops.cast(scale, v.dtype.base_dtype),
                                                   name="%s_%d" % (scope, i)))
+        clipped = [IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else c
+                   for c, t in zip(clipped, t_list)]
     return clipped, use_norm
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """``t * clip_norm / max(l2norm(t), clip_norm)``, the norm over ``axes`` (all by default)."""
+    """``t * clip_norm / max(l2norm(t), clip_norm)``, the norm over ``axes`` (all by default); an
+    IndexedSlices is clipped by its values and stays one."""
     with name_scope(name, "clip_by_norm", [t, clip_norm]) as scope:
-        values = convert_to_tensor(t, name="t")
+        values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name="t")
         if np.isscalar(clip_norm):
             clip_norm = max(clip_norm, 0)
         else:
@@ -75,4 +88,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         intermediate = values * clip_norm
         if not values.shape.is_compatible_with(intermediate.shape):  # clip_norm must not broadcast t
             raise ValueError(f"Shapes {values.shape} and {intermediate.shape} are incompatible")
-        return array_ops.identity(intermediate / math_ops.maximum(l2norm, clip_norm), name=scope)
+        clipped = array_ops.identity(intermediate / math_ops.maximum(l2norm, clip_norm), name=scope)
+        if isinstance(t, IndexedSlices):
+            return IndexedSlices(clipped, t.indices, t.dense_shape)
+        return clipped

@@ -1,21 +1,21 @@
 """``tf.compat``'s text helpers: bytes and str, whichever a caller holds."""
 
 
-def as_bytes(value, encoding="utf-8"):
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return value.encode(encoding)
-    raise TypeError(f"Expected binary or unicode string, got {value!r}")
+def as_bytes(bytes_or_text, encoding="utf-8"):  # TF's argument names
+    if isinstance(bytes_or_text, bytes):
+        return bytes_or_text
+    if isinstance(bytes_or_text, str):
+        return bytes_or_text.encode(encoding)
+    raise TypeError(f"Expected binary or unicode string, got {bytes_or_text!r}")
 
 
-def as_text(value, encoding="utf-8"):
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bytes):
-        return value.decode(encoding)
-    raise TypeError(f"Expected binary or unicode string, got {value!r}")
+def as_text(bytes_or_text, encoding="utf-8"):
+    if isinstance(bytes_or_text, str):
+        return bytes_or_text
+    if isinstance(bytes_or_text, bytes):
+        return bytes_or_text.decode(encoding)
+    raise TypeError(f"Expected binary or unicode string, got {bytes_or_text!r}")
 
 
-def as_str_any(value):
-    return value.decode() if isinstance(value, bytes) else str(value)
+def as_str_any(value, encoding="utf-8"):
+    return value.decode(encoding) if isinstance(value, bytes) else str(value)

@@ -35,8 +35,8 @@ def switch(data, pred, name=None):
     with name_scope(name, "Switch", [data, pred]) as scope:
         data = convert_to_tensor(data, name="data", as_ref=True)
         pred = convert_to_tensor(pred, name="pred")
-        op_type = "RefSwitch" if data.dtype.is_ref else "Switch"
-        return tuple(apply_op(op_type, [data, pred], None, scope).outputs)
+        # always Switch, as TF's control_flow_ops.switch: a variable's ref goes in and is read
+        return tuple(apply_op("Switch", [data, pred], None, scope).outputs)
 
 
 def merge(inputs, name=None):
@@ -47,9 +47,14 @@ def merge(inputs, name=None):
 
 
 def _switch_ref_or_tensor(data, pred, name="Switch"):
-    """A Switch colocated with its data (whatever device scopes are open)."""
-    data = convert_to_tensor(data, name="data", as_ref=True)
+    """A Switch colocated with its data (whatever device scopes are open); a RefSwitch only for
+    a ref tensor itself (a Variable is converted to its value first, as TF's)."""
+    data = convert_to_tensor(data, name="data")
     with colocate_with(data, ignore_existing=True):
+        if data.dtype.is_ref:
+            with name_scope(name, "RefSwitch", [data, pred]) as scope:
+                return tuple(apply_op("RefSwitch", [data, convert_to_tensor(pred, name="pred")], None,
+                                      scope).outputs)
         return switch(data, pred, name=name)
 
 

@@ -25,11 +25,31 @@ from .control_flow_state import maybe_create_control_flow_state, zeros_like_outp
 from .control_flow_util import is_loop_exit, is_loop_switch
 from .grad_table import GRADIENTS, NOT_DIFFERENTIABLE
 from .math_ops import add_n
+from ..unimplemented import argument
+
+
+class AggregationMethod:
+    """How the gradients reaching one tensor are added up (TF's constants). devlab builds ADD_N, the
+    default: one AddN; the experimental tree and accumulate methods build other graphs."""
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+def check_aggregation_method(aggregation_method):
+    """None or ADD_N; TF's ValueError for an unknown method; the experimental ones are rejected."""
+    if aggregation_method is None or aggregation_method == AggregationMethod.ADD_N:
+        return
+    if aggregation_method not in (AggregationMethod.EXPERIMENTAL_TREE, AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+        raise ValueError(f"Invalid aggregation_method specified {aggregation_method}.")
+    raise argument("aggregation_method", "tf.gradients (only AggregationMethod.ADD_N)")
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None):
     """d(sum of ys)/d(x) for each x in xs (None where an x does not affect ys)."""
+    check_aggregation_method(aggregation_method)
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
     xs = [convert_to_tensor(x, as_ref=True) for x in _as_list(xs)]  # a variable's own output, as TF
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)

@@ -11,6 +11,7 @@ from ..framework.tensor import Tensor
 from .array_ops import cast, op_output  # noqa: F401 - TF's math_ops.cast
 from .elementwise import binary, unary
 from ..ops.build import apply_op_output, convert_to_tensor
+from ..unimplemented import reject
 
 
 add = binary("AddV2", "Add")
@@ -47,7 +48,8 @@ logical_and = binary("LogicalAnd", "LogicalAnd")
 logical_or = binary("LogicalOr", "LogicalOr")
 floordiv = binary("FloorDiv", "floordiv")
 floor_div = binary("FloorDiv", "FloorDiv")
-floormod = mod = binary("FloorMod", "mod")
+# tf.mod and tf.floormod are gen_math_ops.floor_mod, named as the op type (``x % y`` is "mod")
+floormod = mod = binary("FloorMod", "FloorMod")
 squared_difference = binary("SquaredDifference", "SquaredDifference")
 
 
@@ -93,9 +95,11 @@ def divide(x, y, name=None):
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
-           b_is_sparse=False, name=None):
+           b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None):
     """Matrix product: ``MatMul`` for two matrices, ``BatchMatMulV2`` when either input may have
     batch dims (rank above 2, or unknown), as TF chooses."""
+    reject("tf.matmul", a_is_sparse=(bool(a_is_sparse), False), b_is_sparse=(bool(b_is_sparse), False),
+           output_type=(output_type, None), grad_a=(bool(grad_a), False), grad_b=(bool(grad_b), False))
     with name_scope(name, "MatMul", [a, b]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, preferred_dtype=a.dtype.base_dtype, name="b")
@@ -147,9 +151,11 @@ def _reduction(op_type, default_name):
 
 def _all_axes(x):
     """TF's reduction axes when none are given: a Const [0, ..., rank-1] if the rank is known
-    (and not 0), else ``range(0, rank(x))`` computed at run time."""
+    (and not 0), else ``range(0, rank(x))`` computed at run time. Anything with a ``shape`` counts
+    (a Variable too, as TF's ``_ReductionDims`` reads ``x.shape.rank``)."""
     from .array_ops import constant, range as range_, rank
-    if isinstance(x, Tensor) and x.shape.ndims:
+    shape = getattr(x, "shape", None)
+    if getattr(shape, "ndims", None):
         return constant(list(builtins.range(x.shape.ndims)), dtype="int32")
     return range_(0, rank(x))
 

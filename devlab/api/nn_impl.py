@@ -130,7 +130,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     return outputs[0], outputs[1], outputs[2]
 
 
-def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):  # TF 2.21 v1: no _sentinel
     """Per element, the cross-entropy of independent binary labels and sigmoid(logits), computed
     as TF does without overflow: max(x, 0) - x * z + log(1 + e^-|x|) (two Selects and a Log1p)."""
     if labels is None or logits is None:

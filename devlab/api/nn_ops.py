@@ -7,6 +7,7 @@ from ..framework.scopes import name_scope
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from .array_ops import op_output
+from ..unimplemented import argument
 from ..ops.build import apply_op, apply_op_output, convert_to_tensor
 from ..ops.op_defs import check_input_type
 
@@ -19,12 +20,26 @@ sigmoid = math_ops.sigmoid
 tanh = math_ops.tanh
 
 
+def _last_axis_op(op_type, api, logits, axis, name, dim):
+    """Softmax/LogSoftmax over ``axis`` (``dim`` its old name) when it is the last axis, as TF's
+    ``_wrap_2d_function`` builds it then: the op alone. Another axis (TF transposes around the op)
+    is rejected by name."""
+    if axis is not None and dim is not None and axis != dim:
+        raise ValueError("Cannot specify both 'axis' and 'dim'.")
+    axis = dim if axis is None else axis
+    logits = convert_to_tensor(logits)
+    ndims = logits.shape.ndims
+    if axis is not None and axis != -1 and not (ndims is not None and axis == ndims - 1):
+        raise argument("axis" if dim is None else "dim", f"{api} (other than the last axis)")
+    return apply_op_output(op_type, [logits], None, name or op_type)
+
+
 def softmax(logits, axis=None, name=None, dim=None):
-    return apply_op_output("Softmax", [convert_to_tensor(logits)], None, name or "Softmax")
+    return _last_axis_op("Softmax", "tf.nn.softmax", logits, axis, name, dim)
 
 
 def log_softmax(logits, axis=None, name=None, dim=None):
-    return apply_op_output("LogSoftmax", [convert_to_tensor(logits)], None, name or "LogSoftmax")
+    return _last_axis_op("LogSoftmax", "tf.nn.log_softmax", logits, axis, name, dim)
 
 
 def _data_format(data_format):
@@ -146,9 +161,12 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
     built as TF builds it: both inputs flattened to matrices, one SoftmaxCrossEntropyWithLogits,
     and the loss reshaped back to the outer dims."""
     _xent_args("softmax_cross_entropy_with_logits", labels, logits)
+    if axis is not None and dim is not None and axis != dim:
+        raise ValueError("Cannot specify both 'axis' and 'dim'.")
+    axis = dim if axis is None else axis  # ``dim``: TF's deprecated name of ``axis``
     axis = -1 if axis is None else axis
-    if axis not in (-1,):
-        raise NotImplementedError("devlab's softmax cross-entropy takes the classes on the last axis")
+    if axis != -1:  # TF moves that axis last with a Transpose around the op
+        raise argument("axis" if dim is None else "dim", "tf.nn.softmax_cross_entropy_with_logits_v2 (other than -1)")
     with name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
         logits = convert_to_tensor(logits, name="logits")
         labels = array_ops.cast(convert_to_tensor(labels, name="labels"), logits.dtype.base_dtype)
@@ -173,10 +191,10 @@ def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1, name=Non
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=axis or dim, name=scope)
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):  # TF 2.21 v1: no _sentinel
     """As above, with one integer class id per example: one SparseSoftmaxCrossEntropyWithLogits op
     (inputs of rank > 2 are flattened to a matrix first and the loss reshaped back)."""
-    _xent_args("sparse_softmax_cross_entropy_with_logits", labels, logits, _sentinel)
+    _xent_args("sparse_softmax_cross_entropy_with_logits", labels, logits)
     with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
         labels = convert_to_tensor(labels)
         logits = convert_to_tensor(logits)
@@ -206,10 +224,7 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         return cost
 
 
-def _xent_args(name, labels, logits, sentinel=None):
-    if sentinel is not None:
-        raise ValueError(f"Only call `{name}` with named arguments (labels=..., logits=..., ...). "
-                         f"Received unnamed argument: {sentinel}")
+def _xent_args(name, labels, logits):
     if labels is None or logits is None:
         raise ValueError(f"Both `labels` and `logits` must be provided for {name}"
                          f"Received: labels={labels} and logits={logits}")

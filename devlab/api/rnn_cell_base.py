@@ -12,6 +12,7 @@ inside ``dynamic_rnn``'s loop, the ops of ``rnn/multi_rnn_cell/cell_0/lstm_0`` a
 """
 import re
 
+from ..unimplemented import argument, reject
 from ..framework import dtypes
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
@@ -35,6 +36,8 @@ class RNNCell:
     and ``zero_state``. Subclasses implement ``call`` (and ``build`` to make variables)."""
 
     def __init__(self, trainable=True, name=None, dtype=None, _reuse=None, _scope=None, **kwargs):
+        for key in kwargs:  # Keras Layer's other arguments (input_shape, activity_regularizer...)
+            raise argument(key, f"tf.nn.rnn_cell.{type(self).__name__}")
         self.trainable = trainable
         self.name = name
         self._base_name = name or _snake_case(type(self).__name__)
@@ -126,9 +129,21 @@ class RNNCell:
                                  f"layer: expected ndim={self.input_ndim}, found ndim={ndim}. Full shape received: "
                                  f"{tuple(x.shape.sizes)}")
 
-    def add_variable(self, name, shape, dtype=None, initializer=None, trainable=True, **kwargs):
-        """A variable ``<cell scope>/<name>`` (tf.layers' ``add_weight``): the scope's initializer
-        when none is given."""
+    def add_variable(self, name, shape, dtype=None, initializer=None, regularizer=None, trainable=None,
+                     constraint=None, use_resource=None, synchronization=None, aggregation=None, partitioner=None,
+                     **kwargs):
+        """A variable ``<cell scope>/<name>`` (tf.layers' ``add_weight``, its arguments in TF's
+        order): the scope's initializer when none is given. Regularizers, constraints, resource
+        variables and partitioners of a cell's weights are not implemented and say so."""
+        api = f"{type(self).__name__}.add_weight"
+        reject(api, regularizer=(regularizer, None), constraint=(constraint, None),
+               synchronization=(synchronization, None), aggregation=(aggregation, None),
+               partitioner=(partitioner, None))
+        if use_resource:
+            raise argument("use_resource", api)
+        for key in kwargs:
+            raise argument(key, api)
+        trainable = True if trainable is None else trainable
         self._set_scope(None)
         with variable_scope(self._scope, reuse=self.built or self._reuse, auxiliary_name_scope=False) as current:
             self._current_scope = current

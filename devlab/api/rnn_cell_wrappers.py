@@ -16,6 +16,7 @@ from .rnn_cell import LSTMStateTuple
 from .rnn_cell_base import RNNCell
 from ..ops.tensor_util import constant_value
 from .variable_scope import variable_scope
+from ..unimplemented import argument, reject
 
 
 def assert_like_rnncell(cell_name, cell):
@@ -160,7 +161,8 @@ class DropoutWrapper(_Wrapper):
                  dropout_state_filter_visitor=None, **kwargs):
         super().__init__(cell, dtype=dtype, **kwargs)
         if variational_recurrent:
-            raise NotImplementedError("devlab's DropoutWrapper has no variational_recurrent dropout")
+            raise argument("variational_recurrent", "tf.nn.rnn_cell.DropoutWrapper")
+        reject("tf.nn.rnn_cell.DropoutWrapper", input_size=(input_size, None))  # used only when variational
         if dropout_state_filter_visitor is not None and not callable(dropout_state_filter_visitor):
             raise TypeError("dropout_state_filter_visitor must be callable")
         self._dropout_state_filter = dropout_state_filter_visitor or _default_dropout_state_filter

@@ -7,6 +7,7 @@ from .partitioned_variables import PartitionedVariable
 
 def _write(op_type, default_name):
     def build(ref, value, use_locking=None, name=None, validate_shape=True):
+        """Writes ``value`` into the variable ``ref`` (``validate_shape``: Assign only)."""
         if op_type == "Assign" and isinstance(ref, PartitionedVariable):
             return ref.assign(value, use_locking=use_locking, name=name)  # one Assign per shard
         with name_scope(name, default_name, [ref, value]) as scope:
@@ -23,13 +24,26 @@ def _write(op_type, default_name):
     return build
 
 
-assign = _write("Assign", "Assign")
-assign_add = _write("AssignAdd", "AssignAdd")
-assign_sub = _write("AssignSub", "AssignSub")
+_assign = _write("Assign", "Assign")
+_assign_add = _write("AssignAdd", "AssignAdd")
+_assign_sub = _write("AssignSub", "AssignSub")
 
 
-def is_variable_initialized(ref, name=None):
-    ref = convert_to_tensor(ref, as_ref=True)
+# TF's signatures (and their positional order): only ``assign`` takes ``validate_shape``
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    return _assign(ref, value, use_locking, name, True if validate_shape is None else validate_shape)
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    return _assign_add(ref, value, use_locking, name)
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    return _assign_sub(ref, value, use_locking, name)
+
+
+def is_variable_initialized(variable, name=None):  # TF's argument name
+    ref = convert_to_tensor(variable, as_ref=True)
     return apply_op_output("IsVariableInitialized", [ref], {"dtype": ref.dtype.base_dtype},
                            name or "IsVariableInitialized")
 

@@ -19,6 +19,7 @@ from ..framework.tensor_shape import TensorShape, as_shape
 from .array_ops import identity, op, op_output, range as range_, shape as shape_of
 from ..ops.build import apply_op, convert_to_tensor
 from ..ops.tensor_util import constant_value
+from ..unimplemented import call as unimplemented_call
 
 
 class TensorArray:
@@ -189,4 +190,4 @@ class TensorArray:
                 return g
 
     def close(self, name=None):
-        raise NotImplementedError("devlab's TensorArray has no close(); it lives until the end of the run")
+        raise unimplemented_call("tf.TensorArray.close", name=name)

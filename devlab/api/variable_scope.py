@@ -14,32 +14,57 @@ A partitioner (on ``get_variable`` or inherited from the scope) makes a partitio
 one variable per shard (``partitioned_variables.py``).
 """
 import contextlib
+import functools
+import inspect
 
 from ..framework import dtypes
 from ..framework.tensor_shape import TensorShape
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
-from ..framework.scopes import _graph_of, name_scope
+from ..framework.scopes import _graph_of, colocate_with, name_scope
 from ..framework.tensor import Tensor
 from . import array_ops, init_ops
 from ..ops.build import convert_to_tensor
 from .partitioned_variables import (PartitionedVariable, PartitionInfo, SaveSliceInfo, call_partitioner,
                                     iter_slices)
 from .variables import Variable
+from ..unimplemented import argument, reject
 
 AUTO_REUSE = "AUTO_REUSE"
 
 
 class VariableScope:
-    """A prefix for variable names, with the reuse flag and default initializer inside it."""
+    """A prefix for variable names, with what new variables inside it inherit: the reuse flag,
+    the default initializer, regularizer, dtype, caching device, partitioner and custom getter."""
 
-    def __init__(self, name, reuse=None, initializer=None, name_scope="", caching_device=None, partitioner=None):
+    def __init__(self, reuse, name="", initializer=None, regularizer=None, caching_device=None, partitioner=None,
+                 custom_getter=None, name_scope="", dtype=dtypes.float32, use_resource=None, constraint=None):
+        # TF's arguments, in TF's order
         self.name = name
         self.reuse = reuse
         self.initializer = initializer
         self.original_name_scope = name_scope
         self.caching_device = caching_device  # where a new variable's ``read`` goes (else beside it)
         self.partitioner = partitioner  # new variables of this scope are split into shards by it
+        self.regularizer = regularizer  # applied to each new variable, its loss collected
+        self.custom_getter = custom_getter  # called instead of the store, with the store's getter
+        self.dtype = dtypes.as_dtype(dtype)  # get_variable's dtype when none is given
+        self.use_resource = use_resource  # only None/False: variable_scope rejects True
+        self.constraint = constraint  # only None: variable_scope rejects one
+
+    def set_regularizer(self, regularizer):
+        self.regularizer = regularizer
+
+    def set_custom_getter(self, custom_getter):
+        self.custom_getter = custom_getter
+
+    def set_dtype(self, dtype):
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def set_use_resource(self, use_resource):
+        if use_resource:
+            raise argument("use_resource", "VariableScope.set_use_resource")
+        self.use_resource = use_resource
 
     def set_partitioner(self, partitioner):
         self.partitioner = partitioner
@@ -76,14 +101,31 @@ class VariableScope:
 
 
 def get_variable_scope():
-    stack = get_default_graph().variable_scope_stack
-    return stack[-1] if stack else VariableScope("", reuse=False)
+    graph = get_default_graph()
+    stack = graph.variable_scope_stack
+    if stack:
+        return stack[-1]
+    if graph.root_variable_scope is None:
+        graph.root_variable_scope = VariableScope(False, name="")
+    return graph.root_variable_scope
 
 
 @contextlib.contextmanager
-def variable_scope(name_or_scope=None, default_name=None, values=None, initializer=None, reuse=None,
-                   dtype=None, auxiliary_name_scope=True, partitioner=None, **unused):
-    """Opens a variable scope (and a name scope, as TF's ``variable_scope`` does)."""
+def variable_scope(name_or_scope=None, default_name=None, values=None, initializer=None, regularizer=None,
+                   caching_device=None, partitioner=None, custom_getter=None, reuse=None, dtype=None,
+                   use_resource=None, constraint=None, auxiliary_name_scope=True):
+    """Opens a variable scope (and a name scope, as TF's ``variable_scope`` does). ``initializer``,
+    ``regularizer``, ``caching_device``, ``partitioner``, ``dtype`` replace the enclosing scope's for
+    the variables made inside; ``custom_getter`` is chained with the enclosing one (it gets a getter
+    that calls the outer getter, which calls the store)."""
+    if use_resource:
+        raise argument("use_resource", "tf.variable_scope")
+    reject("tf.variable_scope", constraint=(constraint, None))
+    if custom_getter is not None and not callable(custom_getter):
+        raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
+    overrides = {"initializer": initializer, "regularizer": regularizer, "caching_device": caching_device,
+                 "partitioner": partitioner, "custom_getter": custom_getter,
+                 "dtype": None if dtype is None else dtypes.as_dtype(dtype), "use_resource": use_resource}
     if default_name is None and name_or_scope is None:
         raise TypeError("If default_name is None then name_or_scope is required")
     if reuse is False:
@@ -107,34 +149,55 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
             if ns_name or current_name_scope is not None:
                 entered = stack.enter_context(current_name_scope or name_scope(ns_name))
                 old_name_scope = name_or_scope.original_name_scope if is_scope else entered
-            scope = stack.enter_context(_pure_variable_scope(graph, name_or_scope, reuse, initializer,
-                                                             old_name_scope, partitioner))
+            scope = stack.enter_context(_pure_variable_scope(graph, name_or_scope, reuse, old_name_scope,
+                                                             overrides))
         else:
             if reuse:
                 raise ValueError("reuse=True cannot be used without a name_or_scope")
             entered = stack.enter_context(current_name_scope or name_scope(default_name))
             unique = _get_unique_variable_scope(graph, default_name)
-            scope = stack.enter_context(_pure_variable_scope(graph, unique, None, initializer, entered, partitioner))
+            scope = stack.enter_context(_pure_variable_scope(graph, unique, None, entered, overrides))
         yield scope
 
 
+def _maybe_wrap_custom_getter(custom_getter, old_getter):
+    """``custom_getter`` calling ``old_getter`` as its getter (TF's chaining of nested scopes' getters:
+    the inner one runs first, and its getter runs the outer one, which runs the store)."""
+    if old_getter is None:
+        return custom_getter
+
+    def wrapped_custom_getter(getter, *args, **kwargs):
+        return custom_getter(functools.partial(old_getter, getter), *args, **kwargs)
+    return wrapped_custom_getter
+
+
+def _inherit(base, name, reuse, name_scope, overrides):
+    """A new VariableScope ``name`` with ``base``'s settings, those given in ``overrides`` replacing them."""
+    new = VariableScope(reuse, name=name, initializer=base.initializer, regularizer=base.regularizer,
+                        caching_device=base.caching_device, partitioner=base.partitioner,
+                        custom_getter=base.custom_getter, name_scope=name_scope, dtype=base.dtype,
+                        use_resource=base.use_resource, constraint=base.constraint)
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            setattr(new, key, _maybe_wrap_custom_getter(value, base.custom_getter) if key == "custom_getter" else value)
+    return new
+
+
 @contextlib.contextmanager
-def _pure_variable_scope(graph, name_or_scope, reuse, initializer, old_name_scope, partitioner=None):
+def _pure_variable_scope(graph, name_or_scope, reuse, old_name_scope, overrides=None):
     """The variable scope alone (TF's ``_pure_variable_scope``): pushes it, counts it as opened,
     and on exit forgets what was opened inside it."""
     old = get_variable_scope()
     counts = graph.variable_scopes_count
     if isinstance(name_or_scope, VariableScope):
-        new = VariableScope(name_or_scope.name, reuse or name_or_scope.reuse,
-                            initializer or name_or_scope.initializer, name_or_scope.original_name_scope,
-                            name_or_scope.caching_device, partitioner or name_or_scope.partitioner)
+        new = _inherit(name_or_scope, name_or_scope.name, reuse or name_or_scope.reuse,
+                       name_or_scope.original_name_scope, overrides)
         counts[new.name] = counts.get(new.name, 0) + 1
         saved_counts = dict(counts)
     else:
         full = f"{old.name}/{name_or_scope}" if old.name else name_or_scope
-        new = VariableScope(full, reuse or old.reuse, initializer or old.initializer,
-                            name_or_scope if old_name_scope is None else old_name_scope, old.caching_device,
-                            partitioner or old.partitioner)
+        new = _inherit(old, full, reuse or old.reuse, name_or_scope if old_name_scope is None else old_name_scope,
+                       overrides)
         counts[full] = counts.get(full, 0) + 1
     scopes = graph.variable_scope_stack
     scopes.append(new)
@@ -166,36 +229,87 @@ def _get_unique_variable_scope(graph, prefix):
     return f"{prefix}_{idx}"
 
 
-def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
-                 trainable=True, collections=None, caching_device=None, validate_shape=True, partitioner=None,
-                 **unused):
-    """The variable ``<scope>/<name>``: created on first use, returned again when reuse is on."""
-    graph = get_default_graph()
+def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
+                 collections=None, caching_device=None, partitioner=None, validate_shape=True, use_resource=None,
+                 custom_getter=None, constraint=None, synchronization=None, aggregation=None):
+    """The variable ``<scope>/<name>``: created on first use, returned again when reuse is on. What is
+    not given comes from the variable scope (TF's ``VariableScope.get_variable``); a custom getter
+    (the scope's, chained, or this call's) is called instead of the store, with the store's getter."""
     scope = get_variable_scope()
-    full = f"{scope.name}/{name}" if scope.name else name
+    regularizer = scope.regularizer if regularizer is None else regularizer
+    caching_device = scope.caching_device if caching_device is None else caching_device
     partitioner = scope.partitioner if partitioner is None else partitioner
+    custom_getter = scope.custom_getter if custom_getter is None else custom_getter
+    use_resource = scope.use_resource if use_resource is None else use_resource
+    full = f"{scope.name}/{name}" if scope.name else name
+    with name_scope(None):
+        if dtype is not None and initializer is not None and not callable(initializer):
+            init_dtype = convert_to_tensor(initializer).dtype.base_dtype
+            if init_dtype != dtypes.as_dtype(dtype):
+                raise ValueError(f"Initializer type '<dtype: '{init_dtype.name}'>' and explicit dtype "
+                                 f"'<dtype: '{dtypes.as_dtype(dtype).name}'>' "
+                                 "don't match.")
+        initializer = scope.initializer if initializer is None else initializer
+        constraint = scope.constraint if constraint is None else constraint
+        dtype = scope.dtype if dtype is None else dtype
+        trainable = True if trainable is None else trainable  # TF's validate_synchronization_aggregation_trainable
+        kwargs = {"name": full, "shape": shape, "dtype": dtypes.as_dtype(dtype).base_dtype, "initializer": initializer,
+                  "regularizer": regularizer, "reuse": scope.reuse, "trainable": trainable,
+                  "collections": collections, "caching_device": caching_device, "partitioner": partitioner,
+                  "validate_shape": validate_shape, "use_resource": use_resource, "synchronization": synchronization,
+                  "aggregation": aggregation}
+        if custom_getter is None:
+            return _true_getter(constraint=constraint, **kwargs)
+        if not callable(custom_getter):
+            raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
+        if _takes(custom_getter, "constraint"):  # TF passes it only to getters that can take it
+            kwargs["constraint"] = constraint
+        return custom_getter(getter=_true_getter, **kwargs)
+
+
+def _takes(fn, name):
+    """Whether ``fn`` accepts the keyword ``name`` (by name, or through ``**kwargs``)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == name or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+
+
+def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None, reuse=None,
+                 trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
+                 use_resource=None, constraint=None, synchronization=None, aggregation=None):
+    """The variable store's getter (what a custom getter is handed as ``getter``): finds the
+    variable ``name`` (a full name), or makes it."""
+    if use_resource:
+        raise argument("use_resource", "tf.get_variable")
+    reject("tf.get_variable", constraint=(constraint, None), synchronization=(synchronization, None),
+           aggregation=(aggregation, None))
+    graph = get_default_graph()
+    full = name
+    trainable = True if trainable is None else trainable
     is_scalar = isinstance(shape, (list, tuple)) and not shape
     if partitioner is not None and not is_scalar:
         if not callable(partitioner):
             raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
         with name_scope(None):
-            return _get_partitioned_variable(graph, scope, full, shape, dtype, initializer, regularizer, trainable,
+            return _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable,
                                              collections, caching_device, validate_shape, partitioner)
-    if scope.reuse is True and full in graph.partitioned_variable_store:  # reused without its partitioner
-        return _get_partitioned_variable(graph, scope, full, shape, dtype, initializer, regularizer, trainable,
+    if reuse is True and full in graph.partitioned_variable_store:  # reused without its partitioner
+        return _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable,
                                          collections, caching_device, validate_shape, None)
     if full in graph.variable_store:
-        if scope.reuse in (True, AUTO_REUSE):
+        if reuse in (True, AUTO_REUSE):
             return graph.variable_store[full]
         raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to set reuse=True "
                          "or reuse=tf.AUTO_REUSE in VarScope?")
-    if scope.reuse is True:
+    if reuse is True:
         raise ValueError(f"Variable {full} does not exist, or was not created with tf.get_variable(). "
                          "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
     dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype).base_dtype
     if shape is not None:
         shape = TensorShape(shape).as_list()  # a list of ints, a TensorShape, Dimensions
-    init = _default_initializer(initializer if initializer is not None else scope.initializer, dtype)
+    init = _default_initializer(initializer, dtype)
     if callable(init):
         if shape is None:
             raise ValueError(f"Shape of a new variable ({full}) must be fully defined, but instead was None.")
@@ -204,14 +318,21 @@ def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regul
         initial, dtype = init, None
     with name_scope(None):
         var = Variable(initial, trainable=trainable, collections=collections, name=full, dtype=dtype,
-                       caching_device=caching_device or scope.caching_device, validate_shape=validate_shape)
+                       caching_device=caching_device, validate_shape=validate_shape)
     graph.variable_store[full] = var
-    if regularizer is not None:
-        with name_scope(f"{full}/Regularizer/"):
-            loss = regularizer(var)
-        if loss is not None:
-            graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+    _regularize(graph, var, full, regularizer)
     return var
+
+
+def _regularize(graph, var, name, regularizer):
+    """TF's ``_get_single_variable``: the regularizer is called once where get_variable runs (to see
+    whether it gives a loss; those ops stay in the graph), then again beside the variable, in
+    ``<name>/Regularizer/``, for the loss collected in REGULARIZATION_LOSSES."""
+    if regularizer is None or regularizer(var) is None:
+        return
+    with colocate_with(var.op), name_scope(name + "/Regularizer/"):
+        loss = regularizer(var)
+    graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
 
 
 def _default_initializer(init, dtype):
@@ -222,7 +343,7 @@ def _default_initializer(init, dtype):
     return init() if isinstance(init, type) else init
 
 
-def _get_partitioned_variable(graph, scope, full, shape, dtype, initializer, regularizer, trainable, collections,
+def _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable, collections,
                               caching_device, validate_shape, partitioner):
     """The shards of ``full`` (TF's ``_get_partitioned_variable``): found again under reuse, else one
     variable ``full/part_i`` per slice, each initialised with its slice of the initializer."""
@@ -233,7 +354,6 @@ def _get_partitioned_variable(graph, scope, full, shape, dtype, initializer, reg
     shape = TensorShape(shape)
     if isinstance(initializer, Tensor):
         shape = shape.merge_with(initializer.shape)
-    reuse = scope.reuse
     partitions = call_partitioner(partitioner, shape, dtype) if reuse is not True or partitioner else None
     existing = graph.partitioned_variable_store.get(full)
     if existing is not None:
@@ -250,7 +370,7 @@ def _get_partitioned_variable(graph, scope, full, shape, dtype, initializer, reg
     if reuse is True:
         raise ValueError(f"PartitionedVariable {full} does not exist, or was not created with tf.get_variable(). Did "
                          f"you mean to set reuse=False or reuse=tf.AUTO_REUSE in VarScope?")
-    init = _default_initializer(initializer if initializer is not None else scope.initializer, dtype)
+    init = _default_initializer(initializer, dtype)
     full_shape = shape.as_list()
     shards = []
     for i, (offset, part_shape) in enumerate(iter_slices(full_shape, partitions)):
@@ -265,14 +385,11 @@ def _get_partitioned_variable(graph, scope, full, shape, dtype, initializer, reg
                 initial, part_dtype = array_ops.slice(value, offset, part_shape), None
         with name_scope(None):
             var = Variable(initial, trainable=trainable, collections=collections, name=part, dtype=part_dtype,
-                           caching_device=caching_device or scope.caching_device, validate_shape=validate_shape)
+                           caching_device=caching_device, validate_shape=validate_shape)
         var._save_slice_info = SaveSliceInfo(full, full_shape, offset, part_shape)
         graph.variable_store[part] = var
-        if regularizer is not None:
-            with name_scope(f"{part}/Regularizer/"):
-                loss = regularizer(var)
-            if loss is not None:
-                graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+        with name_scope(None):
+            _regularize(graph, var, part, regularizer)
         shards.append(var)
     partitioned = PartitionedVariable(full, shape, dtype, shards, partitions)
     graph.partitioned_variable_store[full] = partitioned

@@ -15,6 +15,7 @@ from . import state_ops
 from .array_ops import identity
 from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import group
+from ..unimplemented import argument, reject
 
 
 class Variable:
@@ -29,9 +30,18 @@ class Variable:
         kwargs.pop("_skip_creators", None)
         return super().__new__(cls)
 
-    def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
-                 caching_device=None, name=None, dtype=None, expected_shape=None, constraint=None,
-                 use_resource=None, _skip_creators=False, **unused):
+    def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
+                 caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
+                 import_scope=None, constraint=None, use_resource=None, synchronization=None, aggregation=None,
+                 shape=None, _skip_creators=False):
+        # TF 2.21's VariableV1 arguments; ``expected_shape`` is deprecated and ignored by TF too, and
+        # ``_skip_creators`` is read by ``__new__``. The rest devlab does not build yet says so.
+        reject("tf.Variable", variable_def=(variable_def, None), import_scope=(import_scope, None),
+               constraint=(constraint, None), synchronization=(synchronization, None),
+               aggregation=(aggregation, None), shape=(shape, None))
+        if use_resource:
+            raise argument("use_resource", "tf.Variable")
+        trainable = True if trainable is None else trainable
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
@@ -133,14 +143,18 @@ class Variable:
         return self._variable if as_ref else self._snapshot
 
     # -- writes --------------------------------------------------------------------------------
+    # ``read_value=False`` gives the op instead of the updated value, as TF's RefVariable
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        return state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        out = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        return out if read_value else out.op
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
-        return state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+        out = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+        return out if read_value else out.op
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
-        return state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+        out = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+        return out if read_value else out.op
 
     def eval(self, session=None):
         return self._variable.eval(session=session)
@@ -267,18 +281,20 @@ def _call_creators(stack, args, kwargs):
         if i < 0:
             return lambda **kw: Variable(_skip_creators=True, **kw)
         return lambda **kw: stack[i](creator_at(i - 1), **kw)
-    names = ["initial_value", "trainable", "collections", "validate_shape", "caching_device", "name", "dtype"]
+    names = ["initial_value", "trainable", "collections", "validate_shape", "caching_device", "name", "variable_def",
+             "dtype", "expected_shape", "import_scope", "constraint", "use_resource", "synchronization", "aggregation",
+             "shape"]  # VariableV1's positional order
     kwargs = dict(kwargs)
     kwargs.update(zip(names, args))
     return creator_at(len(stack) - 1)(**kwargs)
 
 
 @contextlib.contextmanager
-def variable_creator_scope(creator):
-    """Inside the block, ``Variable(...)`` calls ``creator(next_creator, **kwargs)``."""
+def variable_creator_scope(variable_creator):
+    """Inside the block, ``Variable(...)`` calls ``variable_creator(next_creator, **kwargs)``."""
     stack = get_default_graph().variable_creator_stack
-    stack.append(creator)
+    stack.append(variable_creator)
     try:
         yield
     finally:
-        stack.remove(creator)
+        stack.remove(variable_creator)

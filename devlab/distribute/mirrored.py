@@ -28,6 +28,7 @@ from .context import CrossTowerContext, TowerContext, context_stack, get_tower_c
 from .data import DistributedIterator
 from .values import (DistributedValues, Mirrored, MirroredVariable, PerDevice, TowerLocalVariable, WorkerDeviceIndex,
                      regroup, select_device)
+from ..unimplemented import reject
 
 class TowerAborted(BaseException):
     """Raised inside a paused tower's ``merge_call`` when another tower failed, so that it ends.
@@ -106,8 +107,10 @@ class MirroredStrategy:
         self._devices = [_resolve(d) for d in devices]
         if len(set(self._devices)) != len(self._devices):
             raise ValueError("No duplicates allowed in `devices` argument.")
-        self._cross_tower_ops = cross_tower_ops
-        self._prefetch_on_device = prefetch_on_device
+        # TF 1.x builds its default reduction (to one device) without these; another CrossTowerOps
+        # (all-reduce) or prefetching builds other ops, which devlab does not yet
+        reject("tf.contrib.distribute.MirroredStrategy", cross_tower_ops=(cross_tower_ops, None),
+               prefetch_on_device=(prefetch_on_device, None))
         self._colocate_devices = None
         self._tower_local = None
         self._session_config = None

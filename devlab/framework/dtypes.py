@@ -87,7 +87,8 @@ half, double = float16, float64
 resource, variant = _BY_NAME["resource"], _BY_NAME["variant"]  # handles (stacks, TensorArrays) and opaque values
 
 
-def as_dtype(value):
+def as_dtype(type_value):  # TF's argument name
+    value = type_value
     """Converts a DType, a dtype name, a numpy dtype or a Python type to a DType."""
     if isinstance(value, DType):
         return value
@@ -106,10 +107,14 @@ def as_dtype(value):
 
 
 def infer_dtype(value):
-    """The dtype TensorFlow gives a Python or numpy constant: floats are float32, ints int32."""
+    """The dtype TensorFlow gives a constant (TF's ``make_tensor_proto``): a numpy array or numpy
+    scalar keeps its dtype (``np.int64(3)`` is int64); a Python number or list is float32 for
+    floats and int32 for ints, unless an int does not fit in 32 bits (then int64)."""
     arr = np.asarray(value)
-    if arr.dtype == np.float64 and not isinstance(value, np.ndarray):
+    if isinstance(value, (np.ndarray, np.generic)):
+        return as_dtype(arr.dtype)
+    if arr.dtype == np.float64:
         return float32
-    if arr.dtype == np.int64 and not isinstance(value, np.ndarray):
+    if arr.dtype == np.int64 and np.array_equal(arr.astype(np.int32), arr):
         return int32
     return as_dtype(arr.dtype)

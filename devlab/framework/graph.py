@@ -10,6 +10,7 @@ import threading
 
 from . import device_stack
 from .dtypes import DType
+from .indexed_slices import IndexedSlices
 from .operation import Operation
 from .tensor import Tensor
 from .traceable import user_location
@@ -53,6 +54,7 @@ class Graph:
         self.seed = None
         self.variable_store = {}  # get_variable's variables by full name
         self.partitioned_variable_store = {}  # get_variable's partitioned variables by full name
+        self.root_variable_scope = None  # the VariableScope "" (made on first use, kept: it has setters)
         self._unfetchable = set()  # ops inside tf.cond branches and loops: not fetchable, as in TF
         self._unfeedable = set()
         self._variable_scope_counts = threading.local()
@@ -314,10 +316,12 @@ class Graph:
             self._scopes.control_stack.remove(scope)
 
     def _control_input_op(self, c):
-        """``c`` (an Operation, Tensor or Variable) as an op of this graph, with TF's errors: a
+        """``c`` (an Operation, Tensor, IndexedSlices or Variable) as an op of this graph, with TF's errors: a
         control input from another graph is rejected here, before any op depends on it."""
         if hasattr(c, "_as_graph_element"):
             c = c._as_graph_element()
+        if isinstance(c, IndexedSlices):  # TF: the op of its values
+            c = c.op
         if isinstance(c, Tensor):
             if c.graph is not self:
                 raise ValueError(f"Tensor {c} is not an element of this graph.")

@@ -15,6 +15,7 @@ from ..framework.graph_keys import GraphKeys
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
 from ..api.variables import Variable
+from ..unimplemented import argument, reject
 from .plan import SAVER_NAMES
 
 FORMAT = "devlab.meta_graph"
@@ -42,9 +43,20 @@ def _tensor_ref(t):
     return f"{t.op.name}:{t.value_index}"
 
 
-def export_meta_graph(filename=None, graph=None, clear_devices=False, saver_def=None, **unused):
+def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
+                      as_text=False, graph=None, export_scope=None, clear_devices=False,
+                      clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, **kwargs):
     """Writes the graph (ops, devices, variables, collections, and the ``saver_def`` naming a
-    Saver's ops when given) as JSON; returns the dict."""
+    Saver's ops when given) as JSON; returns the dict. TF's arguments in TF's order: the JSON is
+    always text; ``collection_list`` keeps only those collections (TF's); the rest (another
+    graph_def, a scope...) say they are not implemented."""
+    reject("tf.train.export_meta_graph", meta_info_def=(meta_info_def, None), graph_def=(graph_def, None),
+           export_scope=(export_scope, None),
+           clear_extraneous_savers=(clear_extraneous_savers, False), strip_default_attrs=(strip_default_attrs, False),
+           save_debug_info=(save_debug_info, False))
+    del as_text  # devlab's meta graph is JSON, text either way
+    for key in kwargs:
+        raise argument(key, "tf.train.export_meta_graph")
     graph = graph or get_default_graph()
     # Variables first: a mirrored variable's ``initializer`` is a group op made on first access,
     # and it must be among the nodes written below.
@@ -60,7 +72,7 @@ def export_meta_graph(filename=None, graph=None, clear_devices=False, saver_def=
             "outputs": [{"dtype": t.dtype.name, "shape": t.shape.sizes and list(t.shape.sizes)} for t in op.outputs],
         })
     collections = {}
-    for key in graph.get_all_collection_keys():
+    for key in graph.get_all_collection_keys() if collection_list is None else collection_list:
         if key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES):
             continue
         items = [x for x in graph.get_collection(key) if isinstance(x, (Tensor, Operation, Variable))]

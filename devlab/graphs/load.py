@@ -14,6 +14,7 @@ from .decode import plan_graph_def
 from .meta_graph_def import plan_meta_graph_def
 from .files import read_graph_file
 from ..framework.tf_protos import pb
+from ..unimplemented import reject
 
 
 def load_graph(path, clear_devices=False):
@@ -55,6 +56,7 @@ def _as_graph_def(graph_def):
 
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
                      producer_op_list=None):
+    reject("tf.import_graph_def", producer_op_list=(producer_op_list, None))
     """TF's ``tf.import_graph_def``: imports ``graph_def`` into the default graph under the name
     scope ``name`` (default ``"import"``, uniquified; ``""`` for none).
 

@@ -2,7 +2,9 @@
 ``<name>/kernel`` (HWIO) and ``<name>/bias``, as TF's ``tf.layers.conv2d`` builds them."""
 from ..api import init_ops, nn_ops
 from ..ops.build import convert_to_tensor
-from ..api.variable_scope import get_variable, variable_scope
+from ..api.variable_scope import variable_scope
+from ..unimplemented import reject
+from .weights import add_weight
 
 
 def pair(value, what):
@@ -26,17 +28,20 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_f
            activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
            name=None, reuse=None):
     """A 2-D convolution layer over NHWC ``inputs`` with ``filters`` output channels."""
+    reject("tf.layers.conv2d", activity_regularizer=(activity_regularizer, None))
     channels_last(data_format)
     x = convert_to_tensor(inputs)
     kh, kw = pair(kernel_size, "kernel_size")
     sh, sw = pair(strides, "strides")
     dh, dw = pair(dilation_rate, "dilation_rate")
     with variable_scope(name, default_name="conv2d", reuse=reuse):
-        kernel = get_variable("kernel", [kh, kw, x.shape[-1], filters], initializer=kernel_initializer,
-                              regularizer=kernel_regularizer, trainable=trainable)
+        kernel = add_weight(
+            "tf.layers.conv2d", "kernel", [kh, kw, x.shape[-1], filters], initializer=kernel_initializer,
+            regularizer=kernel_regularizer, constraint=kernel_constraint, trainable=trainable)
         # TF's layer builds all its variables before it computes (Layer.build, then call)
-        bias = get_variable("bias", [filters], initializer=bias_initializer, regularizer=bias_regularizer,
-                            trainable=trainable) if use_bias else None
+        bias = add_weight(
+            "tf.layers.conv2d", "bias", [filters], initializer=bias_initializer, regularizer=bias_regularizer,
+            constraint=bias_constraint, trainable=trainable) if use_bias else None
         y = nn_ops.conv2d(x, kernel, strides=[1, sh, sw, 1], padding=padding.upper(), dilations=[1, dh, dw, 1],
                           name="Conv2D")
         if use_bias:

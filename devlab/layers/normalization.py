@@ -17,6 +17,10 @@ from ..ops.build import convert_to_tensor
 from ..api import array_ops
 from ..api.nn_impl import batch_normalization as batch_norm, fused_batch_norm, moments
 from ..api.variable_scope import get_variable, variable_scope
+from ..unimplemented import argument, reject
+from .weights import add_weight
+
+API = "tf.layers.batch_normalization"
 
 
 def _assign_moving_average(variable, value, momentum):
@@ -29,7 +33,15 @@ def _assign_moving_average(variable, value, momentum):
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                         beta_initializer=init_ops.Zeros(), gamma_initializer=init_ops.Ones(),
                         moving_mean_initializer=init_ops.Zeros(), moving_variance_initializer=init_ops.Ones(),
-                        training=False, trainable=True, name=None, reuse=None, **unused):
+                        beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                        training=False, trainable=True, name=None, reuse=None, renorm=False, renorm_clipping=None,
+                        renorm_momentum=0.99, fused=None, virtual_batch_size=None, adjustment=None):
+    """TF's ``tf.layers.batch_normalization`` (its arguments in TF's order). Batch renormalization,
+    virtual batches and ``adjustment`` are not implemented and say so; ``fused=False`` builds the
+    unfused ops even for a 4-D input, as TF's."""
+    reject(API, renorm=(renorm, False), renorm_clipping=(renorm_clipping, None),
+           virtual_batch_size=(virtual_batch_size, None), adjustment=(adjustment, None))
+    del renorm_momentum  # TF reads it only with renorm=True, rejected above
     if not isinstance(training, bool):
         raise TypeError("devlab's batch_normalization needs a Python bool for `training` (TF builds a tf.cond "
                         "for a tensor, which devlab does not have yet)")
@@ -38,12 +50,17 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     depth = x.shape[axis]
     reduce_axes = [i for i in range(ndims) if i != axis % ndims]
     with variable_scope(name, default_name="batch_normalization", reuse=reuse):
-        gamma = get_variable("gamma", [depth], initializer=gamma_initializer, trainable=trainable) if scale else None
-        beta = get_variable("beta", [depth], initializer=beta_initializer, trainable=trainable) if center else None
+        gamma = add_weight(API, "gamma", [depth], initializer=gamma_initializer, regularizer=gamma_regularizer,
+                           constraint=gamma_constraint, trainable=trainable) if scale else None
+        beta = add_weight(API, "beta", [depth], initializer=beta_initializer, regularizer=beta_regularizer,
+                          constraint=beta_constraint, trainable=trainable) if center else None
         moving_mean = get_variable("moving_mean", [depth], initializer=moving_mean_initializer, trainable=False)
         moving_var = get_variable("moving_variance", [depth], initializer=moving_variance_initializer,
                                   trainable=False)
-        if ndims == 4 and axis % ndims == 3:  # TF's fused path
+        fusable = ndims == 4 and axis % ndims == 3
+        if fused and not fusable:
+            raise argument("fused (other than for a 4-D NHWC input)", API)
+        if fusable and fused is not False:  # TF's fused path
             if gamma is None or beta is None:
                 gamma = gamma if gamma is not None else array_ops.constant(1.0, shape=[depth])
                 beta = beta if beta is not None else array_ops.constant(0.0, shape=[depth])

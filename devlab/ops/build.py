@@ -117,6 +117,8 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     arr = to_numpy(value, dtype)
     if shape is not None:
         shape = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
+        if verify_shape and arr.shape != shape:
+            raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
         size = int(np.prod(shape, dtype=np.int64))
         if arr.size == 1:
             arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)

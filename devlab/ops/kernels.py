@@ -25,6 +25,22 @@ def elementwise(ufunc):
     return kernel
 
 
+def _integer_division(ufunc):
+    """FloorDiv/FloorMod: ``xp.<ufunc>``, but an integer divisor holding a zero fails the op as TF's
+    does (numpy would give 0 and warn). Their OpDefs name no ``ufunc``: the compiled program calls
+    this kernel too, so it checks the divisor as well."""
+    def kernel(k, x, y):
+        if y.dtype.kind in "iu" and not k.xp.all(y):
+            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+        return getattr(k.xp, ufunc)(x, y, out=k.out)
+    kernel.__name__ = ufunc
+    return kernel
+
+
+floor_div = _integer_division("floor_divide")
+floor_mod = _integer_division("remainder")  # the sign of the divisor, as Python's % and TF's FloorMod
+
+
 def squared_difference(k, x, y):
     """(x - y)²"""
     diff = k.xp.subtract(x, y, out=k.out)
@@ -218,10 +234,27 @@ def one_hot(k, indices, depth, on_value, off_value):
     return out if axis in (-1, out.ndim - 1) else xp.moveaxis(out, -1, axis)
 
 
+def _identity_of(xp, name, dtype):
+    """What Max/Min of no elements is in TF: the lowest (highest) value of the dtype, -inf (+inf)
+    for floats; None for the other reductions, whose numpy identity is TF's."""
+    if name not in ("max", "min"):
+        return None
+    if dtype.kind == "f":
+        return -float("inf") if name == "max" else float("inf")
+    info = xp.iinfo(dtype)
+    return info.min if name == "max" else info.max
+
+
 def reducer(name):
-    """A kernel applying ``xp.<name>`` over the axes its second input names."""
+    """A kernel applying ``xp.<name>`` over the axes its second input names. Max and Min over an
+    empty axis give the dtype's lowest (highest) value, as TF's, where numpy raises."""
     def kernel(k, x, axes):
         axis = tuple(a % x.ndim if x.ndim else a for a in ints(axes))
+        identity = _identity_of(k.xp, name, x.dtype)
+        if identity is not None and any(x.shape[a] == 0 for a in axis):
+            shape = tuple(1 if a in axis else d for a, d in enumerate(x.shape)) if k.attrs["keep_dims"] else \
+                tuple(d for a, d in enumerate(x.shape) if a not in axis)
+            return k.xp.full(shape, identity, dtype=x.dtype)
         if k.out is not None:
             return getattr(k.xp, name)(x, axis=axis, keepdims=k.attrs["keep_dims"], out=k.out)
         out = getattr(k.xp, name)(x, axis=axis, keepdims=k.attrs["keep_dims"])

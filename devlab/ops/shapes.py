@@ -300,6 +300,19 @@ def string_scalar(inputs, attrs):
     return [(dtypes.string, ())]
 
 
+def string_join(inputs, attrs):
+    """StringJoin: a scalar when every input is one, else the merge of the inputs of known
+    non-zero rank (scalars are repeated against them), as TF's shape function."""
+    shapes = [dims(t) for t in inputs]
+    if all(s is not None and len(s) == 0 for s in shapes):
+        return [(dtypes.string, ())]
+    out = None
+    for s in shapes:
+        if s is not None and len(s):
+            out = _same_shape(out, s)
+    return [(dtypes.string, out)]
+
+
 
 def variable(inputs, attrs):
     """A ref variable's output: the reference form of its dtype (``float32_ref``)."""
@@ -552,7 +565,14 @@ def broadcast_to(inputs, attrs):
 
 
 def switch(inputs, attrs):
-    """Switch: two outputs shaped like the data (false side, true side)."""
+    """Switch: two outputs shaped like the data (false side, true side); a variable's ref comes
+    out as its value."""
+    data = inputs[0]
+    return [(data.dtype.base_dtype, dims(data)), (data.dtype.base_dtype, dims(data))]
+
+
+def ref_switch(inputs, attrs):
+    """RefSwitch: the ref itself on both sides (what assigns through a cond need)."""
     data = inputs[0]
     return [(data.dtype, dims(data)), (data.dtype, dims(data))]
 

@@ -117,8 +117,9 @@ OPS = _table(
     _elementwise("LogicalAnd", S.broadcast_bool, "logical_and", args=("x", "y")),
     _elementwise("LogicalOr", S.broadcast_bool, "logical_or", args=("x", "y")),
     _elementwise("LogicalNot", S.same_as_first, "logical_not"),
-    _elementwise("FloorDiv", S.broadcast, "floor_divide", args=("x", "y")),
-    _elementwise("FloorMod", S.broadcast, "remainder", args=("x", "y")),  # the sign of the divisor, as Python's %
+    # integer division by zero fails the op (TF's words): a kernel of its own, never a bare ufunc
+    OpDef("FloorDiv", S.broadcast, K.floor_div, args=("x", "y"), writes_out=True),
+    OpDef("FloorMod", S.broadcast, K.floor_mod, args=("x", "y"), writes_out=True),  # the sign of the divisor, as Python's %
     OpDef("SquaredDifference", S.broadcast, K.squared_difference, args=("x", "y"), writes_out=True),
     OpDef("DivNoNan", S.broadcast, K.div_no_nan, args=("x", "y")),
     OpDef("ReciprocalGrad", S.same_as_first, K.reciprocal_grad),
@@ -236,7 +237,7 @@ OPS = _table(
     OpDef("NoOp", S.none, K.no_op),
     # CPU-only on purpose, as in TensorFlow: strings live in host memory
     OpDef("AsString", S.string_scalar_like, K.as_string, devices=CPU_ONLY),
-    OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY, required_attrs=("separator",)),
+    OpDef("StringJoin", S.string_join, K.string_join, devices=CPU_ONLY, required_attrs=("separator",)),
     OpDef("DatasetSlice", S.from_attrs, K.dataset_slice, devices=CPU_ONLY, ref_inputs=(0,), stateful=True,
           required_attrs=("data", "batch", "tower", "towers")),
     OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True, type_input=1),
@@ -245,7 +246,7 @@ OPS = _table(
     OpDef("Assert", S.none, K.assert_, stateful=True, type_input=None),
     # control flow (tf.cond, tf.while_loop): the executor gives DEAD and loop frames their meaning
     OpDef("Switch", S.switch, K.switch),
-    OpDef("RefSwitch", S.switch, K.switch, ref_inputs=(0,)),
+    OpDef("RefSwitch", S.ref_switch, K.switch, ref_inputs=(0,)),
     OpDef("Merge", S.merge, K.merge, args=("inputs",), reads_dead=True),
     OpDef("Enter", S.same_as_first, K.forward, returns_view=True),
     OpDef("RefEnter", S.ref_of_first, K.forward, ref_inputs=(0,), returns_view=True),

@@ -61,7 +61,7 @@ _FOLD = {"Pack": K.stack, "Unpack": K.unstack, "ConcatV2": K.concat, "StridedSli
          "Slice": K.slice_, "ExpandDims": K.expand_dims, "Reshape": K.reshape, "Squeeze": K.squeeze,
          "Transpose": K.transpose, "Range": K.range_, "Fill": K.fill, "Cast": K.cast,
          "AddV2": K.elementwise("add"), "Sub": K.elementwise("subtract"), "Mul": K.elementwise("multiply"),
-         "FloorDiv": K.elementwise("floor_divide"), "FloorMod": K.elementwise("remainder"),
+         "FloorDiv": K.floor_div, "FloorMod": K.floor_mod,
          "Maximum": K.elementwise("maximum"), "Minimum": K.elementwise("minimum"), "Neg": K.elementwise("negative"),
          "Less": K.elementwise("less"), "Prod": K.reducer("prod"), "Sum": K.reducer("sum"), "Max": K.reducer("max"),
          "Min": K.reducer("min"), "GatherV2": K.gather_v2, "InvertPermutation": K.invert_permutation,

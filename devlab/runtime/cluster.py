@@ -17,6 +17,8 @@ Targets are TensorFlow's: ``grpc://host:port`` names the task at that address.
 """
 import itertools
 
+from ..unimplemented import argument
+
 
 class ClusterSpec:
     """Jobs and their tasks: ``{"ps": ["ps0:2222"], "worker": ["w0:2222", "w1:2222"]}``.
@@ -141,6 +143,8 @@ class Server:
     """
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None, config=None, start=True):
+        if protocol not in (None, "grpc"):  # TF's other transports (grpc+verbs...) are not simulated
+            raise argument("protocol", "tf.train.Server (only 'grpc')")
         self.cluster = ClusterSpec(server_or_cluster_def)
         if job_name is None:
             if len(self.cluster.jobs) != 1:

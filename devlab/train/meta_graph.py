@@ -16,15 +16,18 @@ from ..graphs.json_decode import parse_meta_graph_bytes, validate_meta_graph
 from ..graphs.json_encode import export_meta_graph  # noqa: F401 - tf.train.export_meta_graph
 from ..graphs.load import import_meta_plan
 from ..graphs.meta_graph_def import plan_meta_graph_def
+from ..unimplemented import argument
 from .saver import Saver
 from .saver_graph import SaverDef
 
 MAX_FILE_BYTES = 256 << 20  # a saved graph (constants included) larger than this is refused unread
 
 
-def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **unused):
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
     """Rebuilds a saved graph in the default graph; returns a Saver for its variables (None if it
     has none). Everything is checked before the graph is touched."""
+    for key in kwargs:  # TF passes these on to import_scoped_meta_graph (input_map, ...)
+        raise argument(key, "tf.train.import_meta_graph")
     if not isinstance(clear_devices, bool):
         raise TypeError(f"clear_devices must be True or False, got {clear_devices!r}")
     prefix = _scope_prefix(import_scope)

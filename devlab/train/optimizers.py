@@ -11,7 +11,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with, control_dependencies, init_scope, name_scope
 from ..api import array_ops, math_ops, state_ops
 from ..ops.build import apply_op_output, convert_to_tensor
-from ..api.control_flow_ops import group
+from ..api.control_flow_ops import group, tuple_
 from ..api.gradients import gradients
 from ..api.variables import Variable, trainable_variables
 from . import slots
@@ -45,11 +45,17 @@ class Optimizer:
     def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
                           colocate_gradients_with_ops=False, grad_loss=None):
         """[(gradient, variable)] for every trainable variable (or ``var_list``)."""
+        if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
+            raise ValueError("gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, "
+                             f"Optimizer.GATE_GRAPH.  Not {gate_gradients}")
         var_list = list(var_list) if var_list is not None else trainable_variables()
         if not var_list:
             raise ValueError("No variables to optimize.")
         grads = gradients(loss, var_list, grad_ys=grad_loss, gate_gradients=gate_gradients == Optimizer.GATE_OP,
+                          aggregation_method=aggregation_method,
                           colocate_gradients_with_ops=colocate_gradients_with_ops)
+        if gate_gradients == Optimizer.GATE_GRAPH:  # every gradient waits for all of them
+            grads = tuple_(grads)
         return list(zip(grads, var_list))
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
@@ -186,7 +192,7 @@ class AdamOptimizer(Optimizer):
     def _create_slots(self, var_list):
         first = min(var_list, key=lambda v: v.name)
         if self._beta_powers is None:
-            with init_scope(), name_scope(None), colocate_with(first):
+            with init_scope(), colocate_with(first):  # in the current name scope (TF: VariableV1)
                 self._beta_powers = (Variable(self._beta1, name="beta1_power", trainable=False),
                                      Variable(self._beta2, name="beta2_power", trainable=False))
         for v in var_list:

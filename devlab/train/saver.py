@@ -25,6 +25,7 @@ import zlib
 
 import numpy as np
 
+from ..unimplemented import argument, reject
 from ..framework import dtypes, errors
 from ..framework.tensor_shape import TensorShape
 from ..api.partitioned_variables import PartitionedVariable
@@ -58,6 +59,10 @@ class Saver:
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
                  builder=None, defer_build=False, allow_empty=False, write_version=SaverDef.V2,
                  pad_step_number=False, save_relative_paths=False, filename=None):
+        reject("tf.train.Saver", reshape=(reshape, False), restore_sequentially=(restore_sequentially, False),
+               builder=(builder, None), save_relative_paths=(save_relative_paths, False))
+        if write_version != SaverDef.V2:  # a V1 checkpoint is built from other ops
+            raise argument("write_version", "tf.train.Saver (only SaverDef.V2)")
         if defer_build and var_list:
             raise ValueError("If `var_list` is provided then build cannot be deferred. "
                              "Either set defer_build=False or var_list=None.")
@@ -126,8 +131,14 @@ class Saver:
                 except OSError:
                     pass
 
-    def save(self, sess, save_path, global_step=None, write_meta_graph=True, **unused):
-        """Writes ``<save_path>.npz`` (and ``<save_path>.meta``); returns the path prefix."""
+    def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_suffix="meta",
+             write_meta_graph=True, write_state=True, strip_default_attrs=False, save_debug_info=False):
+        """Writes ``<save_path>.npz`` (and ``<save_path>.meta``); returns the path prefix. TF's
+        arguments in TF's order; the checkpoint-state file's name and writing, another meta suffix,
+        stripped attrs and debug info are not implemented and say so."""
+        reject("Saver.save", latest_filename=(latest_filename, None), meta_graph_suffix=(meta_graph_suffix, "meta"),
+               write_state=(write_state, True), strip_default_attrs=(strip_default_attrs, False),
+               save_debug_info=(save_debug_info, False))
         _check_session(sess)
         if not isinstance(save_path, str):
             raise TypeError(f"Expected binary or unicode string, got {save_path!r}")

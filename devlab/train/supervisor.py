@@ -206,11 +206,18 @@ class Supervisor:
             sess = self._session_manager.wait_for_session(master, config=config, max_wait_secs=max_wait_secs)
         if start_standard_services:
             logging.info("Starting queue runners.")
+            self.start_queue_runners(sess)
         return sess
 
     def start_queue_runners(self, sess, queue_runners=None):
-        """devlab has no queues: no threads."""
-        return []
+        """Starts a thread per enqueue op of each queue runner (default: the graph's QUEUE_RUNNERS),
+        registered with the Supervisor's coordinator, as TF's."""
+        if queue_runners is None:
+            queue_runners = self._graph.get_collection(GraphKeys.QUEUE_RUNNERS)
+        threads = []
+        for qr in queue_runners:
+            threads.extend(qr.create_threads(sess, coord=self._coord, daemon=True, start=True))
+        return threads
 
     def loop(self, timer_interval_secs, target, args=None, kwargs=None):
         """Starts a thread that calls ``target`` every ``timer_interval_secs`` until a stop."""
@@ -242,13 +249,13 @@ class Supervisor:
     def wait_for_stop(self):
         self._coord.wait_for_stop()
 
-    def summary_computed(self, sess, summary_value, global_step=None):
+    def summary_computed(self, sess, summary, global_step=None):
         """Writes a summary computed by the caller."""
         if not self._summary_writer:
             raise RuntimeError("Writing a summary requires a summary writer.")
         if global_step is None and self.global_step is not None:
             global_step = training_util.global_step(sess, self.global_step)
-        self._summary_writer.add_summary(summary_value, global_step)
+        self._summary_writer.add_summary(summary, global_step)
 
     @contextlib.contextmanager
     def managed_session(self, master="", config=None, start_standard_services=True, close_summary_writer=True):

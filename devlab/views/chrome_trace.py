@@ -8,6 +8,8 @@ simulated (a numpy-backed GPU's measured time means nothing), *measured* otherwi
 """
 import json
 
+from ..unimplemented import argument
+
 
 class Timeline:
     def __init__(self, step_stats, graph=None):
@@ -30,6 +32,8 @@ class Timeline:
         return sorted(out, key=lambda e: (e[4], e[0], e[2]))
 
     def generate_chrome_trace_format(self, show_dataflow=True, show_memory=False):
+        if show_memory:  # TF adds memory-usage counters from the allocation records
+            raise argument("show_memory", "Timeline.generate_chrome_trace_format")
         devices = sorted(d.device for d in self.step_stats.dev_stats)
         pid = {d: i + 1 for i, d in enumerate(devices)}
         trace = [{"name": "process_name", "ph": "M", "pid": 0, "args": {"name": f"devlab ({self.clock} time)"}}]
