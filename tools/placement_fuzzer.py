@@ -327,8 +327,8 @@ def facts_of(tf, program, oracle=False):
                     return out
                 if tf.global_variables():
                     run(tf.global_variables_initializer())
-                if program["run"]:
-                    run([names[n] for n in program["run"]])
+                for n in program["run"]:  # one update per run: two in one run race, in TF too
+                    run(names[n])
                 if program["fetch"]:
                     fetched = run([names[n] for n in program["fetch"]])
                     facts["values"] = {n: plain(v) for n, v in zip(program["fetch"], fetched)}

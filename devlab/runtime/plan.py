@@ -170,7 +170,7 @@ def compile_plan(fetches, feeds, placement, rngs):
     for i, step in enumerate(flat):
         step.index = i
     fetch_devices = [device_of[f.op.name] if hasattr(f, "value_index") else None for f in fetches]
-    fetch_slots = [builder.slot_of[(f, d.name)] if d is not None else None for f, d in zip(fetches, fetch_devices)]
+    fetch_slots = [builder.fetch_slot(f, d) if d is not None else None for f, d in zip(fetches, fetch_devices)]
     if control_flow:
         builder.link_control_tokens(flat)  # values live across iterations: nothing is freed early
     else:
@@ -200,6 +200,15 @@ class _StepBuilder:
             s = self.slot_of[key] = len(self.initial)
             self.initial.append(None)
         return s
+
+    def fetch_slot(self, tensor, device):
+        """The slot a fetch reads. A fetched constant that TF copied to its readers' devices
+        (``_replicated_constants``) is not run itself: the fetch reads one of its copies."""
+        s = self.slot_of.get((tensor, device.name))
+        if s is None and tensor.op in self.replicas:
+            copies = sorted(set(self.replicas[tensor.op].values()), key=lambda d: d.sort_key())
+            return self.slot_of[(tensor, copies[0].name)]
+        return self.slot_of[(tensor, device.name)] if s is None else s
 
     def build(self, items, parent=None):
         """Steps for ``items`` (ops and frames); transfers into a frame's Enter go to ``parent``."""
