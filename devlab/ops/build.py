@@ -4,6 +4,8 @@
 shape rule (raising TF's ValueError with the node description), colocates ops that take a
 variable by reference with that variable (TF's ``_MaybeColocateWith``), then asks the graph.
 """
+import contextlib
+
 import numpy as np
 
 from ..framework import dtypes
@@ -193,7 +195,12 @@ def apply_op(op_type, inputs, attrs=None, name=None):
 def _create(graph, op_type, inputs, specs, name, attrs, refs):
     if not refs:
         return graph.create_op(op_type, list(inputs), specs, name, attrs)
-    with graph.colocate_with(refs[0].op):  # TF's _MaybeColocateWith: an op that writes a variable
+    # TF's _MaybeColocateWith: an op that writes a variable is made inside colocate_with of each
+    # of its ref inputs in turn, so the innermost (the last) one that has a device gives its own
+    # (an Apply* op takes its slot's device, which may differ from the variable's)
+    with contextlib.ExitStack() as stack:
+        for ref in refs:
+            stack.enter_context(graph.colocate_with(ref.op))
         return graph.create_op(op_type, list(inputs), specs, name, attrs)
 
 

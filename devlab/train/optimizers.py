@@ -59,7 +59,8 @@ class Optimizer:
         if not usable:
             raise ValueError("No gradients provided for any variable, check your graph for ops that do not "
                              f"support gradients, between variables {[v.name for _, v in grads_and_vars]} and loss.")
-        self._create_slots([v for _, v in usable])
+        with init_scope():  # as TF: the slots take the device scope around minimize (init_scope's rule)
+            self._create_slots([v for _, v in usable])
         updates = []
         with name_scope(name, self._name) as scope:
             self._prepare()
