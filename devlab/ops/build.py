@@ -184,8 +184,9 @@ def apply_op(op_type, inputs, attrs=None, name=None):
             attrs["T"] = inputs[opdef.type_input].dtype.base_dtype
     refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref] \
         if opdef.ref_inputs else ()
-    if graph._get_control_flow_context() is not None:
-        # TF makes an op inside its own name scope, so the Switch or Enter that a tf.cond or
+    if graph._get_control_flow_context() is not None and op_type != "Const":
+        # TF makes an op inside its own name scope (not a constant: tf.constant creates its op
+        # directly, so what a loop adds for it is named in the enclosing scope: ``Less/Identity``), so the Switch or Enter that a tf.cond or
         # tf.while_loop adds for one of its inputs is named under it (``cond/read/Switch``).
         with graph.name_scope(name) as scope:
             return _create(graph, op_type, inputs, specs, scope, attrs, refs)
