@@ -509,15 +509,17 @@ def pop_default():
 @contextlib.contextmanager
 def init_scope():
     """TF's ``init_scope`` in graph mode: the ops made inside leave control-dependency blocks and
-    tf.cond / while bodies, and get the *innermost non-empty* device stack: the graph's own, or,
-    when that is empty (inside ``colocate_with``), the one recorded when a graph was last made
-    default (``ops._get_outer_context_and_inner_device_stack``). So a ``tf.Variable`` made in
-    ``colocate_with`` inside ``tf.device`` still takes that device when the graph was entered
-    with ``as_default()``; on the global default graph, never entered, it takes none."""
+    tf.cond / while bodies, and get the graph's device stack or, when that is empty (inside
+    ``colocate_with``), the one recorded when a graph was last made default: by ``as_default()``
+    or a ``variable_scope`` (``ops._get_outer_context_and_inner_device_stack``). That record is
+    the stack object itself, which the ``tf.device`` blocks opened since have grown. So a
+    ``tf.Variable`` made in ``colocate_with`` inside ``tf.device`` still takes that device when
+    the graph was entered with ``as_default()`` before the ``tf.device``; on the global default
+    graph, never entered, it takes none."""
     graph = get_default_graph()
     stack = graph._scopes.device_stack
-    if not stack and _default_graphs():
-        stack = next((s for s in reversed(_device_stacks()) if s), stack)
+    if not stack and _device_stacks():
+        stack = _device_stacks()[-1]
     with graph.as_default(), graph.control_dependencies(None):
         saved = graph._scopes.device_stack
         graph._scopes.device_stack = stack
