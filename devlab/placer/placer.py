@@ -345,8 +345,12 @@ def _heuristic(op, candidates, consumers, assigned):
 
 
 def _is_passthrough_identity(op, consumers):
-    if op.type != "Identity" or op.device or len(op.inputs) != 1:
+    """TF's ``MatchIdentityOperation``: an Identity that asks for no device, with one in-edge and
+    one out-edge (control edges count; an op that nothing reads has one, to the graph's sink,
+    which asks for no device), whose input and output asked for the same device string."""
+    if op.type not in ("Identity", "RefIdentity") or op.device or len(op._inputs) + len(op._control_inputs) != 1:
         return False
     outs = consumers.get(op.name, [])
-    return len(outs) == 1 and op.inputs[0].op.device == outs[0].device
-
+    if len(outs) > 1:
+        return False
+    return op._inputs[0].op.device == (outs[0].device if outs else "")
