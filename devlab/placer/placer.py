@@ -14,6 +14,7 @@
    pass-through Identity op follows its input (heuristic B). A group's first placed member
    fixes the device for the rest.
 """
+import heapq
 from dataclasses import dataclass, field
 
 from ..devices import gpu
@@ -85,8 +86,9 @@ def place(ops, devices, allow_soft_placement=False, local_task=None):
             consumers.setdefault(t.op.name, []).append(op)
         for c in op._control_inputs:
             consumers.setdefault(c.name, []).append(op)
-    generators = [op for op in ops if _is_generator(op)]
-    first_pass = [op for op in ops if not _is_generator(op)]
+    ordered = graph_order(ops)
+    generators = [op for op in ordered if _is_generator(op)]
+    first_pass = [op for op in ordered if not _is_generator(op)]
     matches = {}  # (request, kernel types) -> the candidate devices, in TF's order
     assigned = placement.assigned
     for op in first_pass + generators:
@@ -106,6 +108,40 @@ def place(ops, devices, allow_soft_placement=False, local_task=None):
         placement.groups[op.name] = group.root.name
         placement.decisions[op.name] = decision
     return placement
+
+
+def graph_order(ops):
+    """The order TF's placer visits ops: the session's graph is rebuilt from the GraphDef by
+    ``GraphConstructor``, which adds a node once all its inputs (control ones too) are added,
+    always taking the earliest-made ready node. So an op made before its input, as a tf.cond
+    branch op is made before the Switch that feeds it, is visited after it. A loop's Merge
+    waits for its control inputs and one data input (its back edge comes later)."""
+    index = {op: i for i, op in enumerate(ops)}
+    pending, users = {}, {}
+    for op in ops:
+        deps = [t.op for t in op._inputs] + list(op._control_inputs)
+        deps = [d for d in deps if d in index]
+        if op.type in ("Merge", "RefMerge") and any(t.op.type in ("NextIteration", "RefNextIteration")
+                                                     for t in op._inputs):
+            pending[op] = len(op._control_inputs) + 1
+        else:
+            pending[op] = len(deps)
+        for d in deps:
+            users.setdefault(d, []).append(op)
+    ready = [index[op] for op in ops if pending[op] == 0]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        op = ops[heapq.heappop(ready)]
+        out.append(op)
+        for user in users.get(op, ()):
+            pending[user] -= 1
+            if pending[user] == 0:
+                heapq.heappush(ready, index[user])
+    if len(out) < len(ops):  # a cycle TF would refuse: keep the rest in creation order
+        seen = set(out)
+        out += [op for op in ops if op not in seen]
+    return out
 
 
 def _is_generator(op):
