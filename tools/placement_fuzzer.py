@@ -7,6 +7,7 @@ usage:
   python tools/placement_fuzzer.py compare /tmp/tf.json [--verbose]
   python tools/placement_fuzzer.py shrink /tmp/tf.json ID [--python /work/tfvenv/bin/python]
   python tools/placement_fuzzer.py corpus /tmp/tf.json tests/data/placement_fuzz.json --count 300
+  /work/tfvenv/bin/python tools/placement_fuzzer.py record-classes tests/data/placement_fuzz_classes.json
 
 A *program* is a list of ``[indent, line]`` statements plus a header (how many CPUs, soft
 placement on or off, whether the graph is entered with ``as_default()`` or is the global
@@ -432,6 +433,103 @@ def render(program):
 # Commands
 # ---------------------------------------------------------------------------------------------
 
+def _program(name, lines, cpus=2, soft=False, graph="as_default", run=(), fetch=()):
+    """A hand-written program in the fuzzer's format: ``lines`` as source, 4 spaces an indent."""
+    parsed = []
+    for line in lines.strip("\n").splitlines():
+        stripped = line.lstrip(" ")
+        parsed.append([(len(line) - len(stripped)) // 4, stripped])
+    return {"id": name, "cpus": cpus, "soft": soft, "graph": graph, "lines": parsed,
+            "run": list(run), "fetch": list(fetch)}
+
+
+# Each class of disagreement the fuzzer found, shrunk to a minimal program (TF's answers are
+# recorded in tests/data/placement_fuzz_classes.json by ``record-classes``).
+CLASSES = [
+    _program("init_scope_as_default", """
+a = tf.constant(1.0, name="a")
+with tf.device("/cpu:1"):
+    with tf.colocate_with(a):
+        v = tf.Variable(2.0, name="v")
+""", fetch=["a", "v"]),
+    _program("init_scope_as_default_one_cpu", """
+a = tf.constant(1.0, name="a")
+with tf.device("/cpu:1"):
+    with tf.colocate_with(a):
+        v = tf.Variable(2.0, name="v")
+""", cpus=1, fetch=["a", "v"]),
+    _program("init_scope_global_graph", """
+a = tf.constant(1.0, name="a")
+with tf.device("/cpu:1"):
+    with tf.colocate_with(a):
+        v = tf.Variable(2.0, name="v")
+""", graph="global", fetch=["a", "v"]),
+    _program("init_scope_variable_scope_records", """
+c1 = tf.constant(1.0, name="c1")
+with tf.variable_scope("vs2"):
+    with tf.device("/cpu:1"):
+        with tf.colocate_with(c1, ignore_existing=True):
+            g3 = tf.get_variable("g3", shape=[], initializer=tf.ones_initializer())
+""", graph="global", fetch=["c1", "g3"]),
+    _program("init_scope_newest_record_only", """
+c1 = tf.constant(1.0, name="c1")
+with tf.device("/cpu:1"):
+    with tf.colocate_with(c1):
+        with tf.variable_scope("vs6"):
+            v7 = tf.Variable(-0.5, name="v7")
+""", fetch=["v7"]),
+    _program("minimize_in_device_scope", """
+v = tf.Variable([1.0, 2.0], name="v")
+with tf.device("/cpu:1"):
+    train = tf.train.AdagradOptimizer(0.1).minimize(tf.reduce_sum(v * v))
+""", run=["train"], fetch=["v"]),
+    _program("minimize_in_device_scope_global_graph", """
+v = tf.Variable([1.0, 2.0], name="v")
+with tf.device("/cpu:1"):
+    train = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(v * v))
+""", graph="global", run=["train"], fetch=["v"]),
+    _program("identity_follows_group_device", """
+a = tf.constant(1.0, name="a")
+with tf.colocate_with(a):
+    with tf.device("/cpu:2"):
+        v = tf.get_variable("v", shape=[], initializer=tf.zeros_initializer())
+    n = tf.negative(a, name="n")
+i = tf.identity(n, name="i")
+""", cpus=3, fetch=["i"]),
+    _program("cond_identity_follows_its_switch", """
+v2 = tf.Variable(-0.5, name="v2")
+with tf.colocate_with(v2):
+    with tf.device("/device:CPU:1"):
+        n3 = tf.constant(1, name="n3")
+    g4 = tf.get_variable("g4", shape=[], initializer=tf.constant_initializer(0.5))
+k9 = tf.cast(n3, tf.float32, name="k9")
+cd10 = tf.cond(g4 < k9, lambda: tf.identity(g4), lambda: g4 * 2.0, name="cd10")
+""", fetch=["cd10"]),
+    _program("fetched_replicated_constant", """
+with tf.device("/cpu:2"):
+    n7 = tf.constant(1, name="n7")
+n9 = tf.maximum(n7, n7, name="n9")
+with tf.device("/cpu:1"):
+    n10 = tf.multiply(n7, n7, name="n10")
+""", cpus=3, fetch=["n7", "n9", "n10"]),
+    _program("while_constant_under_control_dependencies", """
+c1 = tf.constant(1.0, name="c1")
+with tf.control_dependencies([c1]):
+    w3 = tf.while_loop(lambda j, x: j < 3, lambda j, x: (j + 1, x * 2.0), [tf.constant(0), c1], name="w3")[1]
+""", fetch=["w3"]),
+]
+
+
+def cmd_record_classes(args):
+    """In TF's venv: TF's facts for each class program."""
+    tf = tf_module()
+    import tensorflow as real_tf
+    out = [{"program": p, "tf": facts_of(tf, p, oracle=True)} for p in CLASSES]
+    with open(args.out, "w") as f:
+        json.dump({"tensorflow": real_tf.__version__, "cases": out}, f, indent=1)
+    print(f"{len(out)} class programs recorded with TF {real_tf.__version__} -> {args.out}")
+
+
 def cmd_gen(args):
     programs = [generate(args.seed + i) for i in range(args.count)]
     with open(args.out, "w") as f:
@@ -591,8 +689,10 @@ def main(argv=None):
     k.add_argument("recorded")
     k.add_argument("out")
     k.add_argument("--count", type=int, default=300)
+    rc = sub.add_parser("record-classes")
+    rc.add_argument("out")
     args = ap.parse_args(argv)
-    {"gen": cmd_gen, "record": cmd_record, "compare": cmd_compare, "shrink": cmd_shrink,
+    {"record-classes": cmd_record_classes, "gen": cmd_gen, "record": cmd_record, "compare": cmd_compare, "shrink": cmd_shrink,
      "corpus": cmd_corpus}[args.cmd](args)
 
 
