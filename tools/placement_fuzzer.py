@@ -512,6 +512,67 @@ n9 = tf.maximum(n7, n7, name="n9")
 with tf.device("/cpu:1"):
     n10 = tf.multiply(n7, n7, name="n10")
 """, cpus=3, fetch=["n7", "n9", "n10"]),
+    _program("colocation_error_quotes_the_nodes_own_request", """
+c2 = tf.constant(3.0, name="c2")
+with tf.colocate_with(c2):
+    i3 = tf.identity(c2, name="i3")
+    with tf.device("/cpu:3"):
+        v4 = tf.Variable(1.0, name="v4")
+""", fetch=["i3"]),
+    _program("colocation_with_a_placed_op_overrides_the_device_scope", """
+with tf.device("/job:localhost/task:0/cpu:1"):
+    a = tf.constant(1.0, name="a")
+with tf.device("/cpu:2"):
+    with tf.colocate_with(a):
+        v = tf.Variable(2.0, name="v")
+""", cpus=3, fetch=["v"]),
+    _program("colocation_error_quotes_an_empty_request", """
+v2 = tf.Variable(1.0, name="v2")
+with tf.device("/cpu:1"):
+    r = tf.identity(v2, name="r")
+with tf.colocate_with(v2):
+    with tf.device("/task:1/cpu:0"):
+        i5 = tf.identity(r, name="i5")
+""", fetch=["i5"]),
+    _program("merge_error_names_the_merged_target_first", """
+c1 = tf.constant(1.0, name="c1")
+with tf.colocate_with(c1):
+    with tf.device(tf.train.replica_device_setter(ps_tasks=1, ps_device="/job:localhost/cpu:1", worker_device="/job:localhost/cpu:0")):
+        v7 = tf.Variable(-0.5, name="v7")
+""", cpus=3, graph="global", fetch=["v7"]),
+    _program("soft_placement_skips_a_failed_colocation", """
+with tf.device("/cpu:1"):
+    a = tf.constant(1.0, name="a")
+with tf.device("/cpu:2"):
+    with tf.colocate_with(a):
+        v = tf.Variable(2.0, name="v")
+b = tf.add(a, v, name="b")
+""", cpus=3, soft=True, fetch=["b"]),
+    _program("soft_placement_keeps_a_variables_device", """
+with tf.device("/cpu:2"):
+    v = tf.Variable(2.0, name="v")
+with tf.colocate_with(v):
+    with tf.device("/cpu:1"):
+        i = tf.identity(v, name="i")
+""", cpus=3, soft=True, fetch=["i"]),
+    _program("soft_placement_of_a_missing_cpu", """
+with tf.device("/cpu:3"):
+    a = tf.constant(1.0, name="a")
+    b = tf.negative(a, name="b")
+""", cpus=2, soft=True, fetch=["b"]),
+    _program("device_function_returning_none", """
+with tf.device(lambda op: None):
+    c = tf.constant(1.0, name="c")
+""", fetch=["c"]),
+    _program("xla_gpu_device_string", """
+with tf.device("XLA_GPU"):
+    c = tf.constant(1.0, name="c")
+""", fetch=["c"]),
+    _program("assign_of_another_dtype", """
+v = tf.Variable(1.0, name="v")
+k = tf.constant(1, name="k")
+a = tf.assign(v, k, name="a")
+""", fetch=["v"]),
     _program("while_constant_under_control_dependencies", """
 c1 = tf.constant(1.0, name="c1")
 with tf.control_dependencies([c1]):
