@@ -187,7 +187,7 @@ class AdamOptimizer(Optimizer):
     def _create_slots(self, var_list):
         first = min(var_list, key=lambda v: v.name)
         if self._beta_powers is None:
-            with init_scope(), name_scope(None), colocate_with(first):
+            with name_scope(None), colocate_with(first):  # inside apply_gradients' init_scope, as TF
                 self._beta_powers = (Variable(self._beta1, name="beta1_power", trainable=False),
                                      Variable(self._beta2, name="beta2_power", trainable=False))
         for v in var_list:
