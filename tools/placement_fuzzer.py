@@ -573,6 +573,15 @@ v = tf.Variable(1.0, name="v")
 k = tf.constant(1, name="k")
 a = tf.assign(v, k, name="a")
 """, fetch=["v"]),
+    _program("cond_switch_of_a_loop_exit_keeps_its_placement", """
+c1 = tf.constant(0.5, name="c1")
+w3 = tf.while_loop(lambda j, x: j < 3, lambda j, x: (j + 1, x * 2.0), [tf.constant(0), c1], name="w3")[1]
+v7 = tf.Variable(1.0, name="v7")
+with tf.colocate_with(w3):
+    cd8 = tf.cond(v7 < c1, lambda: tf.identity(w3), lambda: w3 * 2.0, name="cd8")
+    with tf.device("/device:CPU:1"):
+        i9 = tf.identity(v7, name="i9")
+""", cpus=4, soft=True, fetch=["cd8", "i9"]),
     _program("while_constant_under_control_dependencies", """
 c1 = tf.constant(1.0, name="c1")
 with tf.control_dependencies([c1]):

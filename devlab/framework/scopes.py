@@ -1,6 +1,7 @@
 """The module-level scopes users write: ``tf.name_scope``, ``tf.device``, ``tf.colocate_with``,
 ``tf.control_dependencies``. Each forwards to the default graph (or the graph of ``values``)."""
-from .graph import get_default_graph, init_scope, pop_default, push_default  # noqa: F401 - init_scope is tf.init_scope
+from . import graph as _graph
+from .graph import get_default_graph, pop_default, push_default
 from .tensor import Tensor
 
 
@@ -61,3 +62,6 @@ def colocate_with(op, ignore_existing=False):
 def control_dependencies(control_inputs):
     """Ops created inside run only after ``control_inputs`` ran."""
     return get_default_graph().control_dependencies(control_inputs)
+
+
+init_scope = _graph.init_scope  # tf.init_scope: lives beside the default-graph records it reads

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..framework import errors
 from ..ops import tf_ops
+from ..placer.placer import graph_order
 from ..ops.table import lookup
 from .steps import KernelContext, LoopStep, OpStep, TransferStep, flat_steps
 from .variable_store import VarRef
@@ -379,14 +380,7 @@ def _control_flow_devices(items, placed, needed, fed, replicas=None):
         for t in op._inputs:
             consumers.setdefault(t.op, []).append(op)
 
-    def walk(items):
-        for item in items:
-            if isinstance(item, _Frame):
-                yield from walk(item.items)
-            else:
-                yield item
-
-    for op in walk(items):
+    for op in _dfs_order(needed):
         if op.type in ("Switch", "RefSwitch", "Exit"):
             data = op._inputs[0].op
             copies = replicas.get(data)
@@ -394,6 +388,39 @@ def _control_flow_devices(items, placed, needed, fed, replicas=None):
         elif (op.type == "Enter" or op.type == "NextIteration") and consumers.get(op):
             device_of[op.name] = placed[consumers[op][0].name]
     return device_of
+
+
+def _dfs_order(needed):
+    """The order TF's OptimizeControlFlowColocation visits ops: a depth-first walk from the
+    graph's source (the ops with no inputs, in graph order), entering an op when it is first
+    popped from a stack onto which each op pushes its consumers in edge order (so the last
+    consumer is walked first). Each move reads where the op's input is *at that moment*: a
+    Switch entered before the Exit that feeds it is moved was moved, follows it where it was placed."""
+    ordered = [op for op in graph_order(sorted(needed, key=lambda op: op.id)) if op in needed]
+    consumers, back = {}, []
+    for op in ordered:
+        for t in op._inputs:
+            if t.op in needed:
+                if op.type in ("Merge", "RefMerge") and t.op.type in ("NextIteration", "RefNextIteration"):
+                    back.append((t.op, op))  # a loop's back edge is added last
+                else:
+                    consumers.setdefault(t.op, []).append(op)
+        for c in op._control_inputs:
+            if c in needed:
+                consumers.setdefault(c, []).append(op)
+    for src, dst in back:
+        consumers.setdefault(src, []).append(dst)
+    starts = [op for op in ordered if not any(t.op in needed for t in op._inputs)
+              and not any(c in needed for c in op._control_inputs)]
+    out, seen, stack = [], set(), list(reversed(starts))
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        out.append(op)
+        stack.extend(c for c in consumers.get(op, ()) if c not in seen)
+    return out + [op for op in ordered if op not in seen]
 
 
 def partition_devices(ops, placed):
