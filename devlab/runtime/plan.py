@@ -152,8 +152,12 @@ def _writes(op):
     return bool(opdef.ref_inputs) and opdef.stateful
 
 
-def compile_plan(fetches, feeds, placement, rngs):
-    """Builds the Plan for ``fetches`` (Tensors/Operations) given ``feeds`` (Tensors)."""
+def compile_plan(fetches, feeds, placement, rngs, client_task=None):
+    """Builds the Plan for ``fetches`` (Tensors/Operations) given ``feeds`` (Tensors).
+
+    ``client_task`` is the (job, task) a ``grpc://`` session talks to: a variable fetched from
+    another task travels to it as TF's ``_Send`` does, copied as soon as the variable op runs,
+    so a fetch in the same run as its update gets the value from before the update."""
     fed = set(feeds)
     fetch_ops = [f.op if hasattr(f, "value_index") else f for f in fetches if f not in fed]
     needed = needed_ops(fetch_ops, fed)
@@ -167,11 +171,13 @@ def compile_plan(fetches, feeds, placement, rngs):
     builder = _StepBuilder(device_of, rngs, fed, replicas)
     feed_slots = [(builder.slot(t, device_of[t.op.name]), t, device_of[t.op.name]) for t in feeds]
     steps = builder.build(items)
+    fetch_devices = [device_of[f.op.name] if hasattr(f, "value_index") else None for f in fetches]
+    fetch_slots = [builder.fetch_slot(f, d) if d is not None else None for f, d in zip(fetches, fetch_devices)]
+    if client_task is not None:
+        _send_remote_variables(steps, builder, placement, client_task, fetches, fetch_devices, fetch_slots)
     flat = list(flat_steps(steps))
     for i, step in enumerate(flat):
         step.index = i
-    fetch_devices = [device_of[f.op.name] if hasattr(f, "value_index") else None for f in fetches]
-    fetch_slots = [builder.fetch_slot(f, d) if d is not None else None for f, d in zip(fetches, fetch_devices)]
     if control_flow:
         builder.link_control_tokens(flat)  # values live across iterations: nothing is freed early
     else:
@@ -336,6 +342,26 @@ class _Frame:
 
 
 REPLICATE_UP_TO = 16  # elements: TF copies a constant this small rather than send it
+
+
+def _send_remote_variables(steps, builder, placement, client_task, fetches, fetch_devices, fetch_slots):
+    """For a grpc session: each fetched variable (a reference) that lives on another task than the
+    client's is copied to the client's CPU right after the variable op's step, as TF's ``_Send``
+    to the client copies it then; the fetch reads that copy. On the client's own task the fetch
+    reads the variable at the end of the run, as a local session does (TF 2.21 shows both)."""
+    client = next((d for d in sorted(placement.devices, key=lambda d: d.sort_key())
+                   if (d.job, d.task) == client_task and d.device_type == "CPU"), None)
+    if client is None:
+        return
+    for i, (f, device) in enumerate(zip(fetches, fetch_devices)):
+        if device is None or not f.dtype.is_ref or (device.job, device.task) == client_task:
+            continue
+        producer = builder.op_steps.get(f.op)
+        if producer is None or producer not in steps:  # made inside a loop: left as it is
+            continue
+        out = builder.slot(f, client)
+        steps.insert(steps.index(producer) + 1, TransferStep(f, device, client, fetch_slots[i], out, False))
+        fetch_slots[i], fetch_devices[i] = out, client
 
 
 def _replicated_constants(needed, placement, fed):

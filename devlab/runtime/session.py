@@ -212,7 +212,7 @@ class Session:
         key = (tuple(leaves), tuple(feeds))
         plan = self._plans.get(key)
         if plan is None:
-            plan = compile_plan(leaves, list(feeds), placement, self._rngs)
+            plan = compile_plan(leaves, list(feeds), placement, self._rngs, self.local_task)
             self._plans[key] = plan
         return plan, [transfer(v, self._host, device) for (_, _, device), v in zip(plan.feed_slots, feeds.values())]
 
