@@ -120,6 +120,37 @@ def test_monitored_training_session_and_supervisor(tmp_path):
 
 
 # -- on Dask workers -------------------------------------------------------------------------------------
+def _fetch_with_update(target):
+    """A variable on the ps fetched by a worker's session in the same run as its update."""
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(1.0, name="v")
+        with tf.device("/job:worker/task:0"):
+            up = tf.assign_add(v, 5.0)
+        with tf.Session(target) as sess:
+            sess.run(v.initializer)
+            return [float(x) for x in sess.run([v, up]) + sess.run([up, v])]
+
+
+def test_a_variable_fetched_from_another_task_is_read_before_its_update():
+    # TF 2.21 (ps and worker servers in one process, the session on the worker's target): the
+    # fetch of v travels from the ps as a _Send, copied when v's op runs, before the update; a
+    # session on the variable's own task (create_local_server) reads it after, as local sessions
+    simulated = tf.train.ClusterSpec(SIMULATED)
+    assert _fetch_with_update(tf.train.Server(simulated, job_name="worker", task_index=0).target) == \
+        [1.0, 6.0, 11.0, 6.0]
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        up = tf.assign_add(v, 5.0)
+        with tf.Session(tf.train.Server.create_local_server().target) as sess:
+            sess.run(v.initializer)
+            assert [float(x) for x in sess.run([v, up]) + sess.run([up, v])] == [6.0, 6.0, 11.0, 11.0]
+
+
+def test_a_variable_fetched_from_the_ps_worker_is_read_before_its_update(spec):
+    assert _fetch_with_update(worker_target(spec)) == [1.0, 6.0, 11.0, 6.0]
+
+
 def test_a_ps_worker_program_trains_to_the_in_process_values(spec):
     simulated = tf.train.ClusterSpec(SIMULATED)
     local_target = tf.train.Server(simulated, job_name="worker", task_index=0).target

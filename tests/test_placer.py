@@ -54,13 +54,15 @@ def test_unknown_device_error_names_op_and_available_devices():
     assert e.value.op is b.op
 
 
-def test_soft_placement_keeps_the_type_when_it_can():
+def test_soft_placement_drops_type_and_index():
+    # TF's GetPreferredSoftDeviceName: a request no device meets loses its type and index (unless
+    # a variable's own device sets them), so a missing CPU:5 falls to the best device, GPU:0
     with tf.device("/device:GPU:7"):
         a = tf.constant(1.0) * 2.0
     with tf.device("/device:CPU:5"):
         b = tf.constant(1.0) * 2.0
     with tf.Session(config=tf.ConfigProto(device_count={"GPU": 2}, allow_soft_placement=True)) as s:
-        assert placed(s, a, b) == ["GPU:0", "CPU:0"]
+        assert placed(s, a, b) == ["GPU:0", "GPU:0"]
 
 
 def test_unknown_job_is_not_softened():

@@ -1,5 +1,6 @@
 """Ops that write variables. They take the variable by reference, so ``apply_op`` colocates
 each with its variable (``_class = [loc:@v]``): an assignment always runs where ``v`` lives."""
+from ..framework.dtypes import DType
 from ..framework.scopes import name_scope
 from ..ops.build import apply_op_output, convert_to_tensor
 from .partitioned_variables import PartitionedVariable
@@ -15,6 +16,10 @@ def _write(op_type, default_name):
             if not ref_t.dtype.is_ref:
                 raise TypeError(f"'{op_type}' Op requires that input 'ref' be a mutable tensor "
                                 f"(e.g.: a tf.Variable)")
+            given = getattr(value, "dtype", None)
+            if isinstance(given, DType) and given.base_dtype != ref_t.dtype.base_dtype:  # TF's op_def_library words
+                raise TypeError(f"Input 'value' of '{op_type}' Op has type {given.base_dtype.name} that does not "
+                                f"match type {ref_t.dtype.base_dtype.name} of argument 'ref'.")
             value = convert_to_tensor(value, dtype=ref_t.dtype.base_dtype, name="value")
             attrs = {"use_locking": bool(use_locking)}
             if op_type == "Assign":

@@ -134,8 +134,7 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
         raise ValueError("The reuse parameter must be True or False or None.")
     graph = _graph_of(values) if values else get_default_graph()
     with contextlib.ExitStack() as stack:
-        if graph is not get_default_graph():
-            stack.enter_context(graph.as_default())
+        stack.enter_context(graph.as_default())  # always, as TF: init_scope reads what it records
         current_name_scope = None
         if not auxiliary_name_scope:  # stay in the current name scope
             ns = graph.get_name_scope()

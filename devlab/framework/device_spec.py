@@ -7,7 +7,8 @@ fixed order. Merging lets each field that the *inner* spec sets overwrite the ou
 import functools
 
 # Device types recognised in the short forms ``/gpu:0`` and ``CPU:1`` (TF's registered types).
-SHORT_DEVICE_TYPES = ("CPU", "GPU", "TPU", "XLA_CPU", "XLA_GPU")
+# the types a bare piece may name (TF 2.x ``_VALID_DEVICE_TYPES``; XLA_GPU needs ``/device:XLA_GPU``)
+SHORT_DEVICE_TYPES = ("CPU", "GPU", "TPU", "CUSTOM", "EPU")
 
 
 class DeviceSpec:

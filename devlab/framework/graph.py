@@ -432,11 +432,11 @@ class _DefaultGraph:
         self.graph = graph
 
     def __enter__(self):
-        _default_graphs().append(self.graph)
+        push_default(self.graph)
         return self.graph
 
     def __exit__(self, *exc):
-        _default_graphs().pop()
+        pop_default()
         return False
 
 
@@ -485,6 +485,51 @@ def _default_graphs():
     except AttributeError:  # this thread's first graph scope
         _local.stack = []
         return _local.stack
+
+
+def _device_stacks():
+    """Per thread, beside the default-graph stack: the device stack (the list object itself,
+    which later ``tf.device`` blocks grow in place) of each graph when it was made default. TF
+    keeps the same record (``context_switches``) for ``init_scope``."""
+    try:
+        return _local.device_stacks
+    except AttributeError:
+        _local.device_stacks = []
+        return _local.device_stacks
+
+
+def push_default(graph):
+    """Makes ``graph`` the default (``as_default``, and ``name_scope`` of another graph's tensors)."""
+    _default_graphs().append(graph)
+    _device_stacks().append(graph._scopes.device_stack)
+
+
+def pop_default():
+    _default_graphs().pop()
+    _device_stacks().pop()
+
+
+@contextlib.contextmanager
+def init_scope():
+    """TF's ``init_scope`` in graph mode: the ops made inside leave control-dependency blocks and
+    tf.cond / while bodies, and get the graph's device stack or, when that is empty (inside
+    ``colocate_with``), the one recorded when a graph was last made default: by ``as_default()``
+    or a ``variable_scope`` (``ops._get_outer_context_and_inner_device_stack``). That record is
+    the stack object itself, which the ``tf.device`` blocks opened since have grown. So a
+    ``tf.Variable`` made in ``colocate_with`` inside ``tf.device`` still takes that device when
+    the graph was entered with ``as_default()`` before the ``tf.device``; on the global default
+    graph, never entered, it takes none."""
+    graph = get_default_graph()
+    stack = graph._scopes.device_stack
+    if not stack and _device_stacks():
+        stack = _device_stacks()[-1]
+    with graph.as_default(), graph.control_dependencies(None):
+        saved = graph._scopes.device_stack
+        graph._scopes.device_stack = stack
+        try:
+            yield
+        finally:
+            graph._scopes.device_stack = saved
 
 
 def get_default_graph():

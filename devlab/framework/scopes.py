@@ -1,6 +1,7 @@
 """The module-level scopes users write: ``tf.name_scope``, ``tf.device``, ``tf.colocate_with``,
 ``tf.control_dependencies``. Each forwards to the default graph (or the graph of ``values``)."""
-from .graph import _default_graphs, get_default_graph
+from . import graph as _graph
+from .graph import get_default_graph, pop_default, push_default
 from .tensor import Tensor
 
 
@@ -35,7 +36,7 @@ class name_scope:  # noqa: N801 - TF's name for a context manager
         graph = _graph_of(self.values) if self.values else get_default_graph()
         self.pushed = graph is not get_default_graph()
         if self.pushed:
-            _default_graphs().append(graph)
+            push_default(graph)
         self.graph = graph
         scope, self.old = graph._enter_name_scope(self.name)
         return scope
@@ -43,7 +44,7 @@ class name_scope:  # noqa: N801 - TF's name for a context manager
     def __exit__(self, *exc):
         self.graph._scopes.name_stack = self.old
         if self.pushed:
-            _default_graphs().pop()
+            pop_default()
         return False
 
 
@@ -63,6 +64,4 @@ def control_dependencies(control_inputs):
     return get_default_graph().control_dependencies(control_inputs)
 
 
-def init_scope():
-    """Lifts the ops created inside out of control-dependency blocks (as TF's init_scope)."""
-    return get_default_graph().control_dependencies(None)
+init_scope = _graph.init_scope  # tf.init_scope: lives beside the default-graph records it reads

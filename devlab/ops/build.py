@@ -4,6 +4,8 @@
 shape rule (raising TF's ValueError with the node description), colocates ops that take a
 variable by reference with that variable (TF's ``_MaybeColocateWith``), then asks the graph.
 """
+import contextlib
+
 import numpy as np
 
 from ..framework import dtypes
@@ -184,8 +186,9 @@ def apply_op(op_type, inputs, attrs=None, name=None):
             attrs["T"] = inputs[opdef.type_input].dtype.base_dtype
     refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref] \
         if opdef.ref_inputs else ()
-    if graph._get_control_flow_context() is not None:
-        # TF makes an op inside its own name scope, so the Switch or Enter that a tf.cond or
+    if graph._get_control_flow_context() is not None and op_type != "Const":
+        # TF makes an op inside its own name scope (not a constant: tf.constant creates its op
+        # directly, so what a loop adds for it is named in the enclosing scope: ``Less/Identity``), so the Switch or Enter that a tf.cond or
         # tf.while_loop adds for one of its inputs is named under it (``cond/read/Switch``).
         with graph.name_scope(name) as scope:
             return _create(graph, op_type, inputs, specs, scope, attrs, refs)
@@ -195,7 +198,12 @@ def apply_op(op_type, inputs, attrs=None, name=None):
 def _create(graph, op_type, inputs, specs, name, attrs, refs):
     if not refs:
         return graph.create_op(op_type, list(inputs), specs, name, attrs)
-    with graph.colocate_with(refs[0].op):  # TF's _MaybeColocateWith: an op that writes a variable
+    # TF's _MaybeColocateWith: an op that writes a variable is made inside colocate_with of each
+    # of its ref inputs in turn, so the innermost (the last) one that has a device gives its own
+    # (an Apply* op takes its slot's device, which may differ from the variable's)
+    with contextlib.ExitStack() as stack:
+        for ref in refs:
+            stack.enter_context(graph.colocate_with(ref.op))
         return graph.create_op(op_type, list(inputs), specs, name, attrs)
 
 

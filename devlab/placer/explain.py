@@ -49,7 +49,7 @@ def reasons(op, placement):
     by_name = {m.name: m for m in group.members}
     out = [Reason(why) for _, why in colocation_partners(op, by_name)]
     if decision.rule == "group":
-        others = [m.name for m in group.members if m is not op]
+        others = [m.name for m in sorted(group.members, key=lambda m: -1 if m.id is None else m.id) if m is not op]
         if others:
             shown = ", ".join(f"'{n}'" for n in others[:4])
             shown += f" and {len(others) - 4} more" if len(others) > 4 else ""

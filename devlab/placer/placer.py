@@ -14,6 +14,7 @@
    pass-through Identity op follows its input (heuristic B). A group's first placed member
    fixes the device for the rest.
 """
+import heapq
 from dataclasses import dataclass, field
 
 from ..devices import gpu
@@ -62,10 +63,11 @@ class Decision:
 
 
 class _Group:
-    def __init__(self, op, request, types):
+    def __init__(self, op, request, types, resource):
         self.root = op
         self.members = [op]
-        self.request = request
+        self.request = request  # the merged requested device (TF's requested_device_name_)
+        self.resource = resource  # the merged device of its variables (resource_device_name_)
         self.types = types  # device types with a kernel for every member, in priority order
         self.assigned = None
 
@@ -86,8 +88,9 @@ def place(ops, devices, allow_soft_placement=False, local_task=None):
             consumers.setdefault(t.op.name, []).append(op)
         for c in op.control_inputs:
             consumers.setdefault(c.name, []).append(op)
-    generators = [op for op in ops if _is_generator(op)]
-    first_pass = [op for op in ops if not _is_generator(op)]
+    ordered = graph_order(ops)
+    generators = [op for op in ordered if _is_generator(op)]
+    first_pass = [op for op in ordered if not _is_generator(op)]
     matches = {}  # (request, kernel types) -> the candidate devices, in TF's order
     assigned = placement.assigned
     for op in first_pass + generators:
@@ -107,6 +110,40 @@ def place(ops, devices, allow_soft_placement=False, local_task=None):
         placement.groups[op.name] = group.root.name
         placement.decisions[op.name] = decision
     return placement
+
+
+def graph_order(ops):
+    """The order TF's placer visits ops: the session's graph is rebuilt from the GraphDef by
+    ``GraphConstructor``, which adds a node once all its inputs (control ones too) are added,
+    always taking the earliest-made ready node. So an op made before its input, as a tf.cond
+    branch op is made before the Switch that feeds it, is visited after it. A loop's Merge
+    waits for its control inputs and one data input (its back edge comes later)."""
+    index = {op: i for i, op in enumerate(ops)}
+    pending, users = {}, {}
+    for op in ops:
+        deps = [t.op for t in op.inputs] + list(op.control_inputs)
+        deps = [d for d in deps if d in index]
+        if op.type in ("Merge", "RefMerge") and any(t.op.type in ("NextIteration", "RefNextIteration")
+                                                     for t in op.inputs):
+            pending[op] = len(op.control_inputs) + 1
+        else:
+            pending[op] = len(deps)
+        for d in deps:
+            users.setdefault(d, []).append(op)
+    ready = [index[op] for op in ops if pending[op] == 0]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        op = ops[heapq.heappop(ready)]
+        out.append(op)
+        for user in users.get(op, ()):
+            pending[user] -= 1
+            if pending[user] == 0:
+                heapq.heappush(ready, index[user])
+    if len(out) < len(ops):  # a cycle TF would refuse: keep the rest in creation order
+        seen = set(out)
+        out += [op for op in ops if op not in seen]
+    return out
 
 
 def _is_generator(op):
@@ -164,12 +201,19 @@ def _parse_request(op):
 
 
 def _build_groups(ops, present, soft):
-    """Joins colocated ops; returns {op name: its group}."""
-    by_name = {op.name: op for op in ops}
-    uf = UnionFind([op.name for op in ops])
+    """Joins colocated ops as ``ColocationGraph::Initialize`` does; returns {op name: its group}.
+
+    Every op starts alone (its request, or, for a variable, its *resource* device). Then, in
+    TF's order: each reference or resource edge joins its source and destination (a conflict
+    is an error even under soft placement), then each op joins the first op seen in each of
+    its ``loc:@`` groups, and its own name's group. Under soft placement a ``loc:@`` join that
+    fails is skipped, and the op stays apart (TF logs "Ignoring request to colocate node").
+    """
+    ordered = graph_order(ops)
+    uf = UnionFind([op.name for op in ordered])
     group_of = {}
     types_of = {}
-    for op in ops:
+    for op in ordered:
         key = (op.type, kernel_registry.type_attrs(op.attrs))
         types = types_of.get(key)
         if types is None:
@@ -180,26 +224,82 @@ def _build_groups(ops, present, soft):
                 op.node_def, op, f"No OpKernel was registered to support Op '{op.type}' used by "
                 f"{{{{node {op.name}}}}} with these attrs: []\nRegistered devices: [{', '.join(sorted(present))}]\n"
                 f"Registered kernels:\n  {registered}" + errors.defined_at(op))
-        group_of[op.name] = _Group(op, _parse_request(op), types)
-    for op in ops:
-        if "_class" not in op.attrs and not lookup(op.type).ref_inputs and not any(map(_is_resource, op.inputs)):
-            continue  # nothing to join: the common case, kept cheap
-        for other, _ in colocation_partners(op, by_name):
-            _join(uf, group_of, op, other, soft, present)
+        request = _parse_request(op)
+        group_of[op.name] = _Group(op, request, types, resource=request if _makes_resource(op) else DeviceSpec())
+    for dst in ordered:  # ColocateResourceAndRefEdges, in edge order
+        opdef = lookup(dst.type) if dst.inputs else None
+        for i, t in enumerate(dst.inputs):
+            if (i in opdef.ref_inputs and t.dtype.is_ref) or _is_resource(t):
+                _join_edge(uf, group_of, t.op, dst, soft, present)
+    first_of = {}  # ColocateAllNodes: a group name -> the first op seen in it
+    for op in ordered:
+        names = [g.decode()[len("loc:@"):] for g in op.attrs.get("_class", ()) or ()
+                 if (g.decode() if isinstance(g, bytes) else g).startswith("loc:@")]
+        for name in names + [op.name]:
+            root = first_of.setdefault(name, op)
+            if root is op:
+                continue
+            try:
+                _join(uf, group_of, op, root, soft, present)
+            except errors.InvalidArgumentError:
+                if not soft:
+                    raise
     return {op.name: group_of[uf.find(op.name)] for op in ops}
 
 
+def _makes_resource(op):
+    """TF's IsRefOrResourceGeneratorNode: no inputs, and every output a reference or handle."""
+    return not op.inputs and op.outputs and all(t.dtype.is_ref or _is_resource(t) for t in op.outputs)
+
+
+def _join_edge(uf, group_of, src, dst, soft, present):
+    """A reference or resource edge (``ColocateResourceOrRefEdge``): the destination's group must
+    agree with the source's resource device; a request it disagrees with gives way to the
+    source's (TF logs "Ignoring device specification ... reference connection")."""
+    s_root, d_root = group_of[uf.find(src.name)], group_of[uf.find(dst.name)]
+    if s_root is d_root:
+        return
+    if not _compatible(s_root.resource, d_root.resource):
+        raise errors.InvalidArgumentError(
+            dst.node_def, dst, "Cannot place the graph because a reference or resource edge connects colocation "
+            f"groups with incompatible resource devices: {s_root.resource.to_string()} vs "
+            f"{d_root.resource.to_string()}. The edge src node is name='{src.name}' (op='{src.type}'), and the dst "
+            f"node is name='{dst.name}' (op='{dst.type}')." + errors.defined_at(dst))
+    if not _compatible(s_root.request, d_root.request):
+        d_root.request = _ensure_specification(s_root.request, d_root.resource)
+    try:
+        _join(uf, group_of, src, dst, soft, present)
+    except errors.InvalidArgumentError as e:
+        raise errors.InvalidArgumentError(
+            dst.node_def, dst, "Nodes were connected by a reference or resource connection (requiring them to be on "
+            "the same device), but the two nodes were assigned two different devices: " + e.message) from None
+
+
+def _compatible(a, b):
+    """TF's AreCompatibleDevNames: no field set in both to different values."""
+    return all(x is None or y is None or x == y for x, y in zip(a._fields(), b._fields()))
+
+
+def _ensure_specification(spec, more):
+    """TF's EnsureSpecification: ``spec`` with its unset fields taken from ``more``."""
+    return DeviceSpec(*(a if a is not None else b for a, b in zip(spec._fields(), more._fields())))
+
+
 def _join(uf, group_of, op, other, soft, present):
+    """``ColocateNodes(op, other)``: the groups merge their requests into the new root's (by rank;
+    on a tie, ``op``'s), or TF's error naming both ops; nothing changes on an error."""
     a, b = group_of[uf.find(op.name)], group_of[uf.find(other.name)]  # records are kept by root
     if a is b:
         return
+    target, source = (b, a) if uf.rank[uf.find(op.name)] < uf.rank[uf.find(other.name)] else (a, b)
     try:
-        request = _merge_requests(b.request, a.request, soft)
+        resource = _merge_requests(target.resource, source.resource, False)
+        request = _ensure_specification(_merge_requests(target.request, source.request, soft), resource)
     except ValueError as e:
         raise errors.InvalidArgumentError(
             op.node_def, op, f"Cannot colocate nodes {{{{colocation_node {op.name}}}}} and "
             f"{{{{colocation_node {other.name}}}}}: {e}" + errors.defined_at(op)) from None
-    types = [t for t in a.types if t in b.types]
+    types = [t for t in target.types if t in source.types]
     if not types:
         raise errors.InvalidArgumentError(
             op.node_def, op, f"Cannot colocate nodes {{{{colocation_node {op.name}}}}} and "
@@ -207,33 +307,39 @@ def _join(uf, group_of, op, other, soft, present):
             f"the other nodes colocated with them." + debug_info(a, present) + debug_info(b, present)
             + errors.defined_at(op))
     root, absorbed = uf.union(op.name, other.name)
-    a.members += b.members  # disjoint: b was a separate group
-    a.request, a.types = request, types
+    kept = group_of[root]
+    kept.members += (b if kept is a else a).members  # disjoint: separate groups until now
+    kept.request, kept.resource, kept.types = request, resource, types
     group_of.pop(absorbed, None)
-    group_of[root] = a
 
 
-def _merge_requests(a, b, soft):
-    """TF's MergeDevNames: combine two partial requests, or say why they conflict."""
-    out = DeviceSpec(a.job, a.replica, a.task, a.device_type, a.device_index)
+def _merge_requests(target, other, soft):
+    """TF's DeviceNameUtils::MergeDevNames: ``other``'s fields fill ``target``'s, in the order job,
+    replica, task, type, id. A conflict names ``target`` as merged so far, then ``other``. Soft
+    placement clears a conflicting type (and the id with it) or id instead."""
+    out = DeviceSpec(*target._fields())
     for field_name, label in (("job", "jobs"), ("replica", "replicas"), ("task", "tasks")):
-        x, y = getattr(a, field_name), getattr(b, field_name)
+        x, y = getattr(out, field_name), getattr(other, field_name)
         if x is not None and y is not None and x != y:
             raise ValueError(f"Cannot merge devices with incompatible {label}: "
-                             f"'{a.to_string()}' and '{b.to_string()}'")
+                             f"'{out.to_string()}' and '{other.to_string()}'")
         setattr(out, field_name, x if x is not None else y)
-    if a.device_type and b.device_type and a.device_type != b.device_type:
-        if not soft:
-            raise ValueError(f"Cannot merge devices with incompatible types: '{a.to_string()}' and '{b.to_string()}'")
-        out.device_type, out.device_index = None, None
-        return out
-    out.device_type = a.device_type or b.device_type
-    if a.device_index is not None and b.device_index is not None and a.device_index != b.device_index:
-        if not soft:
-            raise ValueError(f"Cannot merge devices with incompatible ids: '{a.to_string()}' and '{b.to_string()}'")
-        out.device_index = None
-    else:
-        out.device_index = a.device_index if a.device_index is not None else b.device_index
+    if other.device_type is not None:
+        if out.device_type is not None and out.device_type != other.device_type:
+            if not soft:
+                raise ValueError(f"Cannot merge devices with incompatible types: '{out.to_string()}' and "
+                                 f"'{other.to_string()}'")
+            out.device_type, out.device_index = None, None
+            return out
+        out.device_type = out.device_type or other.device_type
+    if other.device_index is not None:
+        if out.device_index is not None and out.device_index != other.device_index:
+            if not soft:
+                raise ValueError(f"Cannot merge devices with incompatible ids: '{out.to_string()}' and "
+                                 f"'{other.to_string()}'")
+            out.device_index = None
+            return out
+        out.device_index = out.device_index if out.device_index is not None else other.device_index
     return out
 
 
@@ -260,44 +366,54 @@ def _candidates(op, group, devices, soft, local_task, matches):
 
 
 def _soft_fallback(op, group, devices, supported, soft):
-    """The devices soft placement falls back to, and why it had to; or TF's error without it."""
+    """The devices soft placement falls back to, and why it had to; or TF's error without it.
+
+    TF's GetSoftDeviceCandidates: the group's request without device type and index (unless its
+    variables' device sets them), then without them at all; job, replica and task stay.
+    """
     request = group.request
-    named = [d for d in devices if d.matches(request)]
-    requested = op.device or request.to_string()
+    if soft:
+        resource = group.resource
+        preferred = request.replace(device_type=request.device_type if resource.device_type is not None else None,
+                                    device_index=request.device_index if resource.device_index is not None else None)
+        matching = [d for d in supported if d.matches(preferred)]
+        if not matching:
+            matching = [d for d in supported if d.matches(request.replace(device_type=None, device_index=None))]
+        if matching:
+            named = [d for d in devices if d.matches(request)]
+            why = "no such device" if not named else f"no {request.device_type} kernel for {op.type}"
+            return matching, f"soft placement: {op.device or request.to_string()} cannot be used ({why}), so it falls back"
+    raise _no_device_error(op, group, devices)
+
+
+def _no_device_error(op, group, devices):
+    """TF's error when no device fits ``op``'s group (``GetDevicesForNode``): it quotes the node's
+    own request, and names the group's when that differs."""
+    request = group.request
     present = {d.device_type for d in devices}
-    if not soft:
-        if _parses_same(op.device, request) and not named:
+    requested = op.device
+    if _parses_same(requested, request):
+        if not any(d.matches(request) for d in devices):
             names = ", ".join(sorted(d.name for d in devices))
             msg = (f"{{{{node {op.name}}}}} was explicitly assigned to {requested} but available devices are "
                    f"[ {names} ]. Make sure the device specification refers to a valid device.")
             if (request.device_type or "").upper() == "GPU" and "GPU" not in present and gpu.cupy_module() is None:
                 # a session with no GPU, simulated or real, is devlab's CPU-only build of TF
                 msg += " The requested device appears to be a GPU, but CUDA is not enabled."
-        elif _parses_same(op.device, request) and request.device_type:
+        elif request.device_type:
             msg = (f"Could not satisfy explicit device specification '{requested}' because no supported "
                    f"kernel for {request.device_type} devices is available." + debug_info(group, present)
                    + f"\nOp: {op.type}\nRegistered kernels:\n  " + _registered(op))
         else:
-            names = ", ".join(d.name for d in sorted(devices, key=lambda d: d.sort_key()))
-            msg = (f"Could not satisfy explicit device specification '{requested}' because the node "
-                   f"{{{{colocation_node {op.name}}}}} was colocated with a group of nodes that required "
-                   f"incompatible device '{request.to_string()}'. All available devices [{names}]. "
-                   + debug_info(group, present))
-        raise errors.InvalidArgumentError(op.node_def, op, f"Cannot assign a device for operation {op.name}: "
-                                          + msg + errors.defined_at(op))
-    # Soft placement: same type at any index, then any type; job, replica and task stay.
-    same_type = request.replace(device_index=None)
-    matching = [d for d in supported if d.matches(same_type)]
-    if not matching:
-        matching = [d for d in supported if d.matches(request.replace(device_type=None, device_index=None))]
-    if not matching:
-        names = ", ".join(sorted(d.name for d in devices))
-        raise errors.InvalidArgumentError(
-            op.node_def, op, f"Cannot assign a device for operation {op.name}: {{{{node {op.name}}}}} was "
-            f"explicitly assigned to {requested} but available devices are [ {names} ]. Make sure the device "
-            "specification refers to a valid device." + errors.defined_at(op))
-    why = "no such device" if not named else f"no {request.device_type} kernel for {op.type}"
-    return matching, f"soft placement: {requested} cannot be used ({why}), so it falls back"
+            msg = f"Could not satisfy explicit device specification '{requested}'" + debug_info(group, present)
+    else:
+        names = ", ".join(d.name for d in sorted(devices, key=lambda d: d.sort_key()))
+        msg = (f"Could not satisfy explicit device specification '{requested}' because the node "
+               f"{{{{colocation_node {op.name}}}}} was colocated with a group of nodes that required "
+               f"incompatible device '{request.to_string()}'. All available devices [{names}]. "
+               + debug_info(group, present))
+    return errors.InvalidArgumentError(op.node_def, op, f"Cannot assign a device for operation {op.name}: "
+                                       + msg + errors.defined_at(op))
 
 
 def debug_info(group, present):
@@ -343,8 +459,12 @@ def _heuristic(op, candidates, consumers, assigned):
 
 
 def _is_passthrough_identity(op, consumers):
-    if op.type != "Identity" or op.device or len(op.inputs) != 1:
+    """TF's ``MatchIdentityOperation``: an Identity that asks for no device, with one in-edge and
+    one out-edge (control edges count; an op that nothing reads has one, to the graph's sink,
+    which asks for no device), whose input and output asked for the same device string."""
+    if op.type not in ("Identity", "RefIdentity") or op.device or len(op.inputs) + len(op.control_inputs) != 1:
         return False
     outs = consumers.get(op.name, [])
-    return len(outs) == 1 and op.inputs[0].op.device == outs[0].device
-
+    if len(outs) > 1:
+        return False
+    return op.inputs[0].op.device == (outs[0].device if outs else "")

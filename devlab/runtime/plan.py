@@ -21,6 +21,7 @@ import numpy as np
 
 from ..framework import errors
 from ..ops.table import lookup, opdef_of
+from ..placer.placer import graph_order
 from .steps import KernelContext, LoopStep, OpStep, TransferStep, flat_steps
 from .variable_store import VarRef
 
@@ -150,8 +151,12 @@ def _writes(op):
     return bool(opdef.ref_inputs) and opdef.stateful
 
 
-def compile_plan(fetches, feeds, placement, rngs):
-    """Builds the Plan for ``fetches`` (Tensors/Operations) given ``feeds`` (Tensors)."""
+def compile_plan(fetches, feeds, placement, rngs, client_task=None):
+    """Builds the Plan for ``fetches`` (Tensors/Operations) given ``feeds`` (Tensors).
+
+    ``client_task`` is the (job, task) a ``grpc://`` session talks to: a variable fetched from
+    another task travels to it as TF's ``_Send`` does, copied as soon as the variable op runs,
+    so a fetch in the same run as its update gets the value from before the update."""
     fed = set(feeds)
     fetch_ops = [f.op if hasattr(f, "value_index") else f for f in fetches if f not in fed]
     needed = needed_ops(fetch_ops, fed)
@@ -165,11 +170,13 @@ def compile_plan(fetches, feeds, placement, rngs):
     builder = _StepBuilder(device_of, rngs, fed, replicas)
     feed_slots = [(builder.slot(t, device_of[t.op.name]), t, device_of[t.op.name]) for t in feeds]
     steps = builder.build(items)
+    fetch_devices = [device_of[f.op.name] if hasattr(f, "value_index") else None for f in fetches]
+    fetch_slots = [builder.fetch_slot(f, d) if d is not None else None for f, d in zip(fetches, fetch_devices)]
+    if client_task is not None:
+        _send_remote_variables(steps, builder, placement, client_task, fetches, fetch_devices, fetch_slots)
     flat = list(flat_steps(steps))
     for i, step in enumerate(flat):
         step.index = i
-    fetch_devices = [device_of[f.op.name] if hasattr(f, "value_index") else None for f in fetches]
-    fetch_slots = [builder.slot_of[(f, d.name)] if d is not None else None for f, d in zip(fetches, fetch_devices)]
     if control_flow:
         builder.link_control_tokens(flat)  # values live across iterations: nothing is freed early
     else:
@@ -199,6 +206,15 @@ class _StepBuilder:
             s = self.slot_of[key] = len(self.initial)
             self.initial.append(None)
         return s
+
+    def fetch_slot(self, tensor, device):
+        """The slot a fetch reads. A fetched constant that TF copied to its readers' devices
+        (``_replicated_constants``) is not run itself: the fetch reads one of its copies."""
+        s = self.slot_of.get((tensor, device.name))
+        if s is None and tensor.op in self.replicas:
+            copies = sorted(set(self.replicas[tensor.op].values()), key=lambda d: d.sort_key())
+            return self.slot_of[(tensor, copies[0].name)]
+        return self.slot_of[(tensor, device.name)] if s is None else s
 
     def build(self, items, parent=None):
         """Steps for ``items`` (ops and frames); transfers into a frame's Enter go to ``parent``."""
@@ -326,6 +342,26 @@ class _Frame:
 REPLICATE_UP_TO = 16  # elements: TF copies a constant this small rather than send it
 
 
+def _send_remote_variables(steps, builder, placement, client_task, fetches, fetch_devices, fetch_slots):
+    """For a grpc session: each fetched variable (a reference) that lives on another task than the
+    client's is copied to the client's CPU right after the variable op's step, as TF's ``_Send``
+    to the client copies it then; the fetch reads that copy. On the client's own task the fetch
+    reads the variable at the end of the run, as a local session does (TF 2.21 shows both)."""
+    client = next((d for d in sorted(placement.devices, key=lambda d: d.sort_key())
+                   if (d.job, d.task) == client_task and d.device_type == "CPU"), None)
+    if client is None:
+        return
+    for i, (f, device) in enumerate(zip(fetches, fetch_devices)):
+        if device is None or not f.dtype.is_ref or (device.job, device.task) == client_task:
+            continue
+        producer = builder.op_steps.get(f.op)
+        if producer is None or producer not in steps:  # made inside a loop: left as it is
+            continue
+        out = builder.slot(f, client)
+        steps.insert(steps.index(producer) + 1, TransferStep(f, device, client, fetch_slots[i], out, False))
+        fetch_slots[i], fetch_devices[i] = out, client
+
+
 def _replicated_constants(needed, placement, fed):
     """The small constants TF copies to the devices that read them, after placement and after
     the placement log (TF's ReplicateConstantsPass, run before partitioning): a Const of at most
@@ -368,14 +404,7 @@ def _control_flow_devices(items, placed, needed, fed, replicas=None):
         for t in op.inputs:
             consumers.setdefault(t.op, []).append(op)
 
-    def walk(items):
-        for item in items:
-            if isinstance(item, _Frame):
-                yield from walk(item.items)
-            else:
-                yield item
-
-    for op in walk(items):
+    for op in _dfs_order(needed):
         if op.type in ("Switch", "RefSwitch", "Exit"):
             data = op.inputs[0].op
             copies = replicas.get(data)
@@ -383,6 +412,39 @@ def _control_flow_devices(items, placed, needed, fed, replicas=None):
         elif (op.type == "Enter" or op.type == "NextIteration") and consumers.get(op):
             device_of[op.name] = placed[consumers[op][0].name]
     return device_of
+
+
+def _dfs_order(needed):
+    """The order TF's OptimizeControlFlowColocation visits ops: a depth-first walk from the
+    graph's source (the ops with no inputs, in graph order), entering an op when it is first
+    popped from a stack onto which each op pushes its consumers in edge order (so the last
+    consumer is walked first). Each move reads where the op's input is *at that moment*: a
+    Switch entered before the Exit that feeds it is moved was moved, follows it where it was placed."""
+    ordered = [op for op in graph_order(sorted(needed, key=lambda op: op.id)) if op in needed]
+    consumers, back = {}, []
+    for op in ordered:
+        for t in op.inputs:
+            if t.op in needed:
+                if op.type in ("Merge", "RefMerge") and t.op.type in ("NextIteration", "RefNextIteration"):
+                    back.append((t.op, op))  # a loop's back edge is added last
+                else:
+                    consumers.setdefault(t.op, []).append(op)
+        for c in op.control_inputs:
+            if c in needed:
+                consumers.setdefault(c, []).append(op)
+    for src, dst in back:
+        consumers.setdefault(src, []).append(dst)
+    starts = [op for op in ordered if not any(t.op in needed for t in op.inputs)
+              and not any(c in needed for c in op.control_inputs)]
+    out, seen, stack = [], set(), list(reversed(starts))
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        out.append(op)
+        stack.extend(c for c in consumers.get(op, ()) if c not in seen)
+    return out + [op for op in ordered if op not in seen]
 
 
 def partition_devices(ops, placed):

@@ -228,7 +228,7 @@ class Session:
             feeds[t] = _feed_array(t, value, key)
         placement = self._ensure_placed()
         plan = self._plans.get((tuple(leaves), tuple(feeds)), lambda: compile_plan(leaves, list(feeds), placement,
-                                                                                    self._rngs))
+                                                                                    self._rngs, self.local_task))
         return plan, [transfer(v, self.host, device) for (_, _, device), v in zip(plan.feed_slots, feeds.values())]
 
     def checkpoint(self):

@@ -65,7 +65,8 @@ class Optimizer:
         if not usable:
             raise ValueError("No gradients provided for any variable, check your graph for ops that do not "
                              f"support gradients, between variables {[v.name for _, v in grads_and_vars]} and loss.")
-        self._create_slots([v for _, v in usable])
+        with init_scope():  # as TF: the slots take the device scope around minimize (init_scope's rule)
+            self._create_slots([v for _, v in usable])
         updates = []
         with name_scope(name, self._name) as scope:
             self._prepare()
@@ -192,7 +193,7 @@ class AdamOptimizer(Optimizer):
     def _create_slots(self, var_list):
         first = min(var_list, key=lambda v: v.name)
         if self._beta_powers is None:
-            with init_scope(), colocate_with(first):  # in the current name scope (TF: VariableV1)
+            with colocate_with(first):  # in the current name scope, under apply_gradients' init_scope (TF)
                 self._beta_powers = (Variable(self._beta1, name="beta1_power", trainable=False),
                                      Variable(self._beta2, name="beta2_power", trainable=False))
         for v in var_list:
