@@ -87,3 +87,22 @@ def test_saving_a_notebook_never_writes_into_the_tutorial_sources():
     import jupytext.config as jupytext_config
     config = jupytext_config.load_jupytext_configuration_file(os.path.join(ROOT, "notebooks", "jupytext.toml"))
     assert not any(config.formats), "a paired format writes the learner's answers into notebooks/src"
+
+
+def test_copies_whose_size_only_the_run_knows_are_not_labelled_0_B():
+    import devlab as tf
+    from devlab.views.graph_view import GraphView
+    from devlab.views.placement_report import PlacementReport
+    with tf.Graph().as_default():
+        with tf.device("/cpu:0"):
+            table = tf.Variable(np.ones((10, 4), np.float32), name="table")
+            ids = tf.placeholder(tf.int32, [None], name="ids")
+        with tf.device("/gpu:0"):
+            rows = tf.gather(tf.identity(table), ids) * 2.0  # [None, 4] travels to the GPU
+        sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}))
+        sess.run(tf.global_variables_initializer())
+        sess.run(rows, {ids: [1, 2]})
+        svg = GraphView(sess).svg()
+        assert "sized at run time" in svg and ">copy 0 B<" not in svg
+        summary = PlacementReport(sess, sess.placement_log, sess.plans_run).summary()
+        assert "sized at run time" in summary and "(0 B)" not in summary
