@@ -21,15 +21,15 @@ class Finding:
     nbytes: int
     fix: str
     tensors: list = field(default_factory=list)
-    before: tuple = None  # (copies, bytes) of the whole run as placed
-    after: tuple = None  # (copies, bytes) of the whole run re-placed with the fix
+    before: tuple = None  # (copies, bytes, busiest link's bytes) of the whole run as placed
+    after: tuple = None  # the same, of the whole run re-placed with the fix
     note: str = ""
 
     @property
     def saved_bytes(self):
         """Bytes per step the fix saves: measured when re-placed, else the copies it removes."""
         if self.after is not None and self.before is not None:
-            return self.before[1] - self.after[1]
+            return max(self.before[1] - self.after[1], self.before[2] - self.after[2])
         return self.nbytes
 
     def lines(self):
@@ -39,7 +39,8 @@ class Finding:
                f"  fix: {self.fix}"]
         if self.after is not None:
             out.append(f"  checked: re-placed with the fix, the run makes {self.after[0]} copies, "
-                       f"{human_bytes(self.after[1])} (was {self.before[0]}, {human_bytes(self.before[1])})")
+                       f"{human_bytes(self.after[1])} (was {self.before[0]}, {human_bytes(self.before[1])}); "
+                       f"the busiest device moves {human_bytes(self.after[2])} (was {human_bytes(self.before[2])})")
         elif self.note:
             out.append(f"  not re-placed: {self.note}")
         return out

@@ -11,9 +11,9 @@ STATEFUL_TYPES = VARIABLES | {"Placeholder", "PlaceholderWithDefault", "Assign",
 MAX_DETOUR_OPS = 8  # a round trip worth one `with tf.device(...)` line, not half the model
 
 
-def diagnose(session):
-    """The Diagnosis of ``session``'s last run."""
-    plan = session.last_plan
+def diagnose(session, plan=None):
+    """The Diagnosis of ``plan`` (default: ``session``'s last run; a modelled run's plan works too)."""
+    plan = session.last_plan if plan is None else plan
     if plan is None:
         raise ValueError("diagnose() reads the last run: run something in this session first")
     placement = session.ensure_placed()
@@ -22,7 +22,7 @@ def diagnose(session):
     findings = []
     for pattern in (variables_read_across_towers, round_trips, gradients_not_colocated, shared_constants):
         findings += pattern(ctx)
-    return Diagnosis(findings, *before)
+    return Diagnosis(findings, *before[:2])
 
 
 class _Context:
@@ -35,12 +35,13 @@ class _Context:
     def device(self, op):
         return self.placement.assigned[op.name]
 
-    def check(self, finding, devices=None, colocate=None):
+    def check(self, finding, devices=None, colocate=None, measure=1):
         """``finding`` with ``before``/``after`` measured by re-placing; None when the fix, re-placed,
-        does not make the run cheaper (the doctor never recommends a change it cannot back)."""
+        does not make the run cheaper by ``measure`` (1: bytes, 2: the busiest device's link) --
+        the doctor never recommends a change it cannot back."""
         finding.before = self.before
         finding.after = replaced(self.session, self.plan, devices, colocate)
-        if finding.after is None or finding.after[1] >= self.before[1]:
+        if finding.after is None or finding.after[measure] >= self.before[measure]:
             return None
         return finding
 
@@ -82,7 +83,7 @@ def variables_read_across_towers(ctx):
                     f"create the variables under `with tf.device('/cpu:0'):` (cifar10's _variable_on_cpu) "
                     f"or `tf.train.replica_device_setter(ps_device='/cpu:0', worker_device=tower)`",
                     [t.tensor.name for t, _ in items])
-        f = ctx.check(f, devices={v: ctx.session.host.name for v in variables})
+        f = ctx.check(f, devices={v: ctx.session.host.name for v in variables}, measure=2)
         if f is not None:
             found.append(f)
     return found
@@ -123,7 +124,9 @@ def round_trips(ctx):
         f = Finding("round trip", what, len(moved), sum(nbytes(t.tensor) for t in moved),
                     f"build {'them' if len(group) > 1 else 'it'} under `with tf.device('{_scope(home)}'):`",
                     [t.tensor.name for t in moved])
-        checked = ctx.check(f, devices={n: home.name for n in names})
+        generators = {t.op.name for op in group for t in op.inputs  # its constants move with it
+                      if not t.op.inputs and t.op.type not in STATEFUL_TYPES and ctx.device(t.op).name == here.name}
+        checked = ctx.check(f, devices={n: home.name for n in set(names) | generators})
         if checked is not None:
             found.append(checked)
         elif any("CPU" not in (op.device or "").upper() for op in group):  # on the CPU though not asked to be

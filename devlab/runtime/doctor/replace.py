@@ -16,12 +16,18 @@ def nbytes(tensor):
 
 
 def cost(transfers):
-    """(copies, bytes) of a plan's transfers."""
-    return len(transfers), sum(nbytes(t.tensor) for t in transfers)
+    """(copies, bytes, busiest link) of a plan's transfers: the link's figure is the most bytes any
+    one device sends and receives, what serialises a step when one GPU serves every tower."""
+    load = {}
+    for t in transfers:
+        n = nbytes(t.tensor)
+        load[t.src.name] = load.get(t.src.name, 0) + n
+        load[t.device.name] = load.get(t.device.name, 0) + n
+    return len(transfers), sum(nbytes(t.tensor) for t in transfers), max(load.values(), default=0)
 
 
 def replaced(session, plan, devices=None, colocate=None):
-    """(copies, bytes) of ``plan``'s fetches re-placed with ``devices`` ({op name: requested
+    """(copies, bytes, busiest link) of ``plan``'s fetches re-placed with ``devices`` ({op name: requested
     device}) and ``colocate`` ({op name: [b"loc:@x"]}) applied; None if that placement fails
     (a kernel missing on the device asked for, a colocation conflict)."""
     graph = session.graph
