@@ -35,12 +35,12 @@ def replaced(session, plan, devices=None, colocate=None):
     try:
         for name, device in (devices or {}).items():
             op = graph.get_operation_by_name(name)
-            saved_devices[op] = op._device
-            op._device = device
+            saved_devices[op] = op.device
+            op._set_device(device)
         for name, groups in (colocate or {}).items():
             op = graph.get_operation_by_name(name)
-            saved_classes[op] = op._attrs.get("_class")
-            op._attrs["_class"] = list(groups)
+            saved_classes[op] = op.attrs.get("_class")
+            op._set_attr("_class", list(groups))
         soft = session.config.allow_soft_placement or config_get("force_soft_placement")
         placement = place(graph.get_operations(), session.devices, soft, session.local_task)
         feeds = [t for _, t, _ in plan.feed_slots]
@@ -50,9 +50,9 @@ def replaced(session, plan, devices=None, colocate=None):
         return None
     finally:
         for op, device in saved_devices.items():
-            op._device = device
+            op._set_device(device)
         for op, groups in saved_classes.items():
             if groups is None:
-                op._attrs.pop("_class", None)
+                op._clear_attr("_class")
             else:
-                op._attrs["_class"] = groups
+                op._set_attr("_class", groups)
