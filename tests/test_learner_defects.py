@@ -106,3 +106,20 @@ def test_copies_whose_size_only_the_run_knows_are_not_labelled_0_B():
         assert "sized at run time" in svg and ">copy 0 B<" not in svg
         summary = PlacementReport(sess, sess.placement_log, sess.plans_run).summary()
         assert "sized at run time" in summary and "(0 B)" not in summary
+
+
+def test_a_colocation_error_names_the_op_that_cannot_follow_and_its_line():
+    import devlab as tf
+    from devlab.views.tracebacks import short_traceback
+    with tf.Graph().as_default():
+        c = tf.constant(1.0)
+        with tf.device("/gpu:0"):
+            x = tf.sin(c, name="x")
+        with tf.colocate_with(x):
+            s = tf.as_string(x, name="s")  # the line the learner must change
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            tf.Session(config=tf.ConfigProto(device_count={"GPU": 1})).run(s)
+    assert "no supported kernel for GPU devices" in str(e.value)  # TF's words stay
+    lines = short_traceback(e.value)
+    assert any("the op that cannot follow: s (AsString) has no GPU kernel" in line for line in lines)
+    assert "s = tf.as_string(x" in lines[-1]
