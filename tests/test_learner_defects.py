@@ -123,3 +123,28 @@ def test_a_colocation_error_names_the_op_that_cannot_follow_and_its_line():
     lines = short_traceback(e.value)
     assert any("the op that cannot follow: s (AsString) has no GPU kernel" in line for line in lines)
     assert "s = tf.as_string(x" in lines[-1]
+
+
+def test_two_copies_at_once_are_two_bars_in_the_timeline():
+    import devlab as tf
+    from devlab.views.chrome_trace import Timeline
+    from devlab.views.timeline_view import gantt, pack
+    with tf.Graph().as_default():
+        parts = []
+        for d in ("/gpu:0", "/gpu:1"):
+            with tf.device(d):
+                parts.append(tf.matmul(tf.ones([64, 64]), tf.ones([64, 64])))
+        with tf.device("/cpu:0"):
+            total = tf.add_n(parts)
+        sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 2}))
+        md = tf.RunMetadata()
+        sess.run(total, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+    events = Timeline(md.step_stats).events()
+    copies = [(e, row) for e, row in zip(events, pack(events)) if e[3] == "_Recv" and "CPU:0" in e[0]]
+    assert len(copies) == 2
+    (a, row_a), (b, row_b) = copies
+    overlap = a[4] < b[4] + b[5] and b[4] < a[4] + a[5]
+    assert overlap, "the two towers' results reach the CPU at the same time"
+    assert row_a != row_b
+    labels = [t.get_text() for t in gantt(md.step_stats).axes[0].get_yticklabels()]
+    assert sum(label.startswith("CPU:0") and "(2)" in label for label in labels) == 1
