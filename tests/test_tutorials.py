@@ -32,7 +32,7 @@ def check_lines(cell):
 
 
 def test_every_tutorial_has_a_source_and_the_readme_lists_them_all():
-    assert len(NAMES) == 13
+    assert len(NAMES) == 14
     with open(os.path.join(ROOT, "README.md")) as f:
         readme = f.read()
     assert all(f"| `{name}` |" in readme for name in NAMES)
