@@ -3,6 +3,8 @@
 Each returns Findings; ``diagnose`` keeps those whose fix, re-placed, makes the run cheaper (or
 that cannot be re-placed, saying why), costliest first.
 """
+from ...ops import kernel_registry
+from ...ops.table import lookup
 from .findings import Diagnosis, Finding
 from .replace import cost, nbytes, replaced
 
@@ -129,8 +131,9 @@ def round_trips(ctx):
         checked = ctx.check(f, devices={n: home.name for n in set(names) | generators})
         if checked is not None:
             found.append(checked)
-        elif any("CPU" not in (op.device or "").upper() for op in group):  # on the CPU though not asked to be
-            kinds = sorted({f"{op.type} ({op.outputs[0].dtype.name})" for op in group if op.outputs})
+        elif any(not _has_kernel(op, home.device_type) for op in group):
+            kinds = sorted({f"{op.type} ({op.outputs[0].dtype.name})" for op in group
+                            if op.outputs and not _has_kernel(op, home.device_type)})
             f.pattern = "CPU-only kernel"
             f.what = f"{', '.join(kinds[:3])}: no kernel on {home.device_type}, so {what}"
             f.fix = ("do this work on the CPU before the values reach the GPU (in the input pipeline), "
@@ -139,6 +142,14 @@ def round_trips(ctx):
             f.note = f"re-placed on {_short(home)}, these ops cannot follow (no kernel there)"
             found.append(f)
     return found
+
+
+def _has_kernel(op, device_type):
+    """Whether ``op`` (with its dtypes) has a kernel on ``device_type``, as the placer decides."""
+    types = kernel_registry.supported_types(op.type, op.attrs, {"CPU", device_type})
+    if types is None:
+        types = lookup(op.type).devices
+    return device_type in types
 
 
 def _grow(ctx, start, device):
