@@ -178,3 +178,27 @@ def test_placement_magic_doctor(capsys):
                       "        outs.append(tf.reduce_sum(tf.matmul(k, k)))\n"
                       "tf.Session().run(tf.add_n(outs))\n".replace("np.", "__import__('numpy')."))
     assert "shared constant" in capsys.readouterr().out
+
+
+def test_an_embedding_updated_by_a_dense_gradient_is_named():
+    def program(densify):
+        with tf.Graph().as_default():
+            with tf.device("/cpu:0"):
+                table = tf.Variable(np.ones((1000, 16), np.float32), name="table")
+                ids = tf.constant([1, 5, 7], name="ids")
+            with tf.device("/gpu:0"):
+                loss = tf.reduce_sum(tf.nn.embedding_lookup(table, ids))
+            opt = tf.train.GradientDescentOptimizer(0.1)
+            grads = opt.compute_gradients(loss, [table])
+            if densify:
+                grads = [(tf.convert_to_tensor(g), v) for g, v in grads]
+            sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}))
+            sess.run(tf.global_variables_initializer())
+            sess.run(opt.apply_gradients(grads))
+            return sess.diagnose()
+    found = [f for f in program(densify=True) if f.pattern == "embedding densified"]
+    assert len(found) == 1
+    assert found[0].nbytes == 1000 * 16 * 4 and "3 * 16 * 4" not in found[0].note
+    assert f"({3 * 16 * 4} bytes per step)" in found[0].note
+    sparse = program(densify=False)  # the IndexedSlices gradient: a sparse update
+    assert "embedding densified" not in [f.pattern for f in sparse]

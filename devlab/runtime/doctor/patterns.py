@@ -22,7 +22,8 @@ def diagnose(session, plan=None):
     before = cost(plan.transfers)
     ctx = _Context(session, plan, placement, before)
     findings = []
-    for pattern in (variables_read_across_towers, round_trips, gradients_not_colocated, shared_constants):
+    for pattern in (variables_read_across_towers, round_trips, gradients_not_colocated, shared_constants,
+                    densified_embeddings):
         findings += pattern(ctx)
     return Diagnosis(findings, *before[:2])
 
@@ -245,3 +246,46 @@ def shared_constants(ctx):
         "create the constant inside each tower's `with tf.device(...)` (one per tower), not once outside",
         [t.tensor.name for t in copies], before=ctx.before,
         note="the fix makes one new op per tower; its copies, all removed, are the cost shown")]
+
+
+GATHERS = {"Gather", "GatherV2", "ResourceGather"}
+
+
+def _gathered(variable):
+    """The gathers (embedding lookups) of the graph that read ``variable``, directly or through its
+    read (a training step's plan need not run the lookup itself: its gradient does not use it)."""
+    out = []
+    for t in variable.outputs:
+        for c in t.consumers():
+            if c.type in GATHERS:
+                out.append(c)
+            elif _variable_of(c) is variable:
+                out += [g for r in c.outputs for g in r.consumers() if g.type in GATHERS]
+    return out
+
+
+def densified_embeddings(ctx):
+    """An embedding table updated by a dense gradient: something turned the lookup's IndexedSlices
+    gradient (the rows looked up) into a tensor the size of the whole table, every step."""
+    found = []
+    for op in ctx.plan.ops:
+        if not (op.type.startswith("Apply") or op.type.startswith("ResourceApply")) or not op.inputs:
+            continue
+        variable = op.inputs[0].op if op.inputs[0].op.type in VARIABLES else None
+        gathers = _gathered(variable) if variable is not None else []
+        if not gathers:
+            continue
+        dense = next((t for t in op.inputs[1:] if t.shape == variable.outputs[0].shape), None)
+        if dense is None:
+            continue
+        rows = sum(nbytes(g.outputs[0]) for g in gathers)
+        found.append(Finding(
+            "embedding densified", f"the embedding {variable.name} gets a dense gradient ({dense.op.name}, the whole "
+                                   f"table) and {op.type} updates every row each step",
+            0, nbytes(dense),
+            "keep the gradient sparse: no tf.convert_to_tensor / tf.add_n / dense op on it (clip with "
+            "tf.clip_by_global_norm, which keeps IndexedSlices), so the optimizer updates only the rows looked up",
+            [dense.name], before=ctx.before,
+            note=f"the sparse update would write only the looked-up rows ({rows} bytes per step); "
+                 "it needs the gradient built again, so it was not re-placed"))
+    return found
