@@ -268,8 +268,12 @@ class PlacementMagics(Magics):
                 feeds = {t: transfer(v, device, host) for (_, t, device), v in zip(last.plan.feed_slots, last.feeds)}
                 display(StepperWidget(last.session, list(last.plan.fetches), feeds))
 
-        if args.doctor and last is not None:
-            display(last.session.diagnose())
+        if args.doctor:
+            if last is None:
+                print("devlab: --doctor reads a run, and this cell ran none")
+            else:
+                from ..runtime.doctor import diagnose
+                display(diagnose(last.session, last.plan))  # the cell's last run, modelled ones too
 
     def _show_timeline(self, last):
         if last is None or last.run_metadata is None:
