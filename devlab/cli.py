@@ -87,6 +87,8 @@ def parser():
         place.add_argument(f"--{fmt}", metavar="OUT", help=f"draw the last run's placed graph as {fmt.upper()} "
                            f"(OUT.{fmt}; needs Graphviz's dot)")
     place.add_argument("--trace", metavar="OUT", help="write the last run's timeline as Chrome trace JSON")
+    place.add_argument("--doctor", action="store_true",
+                       help="name the last run's costly placement patterns, what each costs and the change that removes it")
     place.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                        help=f"stop the script after this long (default {DEFAULT_TIMEOUT:g}; 0: no limit, in this process)")
     return ap
@@ -153,6 +155,8 @@ def _place_in_child(args):
             argv += [f"--{flag}", str(getattr(args, flag))]
     if args.soft:
         argv.append("--soft")
+    if args.doctor:
+        argv.append("--doctor")
     env = dict(os.environ)
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
@@ -258,6 +262,11 @@ def _write_outputs(last, args):
             return fail(f"--trace {args.trace}: could not write the timeline: {_one_line(e)}")
         kind = "modelled timeline" if last.modelled is not None else "timeline"
         print(f"devlab: {kind} written to {args.trace} (open it in https://ui.perfetto.dev)")
+    if args.doctor:
+        try:
+            print(last.session.diagnose())
+        except ValueError as e:
+            return fail(f"--doctor: {e}")
     return 0
 
 

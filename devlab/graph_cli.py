@@ -46,6 +46,9 @@ def place_graph_file(args):
     print()
     print(f"fetches modelled: {', '.join(f.name for f in run.fetches[:8])}{' ...' if len(run.fetches) > 8 else ''}")
     print(run.summary())
+    if getattr(args, "doctor", False):
+        from .runtime.doctor import diagnose
+        print(diagnose(session, run.plan))
     return _outputs(session, run, args)
 
 

@@ -38,7 +38,7 @@ CELLS = [
     # 1. a graph big enough to fold by scope
     "%%placement\nx = tf.constant(1.0, name='x')\nfor i in range(4):\n    with tf.name_scope(f'block{i}'):\n"
     "        for _ in range(20):\n            x = tf.sin(x) + 1.0\ntf.Session().run(x)",
-    # 2. the stepper on seed 004's mixed sum
+    # 2. the stepper on tutorial 4's mixed sum
     "c = []\nfor d in ['/device:GPU:2', '/device:GPU:3']:\n    with tf.device(d):\n"
     "        c.append(tf.matmul(tf.ones([2, 3]), tf.ones([3, 2])))\nwith tf.device('/cpu:0'):\n"
     "    total = tf.add_n(c)\nsess = tf.Session(config=tf.ConfigProto(device_count={'GPU': 4}))\n"
@@ -55,7 +55,7 @@ CELLS = [
 ]
 
 
-# README's picture: seed 004's first program with the stepper (log, summary, the stepper and its graph)
+# README's picture: the "Using GPUs" first program with the stepper (log, summary, the stepper and its graph)
 README_CELL = ("%%placement --gpus 2 --step --no-draw\nwith tf.device('/cpu:0'):\n"
                "    a = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[2, 3], name='a')\n"
                "    b = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[3, 2], name='b')\n"

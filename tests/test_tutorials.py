@@ -32,7 +32,7 @@ def check_lines(cell):
 
 
 def test_every_tutorial_has_a_source_and_the_readme_lists_them_all():
-    assert len(NAMES) == 13
+    assert len(NAMES) == 14
     with open(os.path.join(ROOT, "README.md")) as f:
         readme = f.read()
     assert all(f"| `{name}` |" in readme for name in NAMES)
@@ -108,3 +108,22 @@ def test_seed_example_runs_with_devlab_place(example):
         assert proc.returncode == 1 and "was explicitly assigned to /device:CPU:1" in proc.stderr + proc.stdout
     else:
         assert proc.returncode == 0, proc.stderr
+
+
+def test_tutorial05_copies_are_tensorflows_and_colocation_changes_them():
+    """Tutorial 5's exercise rests on colocation changing the copies: its program (taken from the
+    source) makes the copies TensorFlow's partitioned graph sends (recorded), 3 without and 2 with."""
+    import json
+    import devlab as tf
+    source = build.read_source("05_gradients")
+    program = next(c.source for c in source.cells if "def gradients_program" in c.source)
+    scope = {"tf": tf, "np": __import__("numpy")}
+    exec(program, scope)  # noqa: S102 - the tutorial's own cell
+    with open(os.path.join(ROOT, "tests", "data", "tutorial05_sends.json")) as f:
+        recorded = json.load(f)
+    for colocate, key in ((False, "without_colocation"), (True, "with_colocation")):
+        with tf.Graph().as_default():
+            sess = scope["gradients_program"](colocate)
+            sent = sorted(t.op.name for t in sess.last_plan.transfers)
+        assert sent == recorded[key], key
+    assert len(recorded["without_colocation"]) > len(recorded["with_colocation"])

@@ -113,6 +113,10 @@ class Operation:
     def _set_attr(self, name, value):
         self._attrs[name] = value
 
+    def _clear_attr(self, name):
+        """Removes attribute ``name`` (TF's ``Operation._clear_attr``)."""
+        self._attrs.pop(name, None)
+
     @property
     def attrs(self):
         """The op's attributes, a read-only mapping (``_class`` holds its colocation groups)."""

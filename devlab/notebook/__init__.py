@@ -18,7 +18,7 @@ def unload_ipython_extension(ipython):
     from . import source_names
     source_names.uninstall()
     magics = ipython.magics_manager.magics
-    for kind, name in (("cell", "placement"), ("line", "placement_log")):
+    for kind, name in (("cell", "placement"), ("line", "placement"), ("line", "placement_log")):
         magics[kind].pop(name, None)
     ipython.magics_manager.registry.pop("PlacementMagics", None)
     unregister_reprs(ipython)

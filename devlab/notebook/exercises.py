@@ -21,9 +21,34 @@ def check(answer, expected, hint, same=None, well_done="right"):
         ok = False
     if ok:
         print(f"\u2714 {well_done}")
+    elif _wrong_kind(answer, expected):
+        # "2" for 2 is the right idea written as the wrong kind: say so, never "('2' is not it)"
+        print(f"\u2718 not yet: the answer is {_kind(expected)}, and {answer!r} is {_kind(answer)}. Hint: {hint}")
     else:
         said = "" if isinstance(answer, bool) else f" ({answer!r} is not it)"
         print(f"\u2718 not yet{said}. Hint: {hint}")
+
+
+def _kind(value):
+    """"a number", "a string", ... : how a learner would name a value's type."""
+    if isinstance(value, bool):
+        return "True or False"
+    if isinstance(value, (int, float)) or type(value).__module__ == "numpy" and hasattr(value, "dtype"):
+        return "a number"
+    if isinstance(value, str):
+        return "a string (in quotes)"
+    if isinstance(value, (list, tuple, set)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a dict"
+    return f"a {type(value).__name__}"
+
+
+def _wrong_kind(answer, expected):
+    """Whether ``answer`` is a different kind of value than ``expected`` (a string for a number...)."""
+    if expected is None or any(answer is u for u in UNANSWERED):
+        return False
+    return _kind(answer) != _kind(expected)
 
 
 def same_device(a, b):

@@ -88,6 +88,19 @@ def _name_cells(line, cells):
     return line
 
 
+def _asked_for_log(session):
+    """Whether ``session`` was made with ``log_device_placement=True`` (or the log is on for all)."""
+    config = getattr(session, "config", None)
+    return bool(getattr(config, "log_device_placement", False)) or bool(devlab_config.get("force_log"))
+
+
+def _usage():
+    """``%%placement``'s help: what it does, then its options."""
+    parser = PlacementMagics.placement.parser
+    text = parser.format_help().lstrip(":\n").replace("%placement [", "usage: %%placement [", 1)
+    return text.strip() + "\n"
+
+
 @contextlib.contextmanager
 def fresh_default_graph():
     """A new default graph for the cell. It stays the default afterwards (so later cells can
@@ -121,10 +134,17 @@ class PlacementMagics(Magics):
               help="draw only these of the cell's different runs (0 is the first); default: all of them")
     @argument("--full-log", action="store_true", help="print every placement line, however long the log")
     @argument("--compare-tf", action="store_true", help="also run the cell under TensorFlow, if installed")
+    @argument("--no-log", dest="log", action="store_false", default=True,
+              help="do not print the sessions' placement logs (printed by default, as log_device_placement=True would)")
+    @argument("--doctor", action="store_true", help="name the costly placement patterns of the last run and their fixes")
+    @argument("-h", "--help", action="store_true", help="print this help and run nothing")
     @cell_magic
     def placement(self, line, cell):
         """Run TF1 code with devlab and show where each op goes and why."""
         args = parse_argstring(self.placement, line)
+        if args.help:
+            print(_usage())
+            return None
         for flag in ("gpus", "cpus"):
             value = getattr(args, flag)
             minimum = 1 if flag == "cpus" else 0
@@ -143,12 +163,12 @@ class PlacementMagics(Magics):
         if args.soft:
             settings["force_soft_placement"] = True
         with Recorder() as cap, devlab_config.override(**settings), tensorflow_is_devlab(), fresh_default_graph(), \
-                self._tf_is_devlab(), self._print_logs(None if args.full_log else LOG_LIMIT):
+                self._tf_is_devlab(), self._print_logs(None if args.full_log else LOG_LIMIT, args.log):
             try:
                 value = self._run(cell)
             except SyntaxError:
                 raise  # IPython shows these itself, with the cell and the caret
-            except Exception as e:  # shown by IPython as the user's frames only, by cell and line
+            except (Exception, KeyboardInterrupt) as e:  # shown by IPython as the user's frames only, by cell and line
                 with contextlib.suppress(AttributeError, TypeError):
                     e._render_traceback_ = functools.partial(self._cell_traceback, e)
                 raise
@@ -175,11 +195,17 @@ class PlacementMagics(Magics):
                     ns["tf"] = before
 
     @contextlib.contextmanager
-    def _print_logs(self, limit):
+    def _print_logs(self, limit, on=True):
         """Inside, every session's device mapping and placement log are printed from its events
-        (``SessionCreated``, ``OpsPlaced``), a log longer than ``limit`` lines only its head."""
+        (``SessionCreated``, ``OpsPlaced``), a log longer than ``limit`` lines only its head. A
+        session that did not ask for ``log_device_placement`` gets one line saying why it prints."""
         def show(event):
+            if not on:
+                return
             if isinstance(event, SessionCreated):
+                if not _asked_for_log(event.session):
+                    print("devlab: %%placement prints every session's placement log, as log_device_placement=True "
+                          "would (--no-log: don't)")
                 print(event.session.device_mapping)
             elif isinstance(event, OpsPlaced) and event.records:
                 print(log_text(event.records, limit=limit))
@@ -212,7 +238,7 @@ class PlacementMagics(Magics):
             if report.records:
                 display(PlacementReport(report.session, report.records, report.plans))
         last = cap.last
-        if args.draw and last is not None:
+        if args.draw and not args.step and last is not None:  # the stepper draws the graph itself
             from .graph_widget import GraphWidget
             plans = list({id(p): p for p in last.plans}.values())  # each different run once
             if args.runs is not None:
@@ -241,6 +267,13 @@ class PlacementMagics(Magics):
                 host = last.session.host  # the last run's feeds, replayed by the stepper
                 feeds = {t: transfer(v, device, host) for (_, t, device), v in zip(last.plan.feed_slots, last.feeds)}
                 display(StepperWidget(last.session, list(last.plan.fetches), feeds))
+
+        if args.doctor:
+            if last is None:
+                print("devlab: --doctor reads a run, and this cell ran none")
+            else:
+                from ..runtime.doctor import diagnose
+                display(diagnose(last.session, last.plan))  # the cell's last run, modelled ones too
 
     def _show_timeline(self, last):
         if last is None or last.run_metadata is None:
@@ -285,6 +318,16 @@ class PlacementMagics(Magics):
         text = str(error)
         lines.append(f"{type(error).__name__}: {text}" if text else type(error).__name__)
         return lines
+
+    @line_magic("placement")
+    def placement_line(self, line):
+        """``%placement --help``: the cell magic's help (IPython sends ``%%placement --help`` with an
+        empty cell here, "did you mean the line magic"); anything else says it is a cell magic."""
+        if line.strip() in ("-h", "--help", ""):
+            print(_usage())
+            return
+        raise UsageError("%%placement is a cell magic: put `%%placement " + line.strip() + "` on the first line "
+                         "of a cell of TF1 code (`%placement --help` lists its options)")
 
     @line_magic
     def placement_log(self, line):

@@ -181,6 +181,12 @@ class Session:
         """A stepper over a modelled run: values shown as shapes."""
         return modelled_mod.ModelledStepper(self, fetches, feed_dict, **options)
 
+    def diagnose(self):
+        """The placement doctor on the last run: its costly patterns, each with the bytes it costs
+        per step and the one-line change that removes it, checked by re-placing (``runtime/doctor``)."""
+        from .doctor import diagnose
+        return diagnose(self)
+
     def explain(self, op):
         """Why ``op`` (an Operation, Tensor, Variable or name) is on its device."""
         self._ensure_placed()

@@ -7,10 +7,11 @@ checksum of their name, so a parameter server keeps its colour from one cell to 
 """
 import zlib
 
-GPU_COLOURS = ["#1F77B4", "#FF7F0E", "#9467BD", "#D62728", "#17BECF", "#E377C2", "#BCBD22", "#8C564B"]
+# GPU:3 is indigo, not red: red is the copies' colour (COPY_COLOUR), and no device may look like a copy
+GPU_COLOURS = ["#1F77B4", "#FF7F0E", "#9467BD", "#393B79", "#17BECF", "#E377C2", "#BCBD22", "#8C564B"]
 CPU_COLOURS = ["#2CA02C", "#7F7F7F", "#98DF8A", "#AEC7E8"]
 CLUSTER_COLOURS = ["#8C564B", "#E377C2", "#17BECF", "#BCBD22", "#9467BD", "#FF7F0E", "#1F77B4", "#2CA02C",
-                   "#D62728", "#7F7F7F", "#393B79", "#637939", "#8C6D31", "#843C39", "#7B4173", "#3182BD"]
+                   "#6B6ECF", "#7F7F7F", "#393B79", "#637939", "#8C6D31", "#843C39", "#7B4173", "#3182BD"]
 COPY_COLOUR = "#C62828"  # copies between devices: red in the graph, the timeline and the stepper
 CURRENT_COLOUR = "#FFD54F"  # the stepper's current op or copy
 

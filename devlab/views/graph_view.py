@@ -85,10 +85,10 @@ class _Node:
 
 
 class _CopyEdge:
-    __slots__ = ("count", "nbytes", "steps")
+    __slots__ = ("count", "nbytes", "unsized", "steps")
 
     def __init__(self):
-        self.count, self.nbytes, self.steps = 0, 0, []
+        self.count, self.nbytes, self.unsized, self.steps = 0, 0, 0, []
 
 
 class GraphView:
@@ -279,16 +279,17 @@ class GraphView:
             if src is None or not dsts:
                 continue
             size_key = (t.shape, t.dtype)
-            size = sizes.get(size_key)
-            if size is None:
-                size = sizes[size_key] = tensor_bytes(t) or 0
+            size = sizes.get(size_key, 0)
+            if size == 0:
+                size = sizes[size_key] = tensor_bytes(t)  # None: a size only the run knows
             for i, dst in enumerate(dsts):
                 e = edges.get((src, dst))
                 if e is None:
                     e = edges[(src, dst)] = _CopyEdge()
                 if i == 0:
                     e.count += 1
-                    e.nbytes += size
+                    e.nbytes += size or 0
+                    e.unsized += size is None
                 e.steps.append(step)
         return edges
 
@@ -339,9 +340,9 @@ class GraphView:
             if edge.count == 0:
                 label = ""  # the same copy reaches another op on that device
             elif edge.count == 1:
-                label = f"copy {human_bytes(edge.nbytes)}"
+                label = f"copy {bytes_label(edge.nbytes, edge.unsized)}"
             else:
-                label = f"{edge.count} copies, {human_bytes(edge.nbytes)}"
+                label = f"{edge.count} copies, {bytes_label(edge.nbytes, edge.unsized)}"
             ran = self.done is None or current or any(
                 (s.tensor.name, s.device.name) in self.done_copies for s in edge.steps)
             colour = "#E6A100" if current else COPY_COLOUR
@@ -457,9 +458,10 @@ class GraphView:
 
     def summary(self):
         n_dev = len(self.devices)
-        nbytes = sum(tensor_bytes(s.tensor) or 0 for s in self.transfers)
+        sizes = [tensor_bytes(s.tensor) for s in self.transfers]
+        nbytes = bytes_label(sum(n or 0 for n in sizes), sizes.count(None))
         return (f"placed graph: {len(self.ops)} ops on {n_dev} device{'s' if n_dev != 1 else ''}, "
-                f"{len(self.transfers)} cop{'ies' if len(self.transfers) != 1 else 'y'} ({human_bytes(nbytes)})")
+                f"{len(self.transfers)} cop{'ies' if len(self.transfers) != 1 else 'y'} ({nbytes})")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         svg = self.svg()
@@ -482,6 +484,15 @@ def tensor_bytes(t):
     if t.shape.is_fully_defined() and t.dtype.base_dtype.name != "string":
         return t.shape.num_elements() * t.dtype.base_dtype.size
     return None
+
+
+def bytes_label(known, unsized=0):
+    """``"8.0 KB"``; with copies whose size only the run knows (a shape the graph leaves open, as
+    ``dynamic_partition``'s), says so rather than counting them as 0 B: ``"8.0 KB + 2 sized at run time"``."""
+    if not unsized:
+        return human_bytes(known)
+    what = f"{unsized} sized at run time" if unsized > 1 else "sized at run time"
+    return what if not known else f"{human_bytes(known)} + {what}"
 
 
 def human_bytes(n):

@@ -8,7 +8,7 @@ import html
 import itertools
 
 from .colours import device_colour, short_device, swatch
-from .graph_view import human_bytes, tensor_bytes
+from .graph_view import bytes_label, tensor_bytes
 
 _ids = itertools.count()
 LOG_HEAD = 12  # placement lines printed when a log is long
@@ -39,12 +39,13 @@ class PlacementReport:
     def summary(self):
         counts = self.counts()
         copies = self.transfers()
-        nbytes = sum(tensor_bytes(s.tensor) or 0 for s in copies)
+        sizes = [tensor_bytes(s.tensor) for s in copies]
+        nbytes = bytes_label(sum(n or 0 for n in sizes), sizes.count(None))
         where = ", ".join(f"{short_device(d)} {n}" for d, n in counts.items())
         runs = len(self.plans)
         return (f"devlab: {len(self.records)} ops placed on {len(counts)} device{'s' if len(counts) != 1 else ''} "
                 f"({where}); {len(copies)} cop{'ies' if len(copies) != 1 else 'y'} between devices "
-                f"({human_bytes(nbytes)}) " + ("in 1 run" if runs == 1 else f"across {runs} different runs"))
+                f"({nbytes}) " + ("in 1 run" if runs == 1 else f"across {runs} different runs"))
 
     def text(self):
         return self.summary()
