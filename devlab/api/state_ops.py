@@ -28,6 +28,16 @@ assign_add = _write("AssignAdd", "AssignAdd")
 assign_sub = _write("AssignSub", "AssignSub")
 
 
+def count_up_to(ref, limit, name=None):
+    """``tf.count_up_to``: a CountUpTo op that returns the int32/int64 variable's value and adds
+    one, until the value reaches ``limit`` (then the run fails with OutOfRangeError)."""
+    ref = convert_to_tensor(ref, as_ref=True)
+    if ref.dtype.base_dtype.name not in ("int32", "int64"):
+        raise TypeError(f"Value passed to parameter 'ref' has DataType {ref.dtype.base_dtype.name} not in list of "
+                        "allowed values: int32, int64")
+    return apply_op_output("CountUpTo", [ref], {"limit": int(limit), "T": ref.dtype.base_dtype}, name or "CountUpTo")
+
+
 def is_variable_initialized(ref, name=None):
     ref = convert_to_tensor(ref, as_ref=True)
     return apply_op_output("IsVariableInitialized", [ref], {"dtype": ref.dtype.base_dtype},

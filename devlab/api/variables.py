@@ -139,6 +139,10 @@ class Variable:
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         return state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
 
+    def count_up_to(self, limit):
+        """TF's ``Variable.count_up_to``: ``tf.count_up_to`` of this variable."""
+        return state_ops.count_up_to(self._variable, limit)
+
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         return state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
 

@@ -192,9 +192,9 @@ def apply_op(op_type, inputs, attrs=None, name=None):
 
 def _create(graph, op_type, inputs, specs, name, attrs, refs):
     if not refs:
-        return graph.create_op(op_type, list(inputs), specs, name, attrs)
+        return graph.create_op(op_type, list(inputs), specs, name=name, attrs=attrs)
     with graph.colocate_with(refs[0].op):  # TF's _MaybeColocateWith: an op that writes a variable
-        return graph.create_op(op_type, list(inputs), specs, name, attrs)
+        return graph.create_op(op_type, list(inputs), specs, name=name, attrs=attrs)
 
 
 def apply_op_output(op_type, inputs, attrs=None, name=None):
@@ -219,7 +219,8 @@ def _describe(error, node, op_type, inputs):
     shapes = ", ".join("?" if t.shape.sizes is None else
                        "[" + ",".join("?" if d is None else str(d) for d in t.shape.sizes) + "]" for t in inputs)
     args = ", ".join(t.op.name for t in inputs)
-    dtype = f"T={_TF_TYPE_ENUM.get(inputs[0].dtype.base_dtype.name, 'DT_INVALID')}" if inputs else ""
+    dtype = f"T={_TF_TYPE_ENUM.get(inputs[0].dtype.base_dtype.name, 'DT_INVALID')}" \
+        if inputs and op_defs.declares_attr(op_type, "T") else ""
     filename, lineno = user_location()
     return (f"{error} for '{{{{node {node}}}}} = {op_type}[{dtype}]({args})' with input shapes: {shapes}.\n"
             f"  (op '{node}' defined at {filename}:{lineno})")

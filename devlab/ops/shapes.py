@@ -298,6 +298,24 @@ def string_scalar(inputs, attrs):
     return [(dtypes.string, ())]
 
 
+def read_file(inputs, attrs):
+    """ReadFile: one file name (a scalar) gives its contents (a scalar string)."""
+    _scalars(inputs)
+    return [(dtypes.string, ())]
+
+
+def no_outputs_of_scalars(inputs, attrs):
+    """WriteFile: scalar inputs, no outputs."""
+    _scalars(inputs)
+    return []
+
+
+def _scalars(inputs):
+    for t in inputs:
+        if dims(t) is not None and len(dims(t)) != 0:
+            raise ShapeError(f"Shape must be rank 0 but is rank {len(dims(t))}")
+
+
 
 def variable(inputs, attrs):
     """A ref variable's output: the reference form of its dtype (``float32_ref``)."""

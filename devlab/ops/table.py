@@ -61,6 +61,7 @@ OPS = _table(
     OpDef("Assign", S.assign, K.assign, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignAdd", S.ref_of_first, K.assign_add, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignSub", S.ref_of_first, K.assign_sub, ref_inputs=(0,), stateful=True, args=("ref", "value")),
+    OpDef("CountUpTo", S.same_as_first, K.count_up_to, devices=CPU_ONLY, ref_inputs=(0,), stateful=True),
     OpDef("IsVariableInitialized", S.scalar_int, K.is_variable_initialized, ref_inputs=(0,), type_input=None),
     OpDef("ApplyGradientDescent", S.ref_of_first, K.apply_gradient_descent, ref_inputs=(0,), stateful=True),
     OpDef("ApplyMomentum", S.ref_of_first, K.apply_momentum, ref_inputs=(0, 1), stateful=True),
@@ -233,6 +234,8 @@ OPS = _table(
     # CPU-only on purpose, as in TensorFlow: strings live in host memory
     OpDef("AsString", S.string_scalar_like, K.as_string, devices=CPU_ONLY),
     OpDef("StringJoin", S.string_scalar, K.string_join, devices=CPU_ONLY),
+    OpDef("ReadFile", S.read_file, K.read_file, devices=CPU_ONLY, type_input=None),
+    OpDef("WriteFile", S.no_outputs_of_scalars, K.write_file, devices=CPU_ONLY, stateful=True, type_input=None),
     OpDef("DatasetSlice", S.from_attrs, K.dataset_slice, devices=CPU_ONLY, ref_inputs=(0,), stateful=True),
     OpDef("ScalarSummary", S.string_scalar, K.scalar_summary, devices=CPU_ONLY, stateful=True, type_input=1),
     OpDef("HistogramSummary", S.string_scalar, K.histogram_summary, devices=CPU_ONLY, stateful=True),

@@ -658,7 +658,7 @@ def build(graph, plan, clear_devices=False):
         back_edges += [(n.name, i, src, index) for i, (src, index) in enumerate(n.inputs) if src not in built]
         graph.unique_name(n.name)  # mark the name as used
         with graph.control_dependencies(None):
-            op = graph.create_op(n.op_type, inputs, n.outputs, n.name + "/", n.attrs)
+            op = graph.create_op(n.op_type, inputs, n.outputs, name=n.name + "/", attrs=n.attrs)
         for c in n.control_inputs:
             op._add_control_input(built[c])
         op._set_device("" if clear_devices else n.device)

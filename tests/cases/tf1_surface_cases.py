@@ -1,0 +1,238 @@
+"""TF1 API that TF's own test files and pasted TF1 code reach for: ``Graph.as_graph_def`` and the
+GraphDef versions, ``Operation.node_def`` and ``from_node_def``, ``Graph.create_op``'s signature,
+``Variable.count_up_to``, ``Session.make_callable``, ``training_util._increment_global_step``,
+the dtypes, ``tf.io.gfile``/``tf.gfile`` and ``tf.io.read_file``/``write_file``. Each case returns
+its facts or the error. The same functions run under TensorFlow 2.21 (tools/record_cases.py
+tf1_surface writes tests/data/tf_tf1_surface.json) and under devlab (tests/test_tf1_surface.py)."""
+import importlib
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+from control_flow_cases import graph_facts, run
+
+
+def _module(tf, devlab_name, tf_name):
+    """A module by its devlab or TensorFlow name, whichever API ``tf`` is."""
+    return importlib.import_module(devlab_name if tf.__name__.startswith("devlab") else tf_name)
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the class and words are the fact
+        lines = [ln for ln in str(e).splitlines() if ln.strip() and not ln[0].isspace()
+                 and not ln.startswith(("Graph execution error", "Detected at node", "Node:"))]
+        return [type(e).__name__, lines[0] if lines else ""]
+    return None
+
+
+def _nodes(graph_def):
+    """A GraphDef's nodes, each attr's value as text, attrs by name (a map's print order is the
+    protobuf library's), and its versions."""
+    return [[n.name, n.op, list(n.input), n.device, {k: str(v) for k, v in sorted(n.attr.items())}]
+            for n in graph_def.node] + [str(graph_def.versions), len(graph_def.library.function)]
+
+
+def case_as_graph_def(tf, rewrites_off=False):
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    with tf.device("/cpu:0"):
+        c = tf.constant([[1.0, 2.0], [3.0, 4.0]], name="c")
+        s = tf.constant(2.5, name="s")
+    y = tf.matmul(x, c, name="y")
+    with tf.control_dependencies([y]):
+        z = tf.identity(y * s, name="z")
+    with tf.colocate_with(z):
+        tf.constant(7, name="k")
+    g = tf.get_default_graph()
+    return {"graph_def": _nodes(g.as_graph_def()), "with_shapes": _nodes(g.as_graph_def(add_shapes=True)),
+            "from_version": [n.name for n in g.as_graph_def(from_version=3).node],
+            "versions": [str(g.graph_def_versions), tf.GRAPH_DEF_VERSION, tf.GRAPH_DEF_VERSION_MIN_CONSUMER,
+                         tf.GRAPH_DEF_VERSION_MIN_PRODUCER]}
+
+
+def case_node_def(tf, rewrites_off=False):
+    a = tf.constant(1.0, name="a")
+    with tf.device("/job:w/task:1/cpu:0"), tf.control_dependencies([a]):
+        b = tf.identity(a, name="b")
+    nd = b.op.node_def
+    return {"node_def": [nd.name, nd.op, list(nd.input), nd.device], "str_equal": str(b.op) == str(nd)}
+
+
+def case_from_node_def(tf, rewrites_off=False):
+    ops = _module(tf, "devlab.framework.operation", "tensorflow.python.framework.ops")
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.constant([1.0, 2.0], name="a")
+    op = ops.Operation.from_node_def(ops._NodeDef("Identity", "ident", attrs=None), g, [a], [tf.float32])
+    bad = [_error(lambda n=n: ops.Operation.from_node_def(ops._NodeDef("NoOp", n), g)) for n in
+           ("", "_invalid", "-invalid", "/invalid", "invalid:0")]
+    return {"op": [op.name, op.type, [t.name for t in op.inputs], [t.dtype.name for t in op.outputs], op.device],
+            "bad_names": [b[0] if b else None for b in bad]}
+
+
+def case_create_op_signature(tf, rewrites_off=False):
+    g = tf.get_default_graph()
+    a = tf.constant([1.0, 2.0], name="a")
+    op = g.create_op("Identity", [a], [tf.float32], None, name="myid")
+    with g.device("/cpu:0"):
+        op2 = g.create_op("Identity", [a], [tf.float32], name="nodev", compute_device=False)
+    mismatch = _error(lambda: g.create_op("Identity", [a], [tf.float32], [tf.int32], name="bad"))
+    placed, value = run(tf, op.outputs[0], rewrites_off=rewrites_off)
+    return {"ops": [[o.name, o.type, o.device] for o in (op, op2)], "mismatch": mismatch,
+            "value": np.asarray(value).tolist()}
+
+
+def case_count_up_to(tf, rewrites_off=False):
+    v = tf.Variable(0, name="v")
+    c = v.count_up_to(2)
+    c2 = tf.count_up_to(v, 3, name="cu")
+    values = []
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        values += [int(sess.run(c)), int(sess.run(c))]
+        values.append(_error(lambda: sess.run(c)))
+        values.append(int(sess.run(v)))
+        values.append(int(sess.run(c2)))
+    return {"ops": graph_facts(tf), "values": values, "dtype": c.dtype.name, "shape": c.shape.as_list(),
+            "float_variable": _error(lambda: tf.Variable(0.0, name="f").count_up_to(1))}
+
+
+def case_make_callable(tf, rewrites_off=False):
+    a = tf.placeholder(tf.float32, [], name="a")
+    b = tf.placeholder(tf.float32, [2], name="b")
+    y = a * b
+    op = tf.no_op(name="nothing")
+    out = []
+    with tf.Session() as sess:
+        f = sess.make_callable([y, op], feed_list=[a, b])
+        value, none = f(3.0, [1.0, 2.0])
+        out.append([np.asarray(value).tolist(), none])
+        g = sess.make_callable(y, feed_list=["a:0", "b:0"], accept_options=True)
+        md = tf.RunMetadata()
+        out.append(np.asarray(g(2.0, [1.0, 1.0], options=tf.RunOptions(), run_metadata=md)).tolist())
+        out.append(_error(lambda: f(1.0)))
+        out.append(_error(lambda: sess.make_callable(y, feed_list=[a])(1.0, [1.0, 2.0])))
+    return {"values": out}
+
+
+def case_increment_global_step(tf, rewrites_off=False):
+    training_util = _module(tf, "devlab.train.training_util", "tensorflow.python.training.training_util")
+    no_step = _error(lambda: training_util._increment_global_step(1))
+    step = tf.train.get_or_create_global_step()
+    inc = training_util._increment_global_step(5)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = [int(sess.run(inc)), int(sess.run(inc)), int(sess.run(step))]
+    return {"no_step": no_step, "ops": graph_facts(tf), "values": values, "inc": [inc.name, inc.dtype.name]}
+
+
+DTYPES = ("float16", "float32", "float64", "bfloat16", "complex64", "complex128", "int8", "int16", "int32",
+          "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string", "qint8", "quint8", "qint16",
+          "quint16", "qint32", "resource", "variant")
+
+
+def _limits(d):
+    try:
+        return [float(d.min), float(d.max)]
+    except TypeError as e:
+        return ["TypeError", str(e)]
+
+
+def case_dtypes(tf, rewrites_off=False):
+    dtypes = _module(tf, "devlab.framework.dtypes", "tensorflow.python.framework.dtypes")
+    out = {}
+    for name in DTYPES:
+        d = getattr(tf, name)
+        ref = getattr(dtypes, name + "_ref")
+        out[name] = [d.name, d.as_datatype_enum, d.is_complex, d.is_unsigned, d.is_quantized, d.is_floating,
+                     d.is_integer, d.is_bool, d.real_dtype.name, ref.name, ref.as_datatype_enum, ref.base_dtype.name,
+                     tf.as_dtype(d.as_datatype_enum).name, tf.as_dtype(ref.as_datatype_enum).name,
+                     d.is_compatible_with(ref), ref.is_compatible_with(d), repr(d)]
+        if name not in ("resource", "variant", "string", "bool") and not d.is_complex:
+            out[name].append(_limits(d))
+    return out
+
+
+def case_gfile(tf, rewrites_off=False):
+    d = tempfile.mkdtemp()
+    try:
+        out = []
+
+        def log(fn, *args):
+            try:
+                value = fn(*args)
+            except Exception as e:  # noqa: BLE001 - the class and words are the fact
+                out.append([type(e).__name__, str(e).replace(d, "<d>")])
+            else:
+                value = list(value) if isinstance(value, (list, tuple)) else value
+                out.append(["ok", str(value).replace(d, "<d>")])
+        g, g1 = tf.io.gfile, tf.gfile
+        p = os.path.join(d, "a", "b")
+        f = os.path.join(p, "f.txt")
+        log(g.makedirs, p)
+        log(g.makedirs, p)
+        log(g.mkdir, p)
+        log(g.mkdir, os.path.join(d, "x", "y"))
+        with g.GFile(f, "w") as fh:
+            fh.write("hello\nworld\n")
+        with g1.GFile(f) as fh:
+            out.append(fh.readlines())
+        with g.GFile(f, "rb") as fh:
+            out.append([fh.read(3).decode(), fh.tell(), fh.size()])
+        with g1.Open(f, "a") as fh:
+            fh.write("more")
+        log(lambda: g.GFile(f).read())
+        log(lambda: g.GFile(os.path.join(d, "nope")).read())
+        log(g.GFile, f, "z")
+        for fn in (g.remove, g.listdir, g.stat, g.rmtree, g1.Remove, g1.DeleteRecursively, g1.ListDirectory):
+            log(fn, os.path.join(d, "nope"))
+        log(g.copy, f, f)
+        log(g.rename, f, f)
+        log(g1.Copy, f, os.path.join(d, "c.txt"))
+        log(g1.Copy, f, os.path.join(d, "c.txt"), True)
+        log(g.rename, os.path.join(d, "c.txt"), os.path.join(d, "e.txt"))
+        log(g.listdir, d)
+        log(g1.ListDirectory, p)
+        log(g.glob, os.path.join(d, "*.txt"))
+        log(g1.Glob, os.path.join(d, "a", "*"))
+        log(g.isdir, p)
+        log(g1.IsDirectory, f)
+        log(g.exists, f)
+        log(g1.Exists, os.path.join(d, "nope"))
+        log(lambda: [g.stat(f).length, g.stat(f).is_directory, g1.Stat(p).is_directory])
+        log(lambda: [(r.replace(d, "<d>"), ds, fs) for r, ds, fs in g.walk(d)])
+        log(g.remove, d)
+        log(g1.MakeDirs, os.path.join(d, "m", "n"))
+        log(g1.MkDir, os.path.join(d, "m", "o"))
+        log(g.rmtree, os.path.join(d, "a"))
+        log(g.exists, f)
+        return {"log": out}
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def case_read_and_write_file(tf, rewrites_off=False):
+    d = tempfile.mkdtemp()
+    try:
+        path = os.path.join(d, "sub", "w.txt")
+        w = tf.io.write_file(path, "abc", name="w")
+        r = tf.read_file(path, name="r")
+        r2 = tf.io.read_file(os.path.join(d, "missing"))
+        shape_error = _error(lambda: tf.read_file(["a", "b"]))
+        facts = [[op.name, op.type, [t.name for t in op.inputs], [t.dtype.name for t in op.outputs]]
+                 for op in tf.get_default_graph().get_operations()]
+        with tf.Session() as sess:
+            sess.run(w)
+            value = sess.run(r)
+            missing = _error(lambda: sess.run(r2))
+        placed, _ = run(tf, r, rewrites_off=rewrites_off)
+        return {"ops": facts, "value": value.decode(), "missing": [missing[0], missing[1].replace(d, "<d>")],
+                "shape_error": shape_error, "placed": placed, "same": tf.io.read_file is tf.read_file}
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
