@@ -24,6 +24,7 @@ from .api.array_ops import (boolean_mask, cast, concat, constant, expand_dims, f
                             placeholder_with_default, range, rank, reshape, shape, shape_n, size, slice, sparse_to_dense,
                             split, squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
                             transpose, unique, unstack, where, where_v2, zeros, zeros_like)
+from .api.array_ops import check_numerics, parallel_stack, sequence_mask
 from .api import compat as _compat
 from .ops.build import convert_to_tensor
 from .api.control_flow_ops import Assert, group, no_op
@@ -59,7 +60,7 @@ from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, Op
 from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
-from .api.gradients import gradients
+from .api.gradients import AggregationMethod, UnconnectedGradients, gradients
 # The namespaces, built from the names above:
 from . import app, config, distribute, flags, layers, losses, metrics, nn, strings, summary, train  # noqa: E402
 from . import tf_logging as logging  # noqa: E402
@@ -79,6 +80,7 @@ from . import file_io as _gfile  # noqa: E402
 from .api.io_ops import read_file, write_file  # noqa: E402
 _GFILE = ("GFile", "copy", "exists", "get_registered_schemes", "glob", "isdir", "join", "listdir", "makedirs", "mkdir",
           "remove", "rename", "rmtree", "stat", "walk")
+debugging = _Namespace("tf.debugging", check_numerics=check_numerics, Assert=Assert)
 io = _Namespace("tf.io", write_graph=_write_graph, read_file=read_file, write_file=write_file,
                 gfile=_Namespace("tf.io.gfile", **{n: getattr(_gfile, n) for n in _GFILE}))
 # TF1's tf.gfile: the same functions under their TF1 names

@@ -118,6 +118,23 @@ def identity(k, x):
     return x
 
 
+@returns_view
+def check_numerics(k, x):
+    """CheckNumerics: ``x`` itself, or TF's InvalidArgumentError naming NaN and/or Inf values."""
+    import numpy as np
+    host = to_host(x)
+    nan, inf = bool(np.isnan(host).any()), bool(np.isinf(host).any())
+    if nan or inf:
+        kind = "Inf and NaN" if nan and inf else "NaN" if nan else "Inf"
+        raise errors.InvalidArgumentError(None, None, f"{k.attrs['message']} : Tensor had {kind} values")
+    return x
+
+
+def parallel_concat(k, *xs):
+    """ParallelConcat: the inputs (each with a leading dim of 1) one after another on axis 0."""
+    return k.xp.concatenate(xs, axis=0)
+
+
 
 
 

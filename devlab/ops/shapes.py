@@ -298,6 +298,12 @@ def string_scalar(inputs, attrs):
     return [(dtypes.string, ())]
 
 
+def parallel_concat(inputs, attrs):
+    """ParallelConcat: its ``shape`` attr (N inputs of shape [1, ...] stacked)."""
+    shape = attrs.get("shape")
+    return [(inputs[0].dtype.base_dtype, None if shape is None else tuple(shape))]
+
+
 def read_file(inputs, attrs):
     """ReadFile: one file name (a scalar) gives its contents (a scalar string)."""
     _scalars(inputs)

@@ -77,6 +77,8 @@ OPS = _table(
           stateful=True),
     # elementwise math
     OpDef("Identity", S.same_as_first, K.identity),
+    OpDef("CheckNumerics", S.same_as_first, K.check_numerics),
+    OpDef("ParallelConcat", S.parallel_concat, K.parallel_concat),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient),
     OpDef("AddV2", S.broadcast, K.add, args=("x", "y")),
     OpDef("Sub", S.broadcast, K.sub, args=("x", "y")),

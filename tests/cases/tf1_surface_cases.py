@@ -235,4 +235,57 @@ def case_read_and_write_file(tf, rewrites_off=False):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def case_check_numerics(tf, rewrites_off=False):
+    x = tf.placeholder(tf.float32, [3], name="x")
+    c = tf.check_numerics(x, "bad x")
+    d = tf.debugging.check_numerics(x * 2.0, "bad 2x", name="checked")
+    g = tf.gradients(c * 3.0, x)[0]
+    out = []
+    with tf.Session() as sess:
+        for v in ([1, 2, 3], [1, float("nan"), 3], [1, float("inf"), 3], [float("nan"), float("inf"), 0]):
+            for fetch in (c, d, g):
+                out.append(_error(lambda v=v, f=fetch: sess.run(f, {x: v})) or np.asarray(sess.run(fetch, {x: v})).tolist())
+    int_error = _error(lambda: tf.check_numerics(tf.constant(1), "m"))
+    return {"ops": graph_facts(tf), "runs": out, "int": int_error,
+            "grad_message": _text(g.op.get_attr("message")) if g.op.type == "CheckNumerics" else None}
+
+
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def case_sequence_mask(tf, rewrites_off=False):
+    masks = [tf.sequence_mask([1, 3, 2], 5), tf.sequence_mask([[1, 3], [2, 0]]),
+             tf.sequence_mask(tf.constant([1, 2], tf.int64), 3, dtype=tf.float32, name="m")]
+    placed, values = run(tf, masks, rewrites_off=rewrites_off)
+    bad = _error(lambda: tf.sequence_mask([1], [2, 3]))
+    return {"ops": graph_facts(tf), "values": [np.asarray(v).tolist() for v in values],
+            "dtypes": [m.dtype.name for m in masks], "shapes": [m.shape.as_list() for m in masks],
+            "bad": bad[0] if bad else None}
+
+
+def case_parallel_stack(tf, rewrites_off=False):
+    a = tf.constant([1.0, 2.0], name="a")
+    b = tf.constant([3.0, 4.0], name="b")
+    s = tf.parallel_stack([a, b, a])
+    placed, value = run(tf, s, rewrites_off=rewrites_off)
+    return {"ops": graph_facts(tf), "value": np.asarray(value).tolist(), "shape": s.shape.as_list()}
+
+
+def case_gradient_enums(tf, rewrites_off=False):
+    x = tf.constant([1.0, 2.0], name="x")
+    y = tf.constant(3.0, name="y")
+    z = x * 2.0
+    g_none = tf.gradients(z, [x, y])
+    g_zero = tf.gradients(z, [x, y], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    g_str = tf.gradients(z, [y], unconnected_gradients="zero")
+    placed, values = run(tf, [g_zero[1], g_str[0]], rewrites_off=rewrites_off)
+    return {"none": [g is None for g in g_none], "zero": [g.name for g in g_zero + g_str],
+            "values": [np.asarray(v).tolist() for v in values], "ops": graph_facts(tf),
+            "bad": _error(lambda: tf.gradients(z, [y], unconnected_gradients="nan")),
+            "aggregation": [tf.AggregationMethod.ADD_N, tf.AggregationMethod.DEFAULT,
+                            tf.AggregationMethod.EXPERIMENTAL_TREE, tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N],
+            "enum": [tf.UnconnectedGradients.NONE.value, tf.UnconnectedGradients.ZERO.value]}
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
