@@ -18,3 +18,19 @@ CASES, RECORDED = load("tf1_surface", "tf_tf1_surface.json")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_tensorflow(name):
     compare(tf, CASES[name], RECORDED[name])
+
+
+def test_list_local_devices_lists_the_simulated_gpus_a_session_gets():
+    """Scripts count GPUs with device_lib: it lists the GPUs devlab simulates, as a session has them."""
+    from devlab import config
+    from devlab.aliases import tensorflow_is_devlab
+    with tensorflow_is_devlab(), config.override(simulated_gpus=2):
+        from tensorflow.python.client import device_lib
+        devices = device_lib.list_local_devices()
+        with tf.Session() as sess:
+            session_devices = [d.name for d in sess.list_devices()]
+    assert [d.name for d in devices] == ["/device:CPU:0", "/device:GPU:0", "/device:GPU:1"]
+    assert sorted(d.name.split("/device:")[1] for d in devices) == sorted(n.split("/device:")[1] for n in session_devices)
+    assert all("Simulated GPU" in d.physical_device_desc for d in devices if d.device_type == "GPU")
+    one = device_lib.list_local_devices(tf.ConfigProto(device_count={"GPU": 1}))
+    assert [d.device_type for d in one] == ["CPU", "GPU"]

@@ -288,4 +288,14 @@ def case_gradient_enums(tf, rewrites_off=False):
             "enum": [tf.UnconnectedGradients.NONE.value, tf.UnconnectedGradients.ZERO.value]}
 
 
+def case_list_local_devices(tf, rewrites_off=False):
+    device_lib = _module(tf, "devlab.runtime.device_lib", "tensorflow.python.client.device_lib")
+
+    def facts(devices):
+        return [[d.name, d.device_type, d.memory_limit, d.locality.bus_id, d.xla_global_id, d.physical_device_desc]
+                for d in devices]
+    return {"default": facts(device_lib.list_local_devices()),
+            "two_cpus": facts(device_lib.list_local_devices(tf.ConfigProto(device_count={"CPU": 2})))}
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
