@@ -2,18 +2,23 @@
 
 Each namespace (``tf``, ``tf.nn``, ``tf.train``...) ends in a module ``__getattr__`` built here,
 so ``tf.nn.ctc_loss`` raises ``AttributeError: devlab does not implement
-tf.nn.ctc_loss yet (used at cell.py:3)`` naming the user's line, instead of a traceback
-through devlab's internals.
+tf.nn.ctc_loss yet (used at cell.py:3)`` naming the full ``tf.X`` name and the user's line,
+instead of a traceback through devlab's internals. Reached through an installed library that
+wraps TF, it names the user's line and the library's: ``(used at train.py:12, through
+.../site-packages/tf_slim/layers.py:88)``.
 """
 import types
 
-from .framework.traceable import user_location
+from .framework.traceable import user_and_library_locations
 
 
 def missing(path):
     """The AttributeError for the API ``path`` (``tf.nn.foo``), naming the line that asked for it."""
-    filename, lineno = user_location()
-    where = f" (used at {filename}:{lineno})" if lineno else ""
+    (filename, lineno), library = user_and_library_locations()
+    where = f" (used at {filename}:{lineno}" if lineno else ""
+    if where and library:
+        where += f", through {library[0]}:{library[1]}"
+    where += ")" if where else ""
     return AttributeError(f"devlab does not implement {path} yet{where}")
 
 

@@ -34,3 +34,25 @@ def test_list_local_devices_lists_the_simulated_gpus_a_session_gets():
     assert all("Simulated GPU" in d.physical_device_desc for d in devices if d.device_type == "GPU")
     one = device_lib.list_local_devices(tf.ConfigProto(device_count={"GPU": 1}))
     assert [d.device_type for d in one] == ["CPU", "GPU"]
+
+
+def test_a_missing_api_reached_through_a_library_names_the_users_line_and_the_library(tmp_path):
+    """An API devlab lacks, asked for by an installed library wrapping TF, names its full tf.X
+    name, the user's line (the first frame outside devlab and the library) and the library's."""
+    import subprocess
+    lib = tmp_path / "site-packages" / "wraplib.py"
+    lib.parent.mkdir()
+    lib.write_text("import devlab as tf\n\ndef layer(x):\n    return tf.nn.no_such_op(x)\n")
+    script = tmp_path / "train.py"
+    script.write_text("import wraplib\n\ntry:\n    wraplib.layer(1)\nexcept AttributeError as e:\n    print(e)\n")
+    root = pathlib.Path(__file__).parent.parent
+    env = {"PYTHONPATH": f"{root}:{lib.parent}", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == (f"devlab does not implement tf.nn.no_such_op yet (used at {script}:4, "
+                                  f"through {lib}:4)")
+    # called from the user's own code, only the user's line
+    direct = tmp_path / "direct.py"
+    direct.write_text("import devlab as tf\ntry:\n    tf.train.no_such_thing\nexcept AttributeError as e:\n"
+                      "    print(e)\n")
+    out = subprocess.run([sys.executable, str(direct)], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == f"devlab does not implement tf.train.no_such_thing yet (used at {direct}:3)"
