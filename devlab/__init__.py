@@ -27,6 +27,7 @@ from .api.array_ops import (boolean_mask, cast, concat, constant, expand_dims, f
 from .api.array_ops import check_numerics, parallel_stack, sequence_mask
 from .api import compat as _compat
 from .ops.build import convert_to_tensor
+from .ops.tensor_conversion import register_tensor_conversion_function
 from .api.control_flow_ops import Assert, group, no_op
 from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .api.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,

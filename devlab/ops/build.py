@@ -13,7 +13,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
-from . import op_defs
+from . import op_defs, tensor_conversion
 from .shapes import ShapeError
 from .table import lookup
 
@@ -26,6 +26,10 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, IndexedSlices):
         return _indexed_slices_to_tensor(value, dtype, name)
+    if tensor_conversion.registered() and not isinstance(value, Tensor):
+        converted = tensor_conversion.convert_registered(value, dtype, name, as_ref, Tensor)
+        if converted is not None:
+            return converted
     if hasattr(value, "_to_tensor"):
         value = value._to_tensor(as_ref=as_ref)
     if isinstance(value, (list, tuple)) and _holds_tensors(value):
@@ -74,11 +78,26 @@ def to_numpy(value, dtype):
     if dtype is None:
         return arr.astype(dtypes.infer_dtype(value).as_numpy_dtype, copy=False)
     target = dtype.base_dtype.as_numpy_dtype
+    if dtype.is_integer and arr.dtype.kind == "f" and not isinstance(value, (np.ndarray, np.generic)):
+        bad = _first_python_float(value)  # TF takes no Python float for an integer dtype, whole or not
+        if bad is not None:
+            raise TypeError(f"Expected {dtype.name}, but got {bad!r} of type 'float'.")
     if dtype.is_integer and arr.dtype.kind == "f" and not np.all(np.mod(arr, 1) == 0):
         raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
     if dtype.is_bool != (arr.dtype == np.bool_) and arr.size:
         raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
     return arr.astype(target)
+
+
+def _first_python_float(value):
+    if type(value) is float:
+        return value
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            found = _first_python_float(v)
+            if found is not None:
+                return found
+    return None
 
 
 def _holds_dimensions(value):

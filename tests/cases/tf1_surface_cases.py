@@ -299,3 +299,33 @@ def case_list_local_devices(tf, rewrites_off=False):
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+class _Point:
+    def __init__(self, v):
+        self.v = v
+
+
+class _Declines:
+    pass
+
+
+def case_register_tensor_conversion_function(tf, rewrites_off=False):
+    def conv(value, dtype=None, name=None, as_ref=False):
+        return tf.constant(value.v, dtype=dtype, name=name or "PConst")
+    tf.register_tensor_conversion_function(_Point, conv)
+    x = tf.add(_Point(2.0), 1.0)
+    errors = [_error(lambda b=b: tf.register_tensor_conversion_function(b, conv))
+              for b in (int, np.ndarray, float, np.float32, (_Point, int))]
+    errors.append(_error(lambda: tf.register_tensor_conversion_function(_Point, 3)))
+    errors.append(_error(lambda: tf.convert_to_tensor(_Point(1.0), dtype=tf.int32)))
+    tf.register_tensor_conversion_function(_Declines, lambda v, dtype=None, name=None, as_ref=False: NotImplemented,
+                                           priority=1)
+    tf.register_tensor_conversion_function(_Declines, lambda v, dtype=None, name=None, as_ref=False:
+                                           tf.constant(4, name="fallback"), priority=50)
+    y = tf.convert_to_tensor(_Declines())
+    placed, value = run(tf, [x, y], rewrites_off=rewrites_off)
+    return {"ops": graph_facts(tf), "errors": errors, "values": [np.asarray(v).tolist() for v in value]}
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
