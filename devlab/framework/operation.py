@@ -183,9 +183,6 @@ class Operation:
             op._add_control_input(c)
         return op
 
-    def __str__(self):
-        return str(self.node_def)
-
     def run(self, feed_dict=None, session=None):
         from .default_session import get_default_session_or_raise
         (session or get_default_session_or_raise()).run(self, feed_dict)
