@@ -81,6 +81,9 @@ from . import file_io as _gfile  # noqa: E402
 from .api.io_ops import read_file, write_file  # noqa: E402
 _GFILE = ("GFile", "copy", "exists", "get_registered_schemes", "glob", "isdir", "join", "listdir", "makedirs", "mkdir",
           "remove", "rename", "rmtree", "stat", "walk")
+from .api.gradient_checker import compute_gradient as _compute_gradient  # noqa: E402
+from .api.gradient_checker import compute_gradient_error as _compute_gradient_error  # noqa: E402
+test = _Namespace("tf.test", compute_gradient=_compute_gradient, compute_gradient_error=_compute_gradient_error)
 debugging = _Namespace("tf.debugging", check_numerics=check_numerics, Assert=Assert)
 io = _Namespace("tf.io", write_graph=_write_graph, read_file=read_file, write_file=write_file,
                 gfile=_Namespace("tf.io.gfile", **{n: getattr(_gfile, n) for n in _GFILE}))

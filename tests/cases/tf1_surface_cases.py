@@ -329,3 +329,32 @@ def case_register_tensor_conversion_function(tf, rewrites_off=False):
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def case_compute_gradient(tf, rewrites_off=False):
+    x = tf.placeholder(tf.float64, [2, 3], name="x")
+    w = tf.constant(np.arange(6.0).reshape(3, 2), dtype=tf.float64, name="w")
+    y = tf.tanh(tf.matmul(x, w))
+    x0 = np.linspace(-0.5, 0.5, 6).reshape(2, 3)
+    e = tf.placeholder(tf.float64, [2], name="e")
+    z = tf.reduce_sum(x * x, 1) * e
+    v = tf.Variable(np.ones((4, 2)), name="v")
+    rows = tf.gather(v, [0, 2, 2])
+    with tf.Session():
+        theoretical, numerical = tf.test.compute_gradient(x, [2, 3], y, [2, 2], x_init_value=x0)
+        err = tf.test.compute_gradient_error(x, [2, 3], y, [2, 2], x_init_value=x0)
+        pair = tf.test.compute_gradient([x, e], [[2, 3], [2]], z, [2], x_init_value=[x0, np.array([1.0, 2.0])],
+                                        extra_feed_dict={x: x0, e: [1.0, 2.0]})
+        sliced = tf.test.compute_gradient(v, [4, 2], rows, [3, 2], x_init_value=np.ones((4, 2)),
+                                          init_targets=[v.initializer])
+        no_path = _error(lambda: tf.test.compute_gradient(e, [2], y, [2, 2], x_init_value=np.ones(2),
+                                                          extra_feed_dict={x: x0}))
+    shape_error = _error(lambda: tf.test.compute_gradient(x, [3, 2], y, [2, 2], x_init_value=x0))
+    return {"shapes": [list(theoretical.shape), list(numerical.shape), str(theoretical.dtype)],
+            "values": [theoretical.tolist(), np.round(numerical, 6).tolist(), bool(round(err, 6) < 1e-6),
+                       [p[0].tolist() for p in pair], [np.round(p[1], 6).tolist() for p in pair],
+                       sliced[0].tolist()], "no_path": no_path,
+            "shape_error": shape_error}
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
