@@ -358,3 +358,22 @@ def case_compute_gradient(tf, rewrites_off=False):
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def case_layers_dense_class(tf, rewrites_off=False):
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    layer = tf.layers.Dense(4, activation=tf.nn.relu, kernel_initializer=tf.constant_initializer(0.1))
+    y1 = layer(x)
+    y2 = layer(x * 2.0)
+    out = tf.layers.Dense(2, name="out", use_bias=False, kernel_initializer=tf.ones_initializer())
+    z = out(y2)
+    facts = {"variables": [v.name for v in layer.variables], "trainable": [v.name for v in layer.trainable_variables],
+             "no_bias": [v.name for v in out.variables], "kernel": [layer.kernel.name, layer.bias.name, layer.units],
+             "outputs": [y1.name, y2.name, z.name], "ops": graph_facts(tf)}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        facts["values"] = [np.asarray(v).tolist() for v in sess.run([y1, z], {x: np.ones((2, 3))})]
+    return facts
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
