@@ -7,6 +7,7 @@ an expression reads ``a/read``; writing goes through the reference.
 """
 import contextlib
 
+from ..framework.tensor import Reference
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, device, init_scope, name_scope
@@ -138,6 +139,12 @@ class Variable:
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         return state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+
+    def ref(self):
+        """TF's hashable reference to this variable (``deref()`` gives it back)."""
+        return Reference(self)
+
+    experimental_ref = ref
 
     def count_up_to(self, limit):
         """TF's ``Variable.count_up_to``: ``tf.count_up_to`` of this variable."""

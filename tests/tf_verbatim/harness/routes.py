@@ -72,6 +72,8 @@ SOURCES = {
     "summary.summary": ["devlab.summary"],
     "util.compat": ["devlab.api.compat"],
     "platform.tf_logging": ["devlab.tf_logging"],
+    "platform.gfile": ["devlab:gfile"],  # TF1's tf.gfile names (a namespace of devlab's, not a module)
+    "lib.io.file_io": ["devlab.file_io"],
     "eager.context": ["devlab"],  # executing_eagerly() is False: devlab is graph mode
     "layers.core": ["devlab.layers.core", "devlab.layers"],
     "layers.layers": ["devlab.layers"],
@@ -140,7 +142,10 @@ class RoutedModule(types.ModuleType):
 
 
 def _load(name):
-    """The devlab module ``name``, or None when devlab has no such module."""
+    """The devlab module ``name`` (or ``module:attribute``), or None when devlab has no such module."""
+    if ":" in name:
+        module, attribute = name.split(":")
+        return getattr(_load(module), attribute, None)
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as e:
