@@ -298,6 +298,21 @@ def case_list_local_devices(tf, rewrites_off=False):
             "two_cpus": facts(device_lib.list_local_devices(tf.ConfigProto(device_count={"CPU": 2})))}
 
 
+def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
+    device_spec = _module(tf, "devlab.framework.device_spec", "tensorflow.python.framework.device_spec")
+    s = tf.TensorShape([2, None])
+    bad = _error(lambda: s.assert_is_compatible_with(tf.TensorShape([3, 1])))
+    t, v = tf.constant(1.0), tf.Variable(1.0, name="v")
+    refs = [t.ref().deref() is t, t.ref() == t.ref(), hash(t.ref()) == hash(t.ref()), t.ref() != v.ref(),
+            v.ref().deref() is v, t.experimental_ref() == t.ref(), len({t.ref(), t.ref(), v.ref()})]
+    spec = device_spec.DeviceSpecV1.from_string("/job:w/task:1/device:GPU:0")
+    return {"compatible": [bad[0] if bad else None, s.assert_is_compatible_with([2, 5])],
+            "subtype": [s.is_subtype_of(tf.TensorShape([None, None])), tf.TensorShape([2, 3]).is_subtype_of(s),
+                        s.is_subtype_of(tf.TensorShape(None)), tf.TensorShape(None).is_subtype_of(s),
+                        s.is_subtype_of(tf.TensorShape([2])), s.is_subtype_of([2, 4])],
+            "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
@@ -326,6 +341,21 @@ def case_register_tensor_conversion_function(tf, rewrites_off=False):
     y = tf.convert_to_tensor(_Declines())
     placed, value = run(tf, [x, y], rewrites_off=rewrites_off)
     return {"ops": graph_facts(tf), "errors": errors, "values": [np.asarray(v).tolist() for v in value]}
+
+
+def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
+    device_spec = _module(tf, "devlab.framework.device_spec", "tensorflow.python.framework.device_spec")
+    s = tf.TensorShape([2, None])
+    bad = _error(lambda: s.assert_is_compatible_with(tf.TensorShape([3, 1])))
+    t, v = tf.constant(1.0), tf.Variable(1.0, name="v")
+    refs = [t.ref().deref() is t, t.ref() == t.ref(), hash(t.ref()) == hash(t.ref()), t.ref() != v.ref(),
+            v.ref().deref() is v, t.experimental_ref() == t.ref(), len({t.ref(), t.ref(), v.ref()})]
+    spec = device_spec.DeviceSpecV1.from_string("/job:w/task:1/device:GPU:0")
+    return {"compatible": [bad[0] if bad else None, s.assert_is_compatible_with([2, 5])],
+            "subtype": [s.is_subtype_of(tf.TensorShape([None, None])), tf.TensorShape([2, 3]).is_subtype_of(s),
+                        s.is_subtype_of(tf.TensorShape(None)), tf.TensorShape(None).is_subtype_of(s),
+                        s.is_subtype_of(tf.TensorShape([2])), s.is_subtype_of([2, 4])],
+            "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
@@ -357,6 +387,21 @@ def case_compute_gradient(tf, rewrites_off=False):
             "shape_error": shape_error}
 
 
+def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
+    device_spec = _module(tf, "devlab.framework.device_spec", "tensorflow.python.framework.device_spec")
+    s = tf.TensorShape([2, None])
+    bad = _error(lambda: s.assert_is_compatible_with(tf.TensorShape([3, 1])))
+    t, v = tf.constant(1.0), tf.Variable(1.0, name="v")
+    refs = [t.ref().deref() is t, t.ref() == t.ref(), hash(t.ref()) == hash(t.ref()), t.ref() != v.ref(),
+            v.ref().deref() is v, t.experimental_ref() == t.ref(), len({t.ref(), t.ref(), v.ref()})]
+    spec = device_spec.DeviceSpecV1.from_string("/job:w/task:1/device:GPU:0")
+    return {"compatible": [bad[0] if bad else None, s.assert_is_compatible_with([2, 5])],
+            "subtype": [s.is_subtype_of(tf.TensorShape([None, None])), tf.TensorShape([2, 3]).is_subtype_of(s),
+                        s.is_subtype_of(tf.TensorShape(None)), tf.TensorShape(None).is_subtype_of(s),
+                        s.is_subtype_of(tf.TensorShape([2])), s.is_subtype_of([2, 4])],
+            "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
@@ -374,6 +419,21 @@ def case_layers_dense_class(tf, rewrites_off=False):
         sess.run(tf.global_variables_initializer())
         facts["values"] = [np.asarray(v).tolist() for v in sess.run([y1, z], {x: np.ones((2, 3))})]
     return facts
+
+
+def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
+    device_spec = _module(tf, "devlab.framework.device_spec", "tensorflow.python.framework.device_spec")
+    s = tf.TensorShape([2, None])
+    bad = _error(lambda: s.assert_is_compatible_with(tf.TensorShape([3, 1])))
+    t, v = tf.constant(1.0), tf.Variable(1.0, name="v")
+    refs = [t.ref().deref() is t, t.ref() == t.ref(), hash(t.ref()) == hash(t.ref()), t.ref() != v.ref(),
+            v.ref().deref() is v, t.experimental_ref() == t.ref(), len({t.ref(), t.ref(), v.ref()})]
+    spec = device_spec.DeviceSpecV1.from_string("/job:w/task:1/device:GPU:0")
+    return {"compatible": [bad[0] if bad else None, s.assert_is_compatible_with([2, 5])],
+            "subtype": [s.is_subtype_of(tf.TensorShape([None, None])), tf.TensorShape([2, 3]).is_subtype_of(s),
+                        s.is_subtype_of(tf.TensorShape(None)), tf.TensorShape(None).is_subtype_of(s),
+                        s.is_subtype_of(tf.TensorShape([2])), s.is_subtype_of([2, 4])],
+            "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
