@@ -18,6 +18,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from tests.tf_verbatim.harness.scope import scope_reason  # noqa: E402
 SRC = os.path.join(ROOT, "tests", "tf_verbatim", "src")
 DATA = os.path.join(ROOT, "tests", "data", "tf_verbatim")
 MANIFEST = os.path.join(DATA, "files.json")
@@ -94,6 +96,14 @@ def run_all(names, use_tf, jobs):
         return dict(zip(names, pool.map(lambda n: run_file(n, use_tf, timeout=300 if use_tf else 60), names)))
 
 
+def annotate(results):
+    """Each method's result gets its exclusion ("" when in scope) as a third field."""
+    for name, result in results.items():
+        for method, value in result["methods"].items():
+            result["methods"][method] = value[:2] + [scope_reason(os.path.join(SRC, name), method)]
+    return results
+
+
 def in_scope(tf_results, name):
     """The methods of file ``name`` that are in scope: TF passes them and no exclusion applies."""
     return sorted(m for m, (status, _, scope) in tf_results[name]["methods"].items()
@@ -130,6 +140,7 @@ def main():
     p.add_argument("files", nargs="*")
     p.add_argument("--jobs", type=int, default=1)
     sub.add_parser("ratchet")
+    sub.add_parser("rescope", help="recompute each method's exclusion in tf_results.json (no run)")
     sub.add_parser("table")
     args = parser.parse_args()
     names = sorted(load(MANIFEST)["files"])
@@ -139,7 +150,7 @@ def main():
         check_sources(args.files or names)
         results = load(TF_RESULTS) if os.path.exists(TF_RESULTS) else {}
         results.update(run_all(args.files or names, True, args.jobs))
-        save(TF_RESULTS, results)
+        save(TF_RESULTS, annotate(results))
         return print_table(counts(results, results))
     if args.command == "run":
         check_sources(args.files or names)
@@ -147,6 +158,10 @@ def main():
         results.update(run_all(args.files or names, False, args.jobs))
         save(DEVLAB_RESULTS, results)
         return print_table(counts(load(TF_RESULTS), results))
+    if args.command == "rescope":
+        results = annotate(load(TF_RESULTS))
+        save(TF_RESULTS, results)
+        return print_table(counts(results, results))
     if args.command == "table":
         return print_table(counts(load(TF_RESULTS), load(DEVLAB_RESULTS)))
     if args.command == "ratchet":

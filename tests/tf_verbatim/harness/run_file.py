@@ -4,14 +4,12 @@
 the routes (``routes.install``); ``--tf`` runs it against TensorFlow itself (run with a Python
 that has TensorFlow), in TF1 graph mode (``disable_v2_behavior``), which is how TF's baseline is
 recorded. Each method runs under an alarm (``--timeout`` seconds), so a queue that never fills
-fails that method instead of hanging the file. Each result is ``[status, message, scope]``:
-status is pass, fail, error or skip; scope is "" or the reason the method is out of scope
-(``scope_reason``), read from the method's own source.
+fails that method instead of hanging the file. Each result is ``[status, message]``: status is
+pass, fail, error or skip (scope.py decides which methods count).
 """
 import argparse
 import importlib.abc
 import importlib.util
-import inspect
 import json
 import os
 import re
@@ -20,60 +18,6 @@ import sys
 import time
 import traceback
 import unittest
-
-# Out of scope, decided from the method's name and source: (reason, pattern)
-EXCLUSIONS = [
-    ("eager", re.compile(r"^\S*[Ee]ager|eager_mode|EagerTensor|GradientTape|\.numpy\(\)|context\.context\(\)")),
-    ("tf.function", re.compile(r"def_function|eager_function|polymorphic_function|wrap_function|"
-                               r"\bDefun\b|@function\.|function\.defun|tf_function|ConcreteFunction")),
-    ("XLA", re.compile(r"[Xx][Ll][Aa]\b|xla_|jit_scope|[Xx]la[A-Z]")),
-    ("control flow v2", re.compile(r"while_v2|cond_v2|control_flow_v2|ControlFlowV2|[Cc]ontrol[Ff]low[Vv]2|"
-                                   r"output_all_intermediates|enable_control_flow_v2")),
-    ("C++ internals", re.compile(r"\btest_ops\.|c_api|pywrap|_c_op\b|_create_c_op|_test_metrics|"
-                                 r"checkpoint_management\.|py_checkpoint_reader|saved_model")),
-]
-
-
-def _source(func):
-    """The source of ``func`` without its decorator lines (``run_in_graph_and_eager_modes`` puts
-    a graph method in scope; only the body says what the method uses)."""
-    text = inspect.getsource(func)
-    match = re.search(r"^\s*(async\s+)?def ", text, re.M)
-    return text[match.start():] if match else text
-
-
-def _method_source(test):
-    """The source text of ``test``'s method: the original function under its decorators (whose
-    wrappers, TF's or the file's own, would name eager or v2 modes the method itself never uses)."""
-    method = getattr(type(test), test._testMethodName, None)
-    func = inspect.unwrap(method) if method is not None else None
-    texts = [test.id().split(".", 1)[-1]]
-    if func is not None:
-        try:
-            texts.append(_source(func))
-        except (OSError, TypeError):
-            pass
-    # absl's parameterized methods wrap the original; find it by the name before the parameters
-    base = re.sub(r"(_\d+|_[A-Za-z0-9]+)$", "", test._testMethodName)
-    for klass in type(test).__mro__:
-        candidate = klass.__dict__.get(base) or klass.__dict__.get(test._testMethodName)
-        if candidate is not None and callable(candidate):
-            try:
-                texts.append(_source(inspect.unwrap(candidate)))
-            except (OSError, TypeError):
-                pass
-            break
-    return "\n".join(texts)
-
-
-def scope_reason(test):
-    """"" when the method is in scope, else the reason it is not (eager, tf.function, ...)."""
-    source = _method_source(test)
-    for reason, pattern in EXCLUSIONS:
-        if pattern.search(source):
-            return reason
-    return ""
-
 
 def _tests(suite):
     for item in suite:
@@ -173,7 +117,7 @@ def run(path, use_tf, timeout):
             status, message = "skip", "expected failure"
         else:
             status, message = "pass", ""
-        results[method_id] = [status, message, scope_reason(test)]
+        results[method_id] = [status, message]
     return results, None
 
 
