@@ -313,6 +313,24 @@ def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
             "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
 
 
+def case_gradient_checker_v2(tf, rewrites_off=False):
+    checker = _module(tf, "devlab.api.gradient_checker_v2", "tensorflow.python.ops.gradient_checker_v2")
+    a = np.array([[0.1, -0.4], [0.7, 0.2], [1.5, -1.0]])
+    with tf.Session():
+        theoretical, numerical = checker.compute_gradient(lambda x, w: tf.matmul(tf.tanh(x), w),
+                                                          [a, np.array([[1.0], [2.0]])])
+        err = checker.max_error(theoretical, numerical)
+        t32, n32 = checker.compute_gradient(lambda x: tf.square(x) * 3.0, [np.float32([1.0, -2.0])])
+        v = tf.Variable(np.ones((4, 2)), name="v")
+        tf.get_default_session().run(v.initializer)
+        ts, ns = checker.compute_gradient(lambda x: tf.gather(x, [0, 2, 2]), [v])
+    bad = _error(lambda: checker.compute_gradient(tf.square, a))
+    return {"shapes": [[list(j.shape) for j in theoretical], [str(j.dtype) for j in theoretical + t32]],
+            "values": [[j.tolist() for j in theoretical], [np.round(j, 4).tolist() for j in numerical],
+                       [j.tolist() for j in t32], [np.round(j, 3).tolist() for j in n32], ts[0].tolist()],
+            "small": bool(err < 1e-4), "bad": bad}
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
@@ -356,6 +374,24 @@ def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
                         s.is_subtype_of(tf.TensorShape(None)), tf.TensorShape(None).is_subtype_of(s),
                         s.is_subtype_of(tf.TensorShape([2])), s.is_subtype_of([2, 4])],
             "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
+
+
+def case_gradient_checker_v2(tf, rewrites_off=False):
+    checker = _module(tf, "devlab.api.gradient_checker_v2", "tensorflow.python.ops.gradient_checker_v2")
+    a = np.array([[0.1, -0.4], [0.7, 0.2], [1.5, -1.0]])
+    with tf.Session():
+        theoretical, numerical = checker.compute_gradient(lambda x, w: tf.matmul(tf.tanh(x), w),
+                                                          [a, np.array([[1.0], [2.0]])])
+        err = checker.max_error(theoretical, numerical)
+        t32, n32 = checker.compute_gradient(lambda x: tf.square(x) * 3.0, [np.float32([1.0, -2.0])])
+        v = tf.Variable(np.ones((4, 2)), name="v")
+        tf.get_default_session().run(v.initializer)
+        ts, ns = checker.compute_gradient(lambda x: tf.gather(x, [0, 2, 2]), [v])
+    bad = _error(lambda: checker.compute_gradient(tf.square, a))
+    return {"shapes": [[list(j.shape) for j in theoretical], [str(j.dtype) for j in theoretical + t32]],
+            "values": [[j.tolist() for j in theoretical], [np.round(j, 4).tolist() for j in numerical],
+                       [j.tolist() for j in t32], [np.round(j, 3).tolist() for j in n32], ts[0].tolist()],
+            "small": bool(err < 1e-4), "bad": bad}
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
@@ -402,6 +438,24 @@ def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
             "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
 
 
+def case_gradient_checker_v2(tf, rewrites_off=False):
+    checker = _module(tf, "devlab.api.gradient_checker_v2", "tensorflow.python.ops.gradient_checker_v2")
+    a = np.array([[0.1, -0.4], [0.7, 0.2], [1.5, -1.0]])
+    with tf.Session():
+        theoretical, numerical = checker.compute_gradient(lambda x, w: tf.matmul(tf.tanh(x), w),
+                                                          [a, np.array([[1.0], [2.0]])])
+        err = checker.max_error(theoretical, numerical)
+        t32, n32 = checker.compute_gradient(lambda x: tf.square(x) * 3.0, [np.float32([1.0, -2.0])])
+        v = tf.Variable(np.ones((4, 2)), name="v")
+        tf.get_default_session().run(v.initializer)
+        ts, ns = checker.compute_gradient(lambda x: tf.gather(x, [0, 2, 2]), [v])
+    bad = _error(lambda: checker.compute_gradient(tf.square, a))
+    return {"shapes": [[list(j.shape) for j in theoretical], [str(j.dtype) for j in theoretical + t32]],
+            "values": [[j.tolist() for j in theoretical], [np.round(j, 4).tolist() for j in numerical],
+                       [j.tolist() for j in t32], [np.round(j, 3).tolist() for j in n32], ts[0].tolist()],
+            "small": bool(err < 1e-4), "bad": bad}
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
@@ -434,6 +488,24 @@ def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
                         s.is_subtype_of(tf.TensorShape(None)), tf.TensorShape(None).is_subtype_of(s),
                         s.is_subtype_of(tf.TensorShape([2])), s.is_subtype_of([2, 4])],
             "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
+
+
+def case_gradient_checker_v2(tf, rewrites_off=False):
+    checker = _module(tf, "devlab.api.gradient_checker_v2", "tensorflow.python.ops.gradient_checker_v2")
+    a = np.array([[0.1, -0.4], [0.7, 0.2], [1.5, -1.0]])
+    with tf.Session():
+        theoretical, numerical = checker.compute_gradient(lambda x, w: tf.matmul(tf.tanh(x), w),
+                                                          [a, np.array([[1.0], [2.0]])])
+        err = checker.max_error(theoretical, numerical)
+        t32, n32 = checker.compute_gradient(lambda x: tf.square(x) * 3.0, [np.float32([1.0, -2.0])])
+        v = tf.Variable(np.ones((4, 2)), name="v")
+        tf.get_default_session().run(v.initializer)
+        ts, ns = checker.compute_gradient(lambda x: tf.gather(x, [0, 2, 2]), [v])
+    bad = _error(lambda: checker.compute_gradient(tf.square, a))
+    return {"shapes": [[list(j.shape) for j in theoretical], [str(j.dtype) for j in theoretical + t32]],
+            "values": [[j.tolist() for j in theoretical], [np.round(j, 4).tolist() for j in numerical],
+                       [j.tolist() for j in t32], [np.round(j, 3).tolist() for j in n32], ts[0].tolist()],
+            "small": bool(err < 1e-4), "bad": bad}
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
