@@ -49,7 +49,7 @@ from .api.random_ops import random_normal, random_uniform, set_random_seed, trun
 from .api.script_ops import py_func
 from .api.state_ops import assign, assign_add, assign_sub, count_up_to, is_variable_initialized, scatter_add, scatter_sub, scatter_update
 from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
-from .api.uninitialized import report_uninitialized_variables
+from .api.uninitialized import assert_variables_initialized, report_uninitialized_variables
 from .api.lookup_ops import initialize_all_tables, tables_initializer
 from .api.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
 from .api.partitioned_variables import PartitionedVariable, fixed_size_partitioner

@@ -331,6 +331,23 @@ def case_gradient_checker_v2(tf, rewrites_off=False):
             "small": bool(err < 1e-4), "bad": bad}
 
 
+def case_assert_variables_initialized(tf, rewrites_off=False):
+    none = tf.assert_variables_initialized()
+    with tf.device("/cpu:1"):
+        v = tf.Variable([1.0, 2.0], name="v")
+    w = tf.Variable(3, name="w")
+    one = tf.assert_variables_initialized([v])
+    both = tf.assert_variables_initialized()
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.Session(config=config) as sess:
+        before = _error(lambda: sess.run(one))[0]  # TF's text counts its root errors; the class is the fact
+        sess.run(v.initializer)
+        partly = [np.asarray(sess.run(one)).tolist(), _error(lambda: sess.run(both))[0]]
+        sess.run(w.initializer)
+        after = np.asarray(sess.run(both)).tolist()
+    return {"none": none is None, "ops": graph_facts(tf), "before": before, "partly": partly, "after": after}
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
@@ -392,6 +409,23 @@ def case_gradient_checker_v2(tf, rewrites_off=False):
             "values": [[j.tolist() for j in theoretical], [np.round(j, 4).tolist() for j in numerical],
                        [j.tolist() for j in t32], [np.round(j, 3).tolist() for j in n32], ts[0].tolist()],
             "small": bool(err < 1e-4), "bad": bad}
+
+
+def case_assert_variables_initialized(tf, rewrites_off=False):
+    none = tf.assert_variables_initialized()
+    with tf.device("/cpu:1"):
+        v = tf.Variable([1.0, 2.0], name="v")
+    w = tf.Variable(3, name="w")
+    one = tf.assert_variables_initialized([v])
+    both = tf.assert_variables_initialized()
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.Session(config=config) as sess:
+        before = _error(lambda: sess.run(both))
+        sess.run(v.initializer)
+        partly = [np.asarray(sess.run(one)).tolist(), _error(lambda: sess.run(both))]
+        sess.run(w.initializer)
+        after = np.asarray(sess.run(both)).tolist()
+    return {"none": none is None, "ops": graph_facts(tf), "before": before, "partly": partly, "after": after}
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
@@ -456,6 +490,23 @@ def case_gradient_checker_v2(tf, rewrites_off=False):
             "small": bool(err < 1e-4), "bad": bad}
 
 
+def case_assert_variables_initialized(tf, rewrites_off=False):
+    none = tf.assert_variables_initialized()
+    with tf.device("/cpu:1"):
+        v = tf.Variable([1.0, 2.0], name="v")
+    w = tf.Variable(3, name="w")
+    one = tf.assert_variables_initialized([v])
+    both = tf.assert_variables_initialized()
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.Session(config=config) as sess:
+        before = _error(lambda: sess.run(both))
+        sess.run(v.initializer)
+        partly = [np.asarray(sess.run(one)).tolist(), _error(lambda: sess.run(both))]
+        sess.run(w.initializer)
+        after = np.asarray(sess.run(both)).tolist()
+    return {"none": none is None, "ops": graph_facts(tf), "before": before, "partly": partly, "after": after}
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
@@ -506,6 +557,23 @@ def case_gradient_checker_v2(tf, rewrites_off=False):
             "values": [[j.tolist() for j in theoretical], [np.round(j, 4).tolist() for j in numerical],
                        [j.tolist() for j in t32], [np.round(j, 3).tolist() for j in n32], ts[0].tolist()],
             "small": bool(err < 1e-4), "bad": bad}
+
+
+def case_assert_variables_initialized(tf, rewrites_off=False):
+    none = tf.assert_variables_initialized()
+    with tf.device("/cpu:1"):
+        v = tf.Variable([1.0, 2.0], name="v")
+    w = tf.Variable(3, name="w")
+    one = tf.assert_variables_initialized([v])
+    both = tf.assert_variables_initialized()
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.Session(config=config) as sess:
+        before = _error(lambda: sess.run(both))
+        sess.run(v.initializer)
+        partly = [np.asarray(sess.run(one)).tolist(), _error(lambda: sess.run(both))]
+        sess.run(w.initializer)
+        after = np.asarray(sess.run(both)).tolist()
+    return {"none": none is None, "ops": graph_facts(tf), "before": before, "partly": partly, "after": after}
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
