@@ -3,7 +3,10 @@ GraphDef versions, ``Operation.node_def`` and ``from_node_def``, ``Graph.create_
 ``Variable.count_up_to``, ``Session.make_callable``, ``training_util._increment_global_step``,
 the dtypes, ``tf.io.gfile``/``tf.gfile`` and ``tf.io.read_file``/``write_file``. Each case returns
 its facts or the error. The same functions run under TensorFlow 2.21 (tools/record_cases.py
-tf1_surface writes tests/data/tf_tf1_surface.json) and under devlab (tests/test_tf1_surface.py)."""
+tf1_surface writes tests/data/tf_tf1_surface.json) and under devlab (tests/test_tf1_surface.py).
+Also: check_numerics, sequence_mask, parallel_stack, the gradient enums, list_local_devices,
+register_tensor_conversion_function, both gradient checkers, tf.layers.Dense, shapes and refs,
+assert_variables_initialized."""
 import importlib
 import os
 import shutil
@@ -127,7 +130,6 @@ def case_increment_global_step(tf, rewrites_off=False):
         sess.run(tf.global_variables_initializer())
         values = [int(sess.run(inc)), int(sess.run(inc)), int(sess.run(step))]
     return {"no_step": no_step, "ops": graph_facts(tf), "values": values, "inc": [inc.name, inc.dtype.name]}
-
 
 DTYPES = ("float16", "float32", "float64", "bfloat16", "complex64", "complex128", "int8", "int16", "int32",
           "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string", "qint8", "quint8", "qint16",
@@ -348,9 +350,6 @@ def case_assert_variables_initialized(tf, rewrites_off=False):
     return {"none": none is None, "ops": graph_facts(tf), "before": before, "partly": partly, "after": after}
 
 
-CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-
-
 class _Point:
     def __init__(self, v):
         self.v = v
@@ -376,59 +375,6 @@ def case_register_tensor_conversion_function(tf, rewrites_off=False):
     y = tf.convert_to_tensor(_Declines())
     placed, value = run(tf, [x, y], rewrites_off=rewrites_off)
     return {"ops": graph_facts(tf), "errors": errors, "values": [np.asarray(v).tolist() for v in value]}
-
-
-def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
-    device_spec = _module(tf, "devlab.framework.device_spec", "tensorflow.python.framework.device_spec")
-    s = tf.TensorShape([2, None])
-    bad = _error(lambda: s.assert_is_compatible_with(tf.TensorShape([3, 1])))
-    t, v = tf.constant(1.0), tf.Variable(1.0, name="v")
-    refs = [t.ref().deref() is t, t.ref() == t.ref(), hash(t.ref()) == hash(t.ref()), t.ref() != v.ref(),
-            v.ref().deref() is v, t.experimental_ref() == t.ref(), len({t.ref(), t.ref(), v.ref()})]
-    spec = device_spec.DeviceSpecV1.from_string("/job:w/task:1/device:GPU:0")
-    return {"compatible": [bad[0] if bad else None, s.assert_is_compatible_with([2, 5])],
-            "subtype": [s.is_subtype_of(tf.TensorShape([None, None])), tf.TensorShape([2, 3]).is_subtype_of(s),
-                        s.is_subtype_of(tf.TensorShape(None)), tf.TensorShape(None).is_subtype_of(s),
-                        s.is_subtype_of(tf.TensorShape([2])), s.is_subtype_of([2, 4])],
-            "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
-
-
-def case_gradient_checker_v2(tf, rewrites_off=False):
-    checker = _module(tf, "devlab.api.gradient_checker_v2", "tensorflow.python.ops.gradient_checker_v2")
-    a = np.array([[0.1, -0.4], [0.7, 0.2], [1.5, -1.0]])
-    with tf.Session():
-        theoretical, numerical = checker.compute_gradient(lambda x, w: tf.matmul(tf.tanh(x), w),
-                                                          [a, np.array([[1.0], [2.0]])])
-        err = checker.max_error(theoretical, numerical)
-        t32, n32 = checker.compute_gradient(lambda x: tf.square(x) * 3.0, [np.float32([1.0, -2.0])])
-        v = tf.Variable(np.ones((4, 2)), name="v")
-        tf.get_default_session().run(v.initializer)
-        ts, ns = checker.compute_gradient(lambda x: tf.gather(x, [0, 2, 2]), [v])
-    bad = _error(lambda: checker.compute_gradient(tf.square, a))
-    return {"shapes": [[list(j.shape) for j in theoretical], [str(j.dtype) for j in theoretical + t32]],
-            "values": [[j.tolist() for j in theoretical], [np.round(j, 4).tolist() for j in numerical],
-                       [j.tolist() for j in t32], [np.round(j, 3).tolist() for j in n32], ts[0].tolist()],
-            "small": bool(err < 1e-4), "bad": bad}
-
-
-def case_assert_variables_initialized(tf, rewrites_off=False):
-    none = tf.assert_variables_initialized()
-    with tf.device("/cpu:1"):
-        v = tf.Variable([1.0, 2.0], name="v")
-    w = tf.Variable(3, name="w")
-    one = tf.assert_variables_initialized([v])
-    both = tf.assert_variables_initialized()
-    config = tf.ConfigProto(device_count={"CPU": 2})
-    with tf.Session(config=config) as sess:
-        before = _error(lambda: sess.run(both))
-        sess.run(v.initializer)
-        partly = [np.asarray(sess.run(one)).tolist(), _error(lambda: sess.run(both))]
-        sess.run(w.initializer)
-        after = np.asarray(sess.run(both)).tolist()
-    return {"none": none is None, "ops": graph_facts(tf), "before": before, "partly": partly, "after": after}
-
-
-CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
 def case_compute_gradient(tf, rewrites_off=False):
@@ -457,59 +403,6 @@ def case_compute_gradient(tf, rewrites_off=False):
             "shape_error": shape_error}
 
 
-def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
-    device_spec = _module(tf, "devlab.framework.device_spec", "tensorflow.python.framework.device_spec")
-    s = tf.TensorShape([2, None])
-    bad = _error(lambda: s.assert_is_compatible_with(tf.TensorShape([3, 1])))
-    t, v = tf.constant(1.0), tf.Variable(1.0, name="v")
-    refs = [t.ref().deref() is t, t.ref() == t.ref(), hash(t.ref()) == hash(t.ref()), t.ref() != v.ref(),
-            v.ref().deref() is v, t.experimental_ref() == t.ref(), len({t.ref(), t.ref(), v.ref()})]
-    spec = device_spec.DeviceSpecV1.from_string("/job:w/task:1/device:GPU:0")
-    return {"compatible": [bad[0] if bad else None, s.assert_is_compatible_with([2, 5])],
-            "subtype": [s.is_subtype_of(tf.TensorShape([None, None])), tf.TensorShape([2, 3]).is_subtype_of(s),
-                        s.is_subtype_of(tf.TensorShape(None)), tf.TensorShape(None).is_subtype_of(s),
-                        s.is_subtype_of(tf.TensorShape([2])), s.is_subtype_of([2, 4])],
-            "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
-
-
-def case_gradient_checker_v2(tf, rewrites_off=False):
-    checker = _module(tf, "devlab.api.gradient_checker_v2", "tensorflow.python.ops.gradient_checker_v2")
-    a = np.array([[0.1, -0.4], [0.7, 0.2], [1.5, -1.0]])
-    with tf.Session():
-        theoretical, numerical = checker.compute_gradient(lambda x, w: tf.matmul(tf.tanh(x), w),
-                                                          [a, np.array([[1.0], [2.0]])])
-        err = checker.max_error(theoretical, numerical)
-        t32, n32 = checker.compute_gradient(lambda x: tf.square(x) * 3.0, [np.float32([1.0, -2.0])])
-        v = tf.Variable(np.ones((4, 2)), name="v")
-        tf.get_default_session().run(v.initializer)
-        ts, ns = checker.compute_gradient(lambda x: tf.gather(x, [0, 2, 2]), [v])
-    bad = _error(lambda: checker.compute_gradient(tf.square, a))
-    return {"shapes": [[list(j.shape) for j in theoretical], [str(j.dtype) for j in theoretical + t32]],
-            "values": [[j.tolist() for j in theoretical], [np.round(j, 4).tolist() for j in numerical],
-                       [j.tolist() for j in t32], [np.round(j, 3).tolist() for j in n32], ts[0].tolist()],
-            "small": bool(err < 1e-4), "bad": bad}
-
-
-def case_assert_variables_initialized(tf, rewrites_off=False):
-    none = tf.assert_variables_initialized()
-    with tf.device("/cpu:1"):
-        v = tf.Variable([1.0, 2.0], name="v")
-    w = tf.Variable(3, name="w")
-    one = tf.assert_variables_initialized([v])
-    both = tf.assert_variables_initialized()
-    config = tf.ConfigProto(device_count={"CPU": 2})
-    with tf.Session(config=config) as sess:
-        before = _error(lambda: sess.run(both))
-        sess.run(v.initializer)
-        partly = [np.asarray(sess.run(one)).tolist(), _error(lambda: sess.run(both))]
-        sess.run(w.initializer)
-        after = np.asarray(sess.run(both)).tolist()
-    return {"none": none is None, "ops": graph_facts(tf), "before": before, "partly": partly, "after": after}
-
-
-CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-
-
 def case_layers_dense_class(tf, rewrites_off=False):
     x = tf.placeholder(tf.float32, [2, 3], name="x")
     layer = tf.layers.Dense(4, activation=tf.nn.relu, kernel_initializer=tf.constant_initializer(0.1))
@@ -524,56 +417,6 @@ def case_layers_dense_class(tf, rewrites_off=False):
         sess.run(tf.global_variables_initializer())
         facts["values"] = [np.asarray(v).tolist() for v in sess.run([y1, z], {x: np.ones((2, 3))})]
     return facts
-
-
-def case_shapes_refs_and_device_spec_v1(tf, rewrites_off=False):
-    device_spec = _module(tf, "devlab.framework.device_spec", "tensorflow.python.framework.device_spec")
-    s = tf.TensorShape([2, None])
-    bad = _error(lambda: s.assert_is_compatible_with(tf.TensorShape([3, 1])))
-    t, v = tf.constant(1.0), tf.Variable(1.0, name="v")
-    refs = [t.ref().deref() is t, t.ref() == t.ref(), hash(t.ref()) == hash(t.ref()), t.ref() != v.ref(),
-            v.ref().deref() is v, t.experimental_ref() == t.ref(), len({t.ref(), t.ref(), v.ref()})]
-    spec = device_spec.DeviceSpecV1.from_string("/job:w/task:1/device:GPU:0")
-    return {"compatible": [bad[0] if bad else None, s.assert_is_compatible_with([2, 5])],
-            "subtype": [s.is_subtype_of(tf.TensorShape([None, None])), tf.TensorShape([2, 3]).is_subtype_of(s),
-                        s.is_subtype_of(tf.TensorShape(None)), tf.TensorShape(None).is_subtype_of(s),
-                        s.is_subtype_of(tf.TensorShape([2])), s.is_subtype_of([2, 4])],
-            "refs": refs, "spec": [spec.to_string(), device_spec.DeviceSpecV1 is tf.DeviceSpec]}
-
-
-def case_gradient_checker_v2(tf, rewrites_off=False):
-    checker = _module(tf, "devlab.api.gradient_checker_v2", "tensorflow.python.ops.gradient_checker_v2")
-    a = np.array([[0.1, -0.4], [0.7, 0.2], [1.5, -1.0]])
-    with tf.Session():
-        theoretical, numerical = checker.compute_gradient(lambda x, w: tf.matmul(tf.tanh(x), w),
-                                                          [a, np.array([[1.0], [2.0]])])
-        err = checker.max_error(theoretical, numerical)
-        t32, n32 = checker.compute_gradient(lambda x: tf.square(x) * 3.0, [np.float32([1.0, -2.0])])
-        v = tf.Variable(np.ones((4, 2)), name="v")
-        tf.get_default_session().run(v.initializer)
-        ts, ns = checker.compute_gradient(lambda x: tf.gather(x, [0, 2, 2]), [v])
-    bad = _error(lambda: checker.compute_gradient(tf.square, a))
-    return {"shapes": [[list(j.shape) for j in theoretical], [str(j.dtype) for j in theoretical + t32]],
-            "values": [[j.tolist() for j in theoretical], [np.round(j, 4).tolist() for j in numerical],
-                       [j.tolist() for j in t32], [np.round(j, 3).tolist() for j in n32], ts[0].tolist()],
-            "small": bool(err < 1e-4), "bad": bad}
-
-
-def case_assert_variables_initialized(tf, rewrites_off=False):
-    none = tf.assert_variables_initialized()
-    with tf.device("/cpu:1"):
-        v = tf.Variable([1.0, 2.0], name="v")
-    w = tf.Variable(3, name="w")
-    one = tf.assert_variables_initialized([v])
-    both = tf.assert_variables_initialized()
-    config = tf.ConfigProto(device_count={"CPU": 2})
-    with tf.Session(config=config) as sess:
-        before = _error(lambda: sess.run(both))
-        sess.run(v.initializer)
-        partly = [np.asarray(sess.run(one)).tolist(), _error(lambda: sess.run(both))]
-        sess.run(w.initializer)
-        after = np.asarray(sess.run(both)).tolist()
-    return {"none": none is None, "ops": graph_facts(tf), "before": before, "partly": partly, "after": after}
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
