@@ -83,7 +83,7 @@ def run_file(name, use_tf, timeout=60, file_timeout=900):
         cmd = [python, "-m", "tests.tf_verbatim.harness.run_file", os.path.join(SRC, name), out,
                "--timeout", str(timeout)] + (["--tf"] if use_tf else [])
         try:
-            subprocess.run(cmd, cwd=ROOT, env=env, timeout=file_timeout, capture_output=True)
+            subprocess.run(cmd, cwd=tmp, env=env, timeout=file_timeout, capture_output=True)  # files tests write land in tmp
         except subprocess.TimeoutExpired:
             return {"file": name, "methods": {}, "import_error": "the file ran past its timeout"}
         if not os.path.exists(out):
