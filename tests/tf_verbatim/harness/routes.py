@@ -2,7 +2,7 @@
 
 ``install()`` puts a finder first on ``sys.meta_path``: ``tensorflow`` is devlab itself;
 ``tensorflow.python.framework.test_util``, ``...platform.test`` and ``...platform.googletest``
-are the harness's small graph-mode test framework (``test_util.py``, ``platform_test.py``); every
+are the harness's small graph-mode test framework (``test_util.py``, ``googletest.py``); every
 other ``tensorflow.*`` module is a view that looks each name up in an ordered list of devlab
 modules (``SOURCES``, else the defaults per package below). A name found in none of them is a
 ``missing`` stand-in that fails the test that uses it. Nothing here implements TensorFlow: a
@@ -21,8 +21,8 @@ HARNESS = __name__.rsplit(".", 1)[0]
 # TF module -> the harness module that provides it (the test framework, not the API under test)
 HARNESS_MODULES = {
     "tensorflow.python.framework.test_util": "test_util",
-    "tensorflow.python.platform.test": "platform_test",
-    "tensorflow.python.platform.googletest": "platform_test",
+    "tensorflow.python.platform.test": "googletest",
+    "tensorflow.python.platform.googletest": "googletest",
 }
 
 # TF module (without "tensorflow.python.") -> devlab modules searched in order
