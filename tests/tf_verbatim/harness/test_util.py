@@ -46,40 +46,56 @@ def _identity_decorator(func=None, *args, **kwargs):
     return lambda f: f
 
 
-def _in_fresh_graph(func):
-    """Run ``func`` in a fresh default graph (``run_deprecated_v1`` and friends)."""
+def _for_methods(wrap):
+    """A decorator (bare or called, on a method or on a class's test methods) applying ``wrap``."""
     def decorator(f):
         if isinstance(f, type):
             for name, value in list(vars(f).items()):
-                if name.startswith("test") and callable(value):
-                    setattr(f, name, decorator(value))
+                if name.startswith("test") and callable(value) and name != "test_session" \
+                        and not name.startswith(("testSkipEager", "test_skip_eager")):
+                    setattr(f, name, wrap(value))
             return f
+        return wrap(f)
+    return decorator
 
-        @functools.wraps(f)
-        def wrapper(self, *args, **kwargs):
-            with devlab.Graph().as_default() as g:
-                g.seed = DEFAULT_GRAPH_SEED
+
+def _graph(f):
+    """TF's ``run_deprecated_v1``: the body as it is, in the test's default graph (graph mode)."""
+    return f
+
+
+def _graph_in_session(f):
+    """The graph half of TF's ``run_in_graph_and_eager_modes``: the body inside
+    ``self.test_session()``, a SkipTest raised inside it swallowed, as TF does."""
+    @functools.wraps(f)
+    def wrapper(self, *args, **kwargs):
+        try:
+            with self.test_session():
                 return f(self, *args, **kwargs)
-        return wrapper
-    return decorator(func) if func is not None else decorator
+        except unittest.SkipTest:
+            pass
+    return wrapper
 
 
 def run_deprecated_v1(func=None):
-    return _in_fresh_graph(func)
-
-
+    return _for_methods(_graph)(func) if func is not None else _for_methods(_graph)
 
 
 def run_v1_only(reason=None, func=None):
     if callable(reason):
-        return _in_fresh_graph(reason)
-    return _in_fresh_graph(func)
+        return _for_methods(_graph)(reason)
+    return _for_methods(_graph)(func) if func is not None else _for_methods(_graph)
 
 
 deprecated_graph_mode_only = run_deprecated_v1
-run_in_graph_and_eager_modes = _in_fresh_graph
-run_all_in_graph_and_eager_modes = _in_fresh_graph
-build_as_function_and_v1_graph = _in_fresh_graph
+
+
+def run_in_graph_and_eager_modes(func=None, config=None, use_gpu=True, assert_no_eager_garbage=False):
+    return _for_methods(_graph_in_session)(func) if func is not None else _for_methods(_graph_in_session)
+
+
+run_all_in_graph_and_eager_modes = run_in_graph_and_eager_modes
+build_as_function_and_v1_graph = run_deprecated_v1
 
 
 def run_v2_only(func=None, reason=None):
