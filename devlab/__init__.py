@@ -8,8 +8,9 @@ This module only gathers the public names, as ``tensorflow.compat.v1`` does.
 from .framework import dtypes, errors
 from .framework.default_session import get_default_session
 from .framework.device_spec import DeviceSpec
-from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half,  # noqa: A004
-                               int8, int16, int32, int64, string, uint8)
+from .framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16,  # noqa: A004
+                               float32, float64, half, int8, int16, int32, int64, qint8, qint16, qint32, quint8,
+                               quint16, resource, string, uint8, uint16, uint32, uint64, variant)
 from .framework.graph import Graph, get_default_graph, reset_default_graph
 from .framework.graph_keys import GraphKeys
 from .framework.operation import NodeDef, Operation
@@ -24,8 +25,10 @@ from .api.array_ops import (cast, concat, constant, expand_dims, fill, gather, g
                             split, squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
                             transpose, unique, unstack, where, where_v2, zeros, zeros_like)
 from .api.masking import boolean_mask
+from .api.array_ops import check_numerics, parallel_stack, sequence_mask
 from .api import compat as _compat
 from .ops.build import convert_to_tensor as _convert_to_tensor
+from .ops.tensor_conversion import register_tensor_conversion_function
 from .api.asserts import Assert
 from .api.control_flow_ops import group, no_op
 from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
@@ -47,9 +50,9 @@ from .api.tensor_array_ops import TensorArray
 from .api.data_flow_ops import ConditionalAccumulator, FIFOQueue, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
 from .api.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .api.script_ops import py_func
-from .api.state_ops import assign, assign_add, assign_sub, is_variable_initialized, scatter_add, scatter_sub, scatter_update
+from .api.state_ops import assign, assign_add, assign_sub, count_up_to, is_variable_initialized, scatter_add, scatter_sub, scatter_update
 from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
-from .api.uninitialized import report_uninitialized_variables
+from .api.uninitialized import assert_variables_initialized, report_uninitialized_variables
 from .api.lookup_ops import initialize_all_tables, tables_initializer
 from .api.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
 from .api.partitioned_variables import PartitionedVariable, fixed_size_partitioner
@@ -61,7 +64,7 @@ from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, Op
 from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
-from .api.gradients import AggregationMethod, gradients
+from .api.gradients import AggregationMethod, UnconnectedGradients, gradients
 
 
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None):
@@ -78,6 +81,7 @@ from .unimplemented import Namespace as _Namespace, module_getattr as _module_ge
 from .strings import as_string, join as string_join  # noqa: E402 - TF1's top-level names
 from .graphs import import_graph_def, load_graph  # noqa: E402 - TensorFlow's graph files (the graphs extra)
 from .graphs.encode import write_graph as _write_graph  # noqa: E402
+from .graphs import encode as _encode  # noqa: E402
 from .runtime.modelled import modelled_run  # noqa: E402
 from .distribute import get_tower_context  # noqa: E402
 from .distribute.values import MirroredVariable as _MirroredVariable  # noqa: E402
@@ -85,7 +89,21 @@ from .api.variables import variable_creator_scope  # noqa: E402
 
 _operators.install(_MirroredVariable)
 contrib = _Namespace("tf.contrib", distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
-io = _Namespace("tf.io", write_graph=_write_graph)
+from . import file_io as _gfile  # noqa: E402
+from .api.io_ops import read_file, write_file  # noqa: E402
+_GFILE = ("GFile", "copy", "exists", "get_registered_schemes", "glob", "isdir", "join", "listdir", "makedirs", "mkdir",
+          "remove", "rename", "rmtree", "stat", "walk")
+from .api.gradient_checker import compute_gradient as _compute_gradient  # noqa: E402
+from .api.gradient_checker import compute_gradient_error as _compute_gradient_error  # noqa: E402
+test = _Namespace("tf.test", compute_gradient=_compute_gradient, compute_gradient_error=_compute_gradient_error)
+debugging = _Namespace("tf.debugging", check_numerics=check_numerics, Assert=Assert)
+io = _Namespace("tf.io", write_graph=_write_graph, read_file=read_file, write_file=write_file,
+                gfile=_Namespace("tf.io.gfile", **{n: getattr(_gfile, n) for n in _GFILE}))
+# TF1's tf.gfile: the same functions under their TF1 names
+gfile = _Namespace("tf.gfile", GFile=_gfile.GFile, FastGFile=_gfile.GFile, Open=_gfile.GFile, Exists=_gfile.exists,
+                   MakeDirs=_gfile.makedirs, MkDir=_gfile.mkdir, Glob=_gfile.glob, IsDirectory=_gfile.isdir,
+                   ListDirectory=_gfile.listdir, Remove=_gfile.remove, Rename=_gfile.rename, Copy=_gfile.copy,
+                   DeleteRecursively=_gfile.rmtree, Stat=_gfile.stat, Walk=_gfile.walk)
 linalg = _Namespace("tf.linalg", tensordot=tensordot)
 # tf.math: the names TF 1.13+ scripts reach there, the same functions as at the top level and in tf.nn
 math = _Namespace("tf.math", **{n: globals()[n] for n in (
@@ -99,6 +117,10 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
                                    "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)
 
 _operators.install(Tensor, Variable)
+_encode.install(Graph)
+GRAPH_DEF_VERSION = _encode.PRODUCER  # TF 2.21's (tf.compat.v1.GRAPH_DEF_VERSION)
+GRAPH_DEF_VERSION_MIN_CONSUMER = _encode.MIN_CONSUMER
+GRAPH_DEF_VERSION_MIN_PRODUCER = _encode.MIN_PRODUCER
 
 # The TF version whose API devlab offers: TF1's last (1.15), so scripts that test the version take
 # their TF1 path. What the ops build, how they are named and placed follows TF 2.21's
@@ -116,7 +138,9 @@ class _VersionNamespace(_Namespace):
     VERSION = property(lambda self: __getattr__("__version__"))
 
 
-version = _VersionNamespace("tf.version", GIT_VERSION=GIT_VERSION)
+version = _VersionNamespace("tf.version", GIT_VERSION=GIT_VERSION, GRAPH_DEF_VERSION=GRAPH_DEF_VERSION,
+                            GRAPH_DEF_VERSION_MIN_CONSUMER=GRAPH_DEF_VERSION_MIN_CONSUMER,
+                            GRAPH_DEF_VERSION_MIN_PRODUCER=GRAPH_DEF_VERSION_MIN_PRODUCER)
 
 
 def add_to_collection(name, value):

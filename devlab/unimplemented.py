@@ -2,36 +2,41 @@
 
 Each namespace (``tf``, ``tf.nn``, ``tf.train``...) ends in a module ``__getattr__`` built here,
 so ``tf.nn.ctc_loss`` raises ``AttributeError: devlab does not implement
-tf.nn.ctc_loss yet (used at cell.py:3)`` naming the user's line, instead of a traceback
-through devlab's internals. An accepted argument devlab does not implement raises
+tf.nn.ctc_loss yet (used at cell.py:3)`` naming the full ``tf.X`` name and the user's line,
+instead of a traceback through devlab's internals. Reached through an installed library that
+wraps TF, it names the user's line and the library's: ``(used at train.py:12, through
+.../site-packages/tf_slim/layers.py:88)``. An accepted argument devlab does not implement raises
 ``NotImplementedError`` the same way (``argument``/``reject``): never silently ignored.
 """
 import types
 
-from .framework.traceable import user_location
+from .framework.traceable import user_and_library_locations
+
+
+def _where():
+    """`` (used at cell.py:3)``: the user's line, and the wrapping library's line when one called."""
+    (filename, lineno), library = user_and_library_locations()
+    if not lineno:
+        return ""
+    through = f", through {library[0]}:{library[1]}" if library else ""
+    return f" (used at {filename}:{lineno}{through})"
 
 
 def missing(path):
     """The AttributeError for the API ``path`` (``tf.nn.foo``), naming the line that asked for it."""
-    filename, lineno = user_location()
-    where = f" (used at {filename}:{lineno})" if lineno else ""
-    return AttributeError(f"devlab does not implement {path} yet{where}")
+    return AttributeError(f"devlab does not implement {path} yet{_where()}")
 
 
 def argument(name, api):
     """The NotImplementedError for an argument devlab accepts in ``api``'s signature (so code
     written for TF reads as TF's) but does not implement: raised rather than silently ignored."""
-    filename, lineno = user_location()
-    where = f" (used at {filename}:{lineno})" if lineno else ""
-    return NotImplementedError(f"devlab does not implement the `{name}` argument of {api} yet{where}")
+    return NotImplementedError(f"devlab does not implement the `{name}` argument of {api} yet{_where()}")
 
 
 def call(api, **given):
     """The NotImplementedError for a call of ``api`` (a method devlab has but does not implement);
     ``given`` are its arguments, named for the reader."""
-    filename, lineno = user_location()
-    where = f" (used at {filename}:{lineno})" if lineno else ""
-    return NotImplementedError(f"devlab does not implement {api} yet{where}")
+    return NotImplementedError(f"devlab does not implement {api} yet{_where()}")
 
 
 def reject(api, **given):

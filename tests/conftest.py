@@ -12,6 +12,10 @@ from devlab.devices import gpu
 
 HAS_GPU = gpu.cupy_module() is not None
 
+# TensorFlow's own test files (and the harness that runs them) are run by test_tf_verbatim.py in
+# subprocesses, never collected here: they import ``tensorflow``.
+collect_ignore = ["tf_verbatim"]
+
 # Property tests draw the same examples on every run, so CI is repeatable; HYPOTHESIS_PROFILE=fuzz
 # draws new random ones (and 20x as many) to hunt for failures.
 settings.register_profile("repeatable", derandomize=True)

@@ -46,6 +46,8 @@ CASES = {
     "Const": (lambda: tf.constant(A), lambda: A),
     "Fill": (lambda: tf.fill([2, 2], 3.0), lambda: np.full((2, 2), 3.0)),
     "Identity": (lambda: tf.identity(A), lambda: A),
+    "CheckNumerics": (lambda: tf.check_numerics(A, "A"), lambda: A),
+    "ParallelConcat": (lambda: tf.parallel_stack([A, B]), lambda: np.stack([A, B])),
     "StopGradient": (lambda: tf.stop_gradient(A), lambda: A),
     "PlaceholderWithDefault": (lambda: tf.placeholder_with_default(A, [2, 3]), lambda: A),
     "AddV2": (lambda: tf.add(A, B), lambda: A + B),
@@ -230,6 +232,8 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "RandomUniform", "RandomUniformInt",
              "RandomStandardNormal", "TruncatedNormal", "NoOp", "AsString", "StringJoin", "ScalarSummary",
              "HistogramSummary", "MergeSummary", "DatasetSlice",
+             # tests/test_tf1_surface.py, against TF's records: a variable's counter, files
+             "CountUpTo", "ReadFile", "WriteFile",
              # control flow: tests/test_control_flow.py runs them through tf.cond and tf.while_loop
              "Switch", "RefSwitch", "Merge", "Enter", "RefEnter", "Exit", "NextIteration", "LoopCond",
              # loop gradients' stacks: tests/test_control_flow.py (gradients of while loops)

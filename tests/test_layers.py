@@ -17,7 +17,7 @@ LAYERS = {
     "unimplemented": 2,
     "api": 6, "train": 6, "layers": 6, "distribute": 6, "nn": 6, "strings": 6, "summary": 6, "losses": 6, "metrics": 6,
     "app": 6,
-    "flags": 6, "tf_logging": 6, "cluster": 6, "graphs": 6,
+    "flags": 6, "tf_logging": 6, "file_io": 6, "cluster": 6, "graphs": 6,
     "views": 7, "notebook": 8, "aliases": 8, "cli": 9, "graph_cli": 9, "__init__": 9, "__main__": 9,
 }
 # ``import devlab`` (the facade that ``tf`` names) is allowed where code hands the whole API to a

@@ -435,3 +435,53 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
         default = convert_to_tensor(default_value, dtype=values.dtype.base_dtype, name="default_value")
         return apply_op_output("SparseToDense", [indices, shape, values, default],
                                {"validate_indices": bool(validate_indices)}, scope)
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
+    """``mask[..., j] = j < lengths[...]`` for j in [0, maxlen) (maxlen: the largest length when
+    None), built as TF builds it: ``Range(0, maxlen, 1) < Cast(ExpandDims(lengths, -1))``, then a
+    Cast to ``dtype`` unless it is bool."""
+    with name_scope(name, "SequenceMask", [lengths, maxlen]):
+        lengths = convert_to_tensor(lengths)
+        if maxlen is None:
+            ndims = lengths.shape.ndims
+            axes = constant(list(builtins.range(ndims)), dtype=dtypes.int32) if ndims is not None else \
+                range(0, rank(lengths))
+            maxlen = apply_op_output("Max", [lengths, axes], {"keep_dims": False}, "Max")
+            maxlen = apply_op_output("Maximum", [constant(0, dtype=maxlen.dtype), maxlen], None, "Maximum")
+        else:
+            maxlen = convert_to_tensor(maxlen)
+        if maxlen.shape.ndims is not None and maxlen.shape.ndims != 0:
+            raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = {maxlen} "
+                             f"with shape '{maxlen.shape}' instead")
+        index_dtype = maxlen.dtype.base_dtype
+        row = apply_op_output("Range", [constant(0, dtype=index_dtype), maxlen, constant(1, dtype=index_dtype)],
+                              {"Tidx": index_dtype}, "Range")
+        column = expand_dims(lengths, -1)
+        column = apply_op_output("Cast", [column], {"SrcT": column.dtype.base_dtype, "DstT": index_dtype}, "Cast")
+        result = apply_op_output("Less", [row, column], None, "Less")
+        if dtype is None or dtypes.as_dtype(dtype) == dtypes.bool:
+            return result
+        return apply_op_output("Cast", [result], {"SrcT": dtypes.bool, "DstT": dtypes.as_dtype(dtype)}, "Cast")
+
+
+def parallel_stack(values, name="parallel_stack"):
+    """``stack(values)`` as one ParallelConcat of the values each given a leading dim (TF's
+    parallel_stack: every input must have the first one's static shape; no gradient)."""
+    with name_scope(name):
+        first = convert_to_tensor(values[0])
+        if first.shape.ndims is None:
+            raise ValueError("parallel_stack needs values of known rank")
+        shape = (len(values),) + tuple(first.shape.as_list())
+        return apply_op_output("ParallelConcat", [expand_dims(v, 0) for v in values],
+                               {"shape": shape, "N": len(values)}, "ParallelConcat")
+
+
+def check_numerics(tensor, message, name=None):
+    """``tensor``, checked when run: TF's InvalidArgumentError if it holds NaN or Inf values
+    (a CheckNumerics op; floating types only)."""
+    tensor = convert_to_tensor(tensor)
+    if tensor.dtype.base_dtype.name not in ("bfloat16", "float16", "float32", "float64"):
+        raise TypeError(f"Value passed to parameter 'tensor' has DataType {tensor.dtype.base_dtype.name} not in list "
+                        "of allowed values: bfloat16, float16, float32, float64")
+    return apply_op_output("CheckNumerics", [tensor], {"message": message}, name or "CheckNumerics")

@@ -659,6 +659,11 @@ def _sparse_to_dense_grad(op, grad):
 
 
 GRADIENTS["SparseToDense"] = _sparse_to_dense_grad
+# TF's _CheckNumericsGrad: the gradient is checked too. TF formats the message attr as the bytes
+# its get_attr returns, so its message reads "... gradient. b'msg'"; devlab writes the same words.
+GRADIENTS["CheckNumerics"] = lambda op, grad: [A.check_numerics(
+    grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. "
+    f"{str(op.get_attr('message')).encode()!r}")]
 
 # Ops whose outputs carry no gradient (integer, boolean, shape or source ops).
 NOT_DIFFERENTIABLE = {

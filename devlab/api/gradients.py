@@ -13,12 +13,13 @@ their gradients are summed there, under ``colocate_with(x's op)``.
 """
 import collections
 import contextlib
+import enum
 
 from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..framework.scopes import colocate_with, device, name_scope
-from .array_ops import concat, constant, identity, ones_like
+from .array_ops import concat, constant, identity, ones_like, zeros_like
 from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .control_flow_state import maybe_create_control_flow_state, zeros_like_output
@@ -46,10 +47,22 @@ def check_aggregation_method(aggregation_method):
     raise argument("aggregation_method", "tf.gradients (only AggregationMethod.ADD_N)")
 
 
+class UnconnectedGradients(enum.Enum):
+    """``tf.UnconnectedGradients``: the gradient of an x the ys do not depend on: None, or zeros."""
+    NONE = "none"
+    ZERO = "zero"
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
-              gate_gradients=False, aggregation_method=None, stop_gradients=None):
-    """d(sum of ys)/d(x) for each x in xs (None where an x does not affect ys)."""
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE):
+    """d(sum of ys)/d(x) for each x in xs (None, or zeros with ``unconnected_gradients="zero"``,
+    where an x does not affect ys)."""
     check_aggregation_method(aggregation_method)
+    try:
+        unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
     xs = [convert_to_tensor(x, as_ref=True) for x in _as_list(xs)]  # a variable's own output, as TF
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
@@ -131,7 +144,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             _update_pending_and_enqueue_ready(grads, op, queue, pending_count, loop_state)
         if loop_state is not None:
             loop_state.post_processing()
-        return [_get_grad(grads, x) for x in xs]
+        found = [_get_grad(grads, x) for x in xs]
+    if unconnected_gradients is UnconnectedGradients.ZERO:  # TF makes these zeros outside the gradients scope
+        found = [zeros_like(x) if g is None else g for x, g in zip(xs, found)]
+    return found
 
 
 def _set_shape_of_input(op, i, t_in, in_grad):

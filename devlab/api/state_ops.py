@@ -34,6 +34,16 @@ _assign_add = _write("AssignAdd", "AssignAdd")
 _assign_sub = _write("AssignSub", "AssignSub")
 
 
+def count_up_to(ref, limit, name=None):
+    """``tf.count_up_to``: a CountUpTo op that returns the int32/int64 variable's value and adds
+    one, until the value reaches ``limit`` (then the run fails with OutOfRangeError)."""
+    ref = convert_to_tensor(ref, as_ref=True)
+    if ref.dtype.base_dtype.name not in ("int32", "int64"):
+        raise TypeError(f"Value passed to parameter 'ref' has DataType {ref.dtype.base_dtype.name} not in list of "
+                        "allowed values: int32, int64")
+    return apply_op_output("CountUpTo", [ref], {"limit": int(limit), "T": ref.dtype.base_dtype}, name or "CountUpTo")
+
+
 # TF's signatures (and their positional order): only ``assign`` takes ``validate_shape``
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     return _assign(ref, value, use_locking, name, True if validate_shape is None else validate_shape)

@@ -12,7 +12,8 @@ import os
 
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
-from ..framework.scopes import device, name_scope
+from ..framework.scopes import colocate_with, device, name_scope
+from ..ops.build import apply_op_output, convert_to_tensor
 from . import state_ops
 from .array_ops import constant, stack
 from .masking import boolean_mask
@@ -57,3 +58,21 @@ def report_uninitialized_resources(resource_list=None, name="report_uninitialize
             variables_mask = logical_not(stack([r.is_initialized for r in resource_list]))
             variable_names_tensor = constant([r.handle.name for r in resource_list])
             return boolean_mask(variable_names_tensor, variables_mask)
+
+
+def assert_variables_initialized(var_list=None):
+    """TF1's ``tf.assert_variables_initialized``: a Rank of each variable, beside it (a stack of
+    them for several), whose run fails with FailedPreconditionError while one is uninitialized;
+    None when there are no variables."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+        if not var_list:
+            var_list = [op.outputs[0] for op in get_default_graph().get_operations() if op.type in _OLD_STYLE]
+    if not var_list:
+        return None
+    ranks = []
+    for var in var_list:
+        var = convert_to_tensor(var)  # the variable's read value
+        with colocate_with(var.op):
+            ranks.append(apply_op_output("Rank", [var], None, "Rank"))  # never folded: it must read the variable
+    return ranks[0] if len(ranks) == 1 else stack(ranks)

@@ -7,6 +7,7 @@ an expression reads ``a/read``; writing goes through the reference.
 """
 import contextlib
 
+from ..framework.tensor import Reference
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, device, init_scope, name_scope
@@ -151,6 +152,16 @@ class Variable:
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         out = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
         return out if read_value else out.op
+
+    def ref(self):
+        """TF's hashable reference to this variable (``deref()`` gives it back)."""
+        return Reference(self)
+
+    experimental_ref = ref
+
+    def count_up_to(self, limit):
+        """TF's ``Variable.count_up_to``: ``tf.count_up_to`` of this variable."""
+        return state_ops.count_up_to(self._variable, limit)
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         out = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)

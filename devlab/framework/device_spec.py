@@ -11,7 +11,7 @@ import functools
 SHORT_DEVICE_TYPES = ("CPU", "GPU", "TPU", "CUSTOM", "EPU")
 
 
-class DeviceSpec:
+class DeviceSpec:  # TF's DeviceSpecV1 (tf.compat.v1.DeviceSpec)
     """A (possibly partial) device: job, replica, task, device type and index; None when unset."""
 
     __slots__ = ("job", "replica", "task", "device_type", "device_index")
@@ -152,3 +152,6 @@ class MergeDevice:
 def merge_device(spec):
     """TF1's ``pydev.merge_device``: a device function merging ``spec`` under the op's device."""
     return MergeDevice(spec)
+
+
+DeviceSpecV1 = DeviceSpec  # TF's name for the TF1 (mutable) spec

@@ -37,6 +37,9 @@ UnavailableError = _error("UnavailableError", 14)  # UNAVAILABLE: a task of the 
 DeadlineExceededError = _error("DeadlineExceededError", 4)  # e.g. a task that waited too long for the chief
 AbortedError = _error("AbortedError", 10)
 OutOfRangeError = _error("OutOfRangeError", 11)  # the end of the input: a clean stop for Coordinator and friends
+AlreadyExistsError = _error("AlreadyExistsError", 6)  # e.g. tf.io.gfile.rename onto an existing file
+PermissionDeniedError = _error("PermissionDeniedError", 7)
+UnauthenticatedError = _error("UnauthenticatedError", 16)
 
 
 def defined_at(op):

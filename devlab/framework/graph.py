@@ -61,17 +61,30 @@ class Graph:
         self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows
 
     # -- ops -----------------------------------------------------------------------------------
-    def create_op(self, op_type, inputs, output_specs, name=None, attrs=None):
-        """Adds an op. ``output_specs`` is a list of (dtype, shape), or of dtypes as in TF's
-        ``create_op(op_type, inputs, dtypes, name=...)`` (shapes unknown). ``name`` (default:
-        the op type) is uniquified, except that a scope name ending in '/' is used as is."""
+    def create_op(self, op_type, inputs, dtypes=None, input_types=None, name=None, attrs=None, op_def=None,
+                  compute_shapes=True, compute_device=True):
+        """Adds an op, with TF's signature. ``dtypes`` lists the outputs: dtypes as in TF (shapes
+        unknown), or (dtype, shape) pairs. ``input_types``, when given, must match the inputs'
+        dtypes (TF's check). ``name`` (default: the op type) is uniquified, except that a scope
+        name ending in '/' is used as is. ``compute_device=False`` skips the device scopes."""
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
+        if op_def is not None:
+            raise NotImplementedError("Graph.create_op: devlab does not take an op_def (its ops come from its "
+                                      "op table); leave op_def=None")
         name = name or op_type
+        inputs = list(inputs)
         for t in inputs:
             if t.op.graph is not self:
                 raise ValueError(f"Tensor {t.name} must be from the same graph as the op {name!r}.")
-        output_specs = [(s, None) if isinstance(s, DType) else s for s in output_specs or ()]
+        if input_types is not None:
+            actual = [t.dtype for t in inputs]
+            # a ref input may feed a non-ref type; a ref type needs a ref input (TF's is_compatible_with)
+            if len(input_types) != len(actual) or any(want != got and want != got.base_dtype
+                                                      for want, got in zip(input_types, actual)):
+                raise TypeError(f"In op '{name}', input types ({actual}) are not compatible with expected "
+                                f"types ({list(input_types)})")
+        output_specs = [(s, None) if isinstance(s, DType) else s for s in dtypes or ()]
         name = name[:-1] if name[-1:] == "/" else self.unique_name(name)
         scopes = self._scopes
         control_stack = scopes.control_stack
@@ -82,7 +95,7 @@ class Graph:
         self._by_name[name] = op
         for scope in control_stack:
             scope.seen.add(op)
-        if scopes.device_stack:
+        if scopes.device_stack and compute_device:
             device_stack.apply_device_stack(op, scopes.device_stack)
         if scopes.colocation_stack:
             device_stack.apply_colocation_stack(op, scopes.colocation_stack)

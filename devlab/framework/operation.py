@@ -1,8 +1,12 @@
 """``Operation`` (a node of the graph) and ``NodeDef`` (its serialisable description)."""
+import re
 from types import MappingProxyType
 
 from .device_spec import DeviceSpec
+from .dtypes import DType
 from .tensor import Tensor
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")  # TF's _VALID_OP_NAME_REGEX
 
 
 class NodeDef:
@@ -24,6 +28,36 @@ class NodeDef:
     def __repr__(self):
         dev = f", device={self.device!r}" if self.device else ""
         return f"NodeDef(name={self.name!r}, op={self.op!r}, input={self.input!r}{dev})"
+
+    def __str__(self):
+        """Protobuf text format, as ``str()`` of TF's NodeDef prints (scalar and dtype attrs in
+        their fields; any other attr value as its Python repr in ``s``)."""
+        lines = [f'name: "{self.name}"', f'op: "{self.op}"']
+        lines += [f'input: "{i}"' for i in self.input]
+        if self.device:
+            lines.append(f'device: "{self.device}"')
+        for key in sorted(self.attr):
+            lines += ["attr {", f'  key: "{key}"', "  value {", f"    {_attr_text(self.attr[key])}", "  }", "}"]
+        return "\n".join(lines) + "\n"
+
+
+def _attr_text(value):
+    if isinstance(value, DType):
+        return f"type: DT_{value.base_dtype.name.upper().replace('FLOAT32', 'FLOAT').replace('FLOAT64', 'DOUBLE')}"
+    if isinstance(value, bool):
+        return f"b: {str(value).lower()}"
+    if isinstance(value, int):
+        return f"i: {value}"
+    if isinstance(value, float):
+        return f"f: {value}"
+    text = value.decode(errors="replace") if isinstance(value, bytes) else str(value) if isinstance(value, str) \
+        else repr(value)
+    return 's: "' + text.replace('"', '\\"') + '"'
+
+
+def _NodeDef(op_type, name, attrs=None):  # noqa: N802 - TF's private name, which TF's tests use
+    """TF's ``ops._NodeDef``: a NodeDef of ``op_type`` named ``name`` (``attrs``: {name: value})."""
+    return NodeDef(name=name, op=op_type, attr=attrs)
 
 
 _NO_COLOCATION = {}  # shared by ops made outside any colocate_with (never mutated)
@@ -141,6 +175,23 @@ class Operation:
         inputs = [t._as_node_def_input() for t in self._inputs]
         inputs += ["^" + op.name for op in self._control_inputs]
         return NodeDef(self.name, self.type, inputs, self._device, self._attrs)
+
+    @classmethod
+    def from_node_def(cls, node_def, g, inputs=None, output_types=None, control_inputs=None, input_types=None,
+                      original_op=None, op_def=None):
+        """TF's ``Operation.from_node_def``: an op of ``g`` with exactly the NodeDef's name, type,
+        device and attrs (no name scope, device scope or uniquifying), TF's name check first."""
+        if not _VALID_OP_NAME.match(node_def.name or ""):
+            raise ValueError(f"`{node_def.name}` is not a valid node name. Accepted names conform to Regex "
+                             f"/{_VALID_OP_NAME.pattern}/")
+        if original_op is not None:
+            raise NotImplementedError("Operation.from_node_def: devlab does not take original_op")
+        op = g.create_op(node_def.op, list(inputs or ()), list(output_types or ()), input_types=input_types,
+                         name=node_def.name + "/", attrs=node_def.attr, op_def=op_def, compute_device=False)
+        op._set_device(node_def.device)
+        for c in control_inputs or ():
+            op._add_control_input(c)
+        return op
 
     def run(self, feed_dict=None, session=None):
         from .default_session import get_default_session_or_raise

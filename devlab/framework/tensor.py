@@ -48,6 +48,12 @@ class Tensor:
         """The operations that take this tensor as an input."""
         return [op for op in self.graph.get_operations() if any(t is self for t in op.inputs)]
 
+    def ref(self):
+        """TF's hashable reference to this tensor (``deref()`` gives it back)."""
+        return Reference(self)
+
+    experimental_ref = ref
+
     def eval(self, feed_dict=None, session=None):
         """Runs this tensor in ``session`` (default: the current default session)."""
         from ..framework.default_session import get_default_session_or_raise
@@ -66,3 +72,24 @@ class Tensor:
 
     def __repr__(self):
         return f'<tf.Tensor {self.name!r} shape={self._shape} dtype={self.dtype.name}>'
+
+
+class Reference:
+    """``tensor.ref()``: equal and hashed by the object it refers to, whatever that object's ``==``."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def deref(self):
+        return self._obj
+
+    def __eq__(self, other):
+        return isinstance(other, Reference) and other._obj is self._obj
+
+    def __hash__(self):
+        return id(self._obj)
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._obj!r}>"

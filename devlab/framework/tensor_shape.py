@@ -60,6 +60,21 @@ class TensorShape:
         return len(self.sizes) == len(other.sizes) and all(
             a is None or b is None or a == b for a, b in zip(self.sizes, other.sizes))
 
+    def assert_is_compatible_with(self, other):
+        """TF's ValueError when the shapes cannot describe the same tensor."""
+        other = as_shape(other)
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are incompatible")
+
+    def is_subtype_of(self, other):
+        """Whether every tensor of this shape also has shape ``other`` (``other`` is as or less specific)."""
+        other = as_shape(other)
+        if other.sizes is None:
+            return True
+        if self.sizes is None or len(self.sizes) != len(other.sizes):
+            return False
+        return all(b is None or a == b for a, b in zip(self.sizes, other.sizes))
+
     def merge_with(self, other):
         other = as_shape(other)
         if not self.is_compatible_with(other):

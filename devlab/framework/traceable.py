@@ -32,6 +32,29 @@ _INTERNAL = {}  # file name -> whether it belongs to devlab or the standard libr
 _LOCATIONS = {}  # (file name, line) -> the (file name, line) that every op made there shares
 
 
+_LIBRARIES = ("site-packages", "dist-packages")  # where installed libraries (wrappers of TF) live
+
+
+def user_and_library_locations():
+    """((filename, line) of the user's line, (filename, line) of the library line that called
+    devlab for it or None). The first frame outside devlab and the standard library may be an
+    installed library wrapping TF (tf_slim, a Keras layer...); the user's line is then the first
+    frame past it that is not in an installed library. Without one, the library's line is the
+    user's."""
+    frame = sys._getframe(1)
+    first = None
+    while frame is not None:
+        fn = frame.f_code.co_filename
+        if not (fn.startswith(_HERE) or fn.startswith(_STDLIB) or fn.startswith("<frozen")):
+            if first is None:
+                first = (fn, frame.f_lineno)
+            if not any(part in fn for part in _LIBRARIES):
+                user = (fn, frame.f_lineno)
+                return user, (first if first != user else None)
+        frame = frame.f_back
+    return (first or ("<unknown>", 0)), None
+
+
 def user_location():
     """(filename, line) of the innermost frame outside devlab and the standard library: the
     user's line. This runs for every op, so which files are internal is remembered (by file

@@ -95,10 +95,10 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
             if devices == "import" and device and not colocated:
                 with graph.device(device):
                     op = graph.create_op(n.op_type, [stand_in if t is None else t for t in inputs], n.outputs,
-                                         name + "/", attrs)
+                                         name=name + "/", attrs=attrs)
             else:
                 op = graph.create_op(n.op_type, [stand_in if t is None else t for t in inputs], n.outputs,
-                                     name + "/", attrs)
+                                     name=name + "/", attrs=attrs)
                 if devices == "file" or colocated:
                     op._set_device(device if devices == "file" else "")  # import: the group decides, below
             if not n.runnable and n.op_type in OPS:

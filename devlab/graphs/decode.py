@@ -49,11 +49,8 @@ _BACK_EDGE_SOURCES = ("NextIteration", "RefNextIteration")
 _MERGES = ("Merge", "RefMerge")
 
 # TensorFlow's DataType enum -> devlab's dtype names (a ref type is the base + 100).
-_DT = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8", 7: "string", 8: "complex64",
-       9: "int64", 10: "bool", 11: "qint8", 12: "quint8", 13: "qint32", 14: "bfloat16", 15: "qint16",
-       16: "quint16", 17: "uint16", 18: "complex128", 19: "float16", 20: "resource", 21: "variant",
-       22: "uint32", 23: "uint64"}
-DT_ENUM = {name: code for code, name in _DT.items()}
+DT_ENUM = dtypes.DT_ENUM
+_DT = {code: name for name, code in DT_ENUM.items()}
 
 
 def dtype_of(code, where):

@@ -17,6 +17,8 @@ from .decode import DT_ENUM
 from ..framework.tf_protos import pb
 
 PRODUCER = 2474  # TF 2.21's GraphDef version (versions.producer of the graphs it writes)
+MIN_CONSUMER = 0  # TF 2.21's GRAPH_DEF_VERSION_MIN_CONSUMER
+MIN_PRODUCER = 0  # TF 2.21's GRAPH_DEF_VERSION_MIN_PRODUCER
 
 
 def dtype_enum(dtype):
@@ -28,13 +30,23 @@ def _tensor(value, out):
     value = np.asarray(value)
     dtype = dtypes.as_dtype(value.dtype)
     out.dtype = dtype_enum(dtype)
+    out.tensor_shape.SetInParent()  # a scalar's shape has no dims, but is set
     for d in value.shape:
         out.tensor_shape.dim.add().size = int(d)
+    field = _SCALAR_FIELDS.get(dtype.name)
     if dtype == dtypes.string:
         out.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in value.reshape(-1))
+    elif value.size == 1 and field:  # TF writes a single value in its typed field, not as bytes
+        getattr(out, field).append(value.reshape(-1).view(np.uint16)[0] if field == "half_val"
+                                   else value.reshape(-1)[0].item())
     else:
         out.tensor_content = np.ascontiguousarray(value).tobytes()
     return out
+
+
+_SCALAR_FIELDS = {"float32": "float_val", "float64": "double_val", "int32": "int_val", "int16": "int_val",
+                  "int8": "int_val", "uint8": "int_val", "uint16": "int_val", "int64": "int64_val",
+                  "bool": "bool_val", "float16": "half_val", "uint32": "uint32_val", "uint64": "uint64_val"}
 
 
 def _shape(dims, out):
@@ -140,6 +152,51 @@ def graph_def(graph, devices=None):
     else:
         raise TypeError(f"expected a tf.Graph or a GraphDef, got {type(graph).__name__}")
     return out
+
+
+def as_graph_def(graph, from_version=None, add_shapes=False, use_pybind11_proto=False):
+    """TF's ``Graph.as_graph_def``: the graph as a GraphDef message, versions set as TF 2.21 sets
+    them. ``add_shapes`` gives each node an ``_output_shapes`` attr (its outputs' static shapes).
+    TF 2.21 accepts ``from_version`` and writes every node all the same; so does devlab."""
+    p = pb()
+    out = p.GraphDef()
+    out.versions.producer = PRODUCER
+    for op in graph.get_operations():
+        nd = op.node_def
+        attrs = _with_tf_defaults(nd.op, dict(nd.attr))
+        if add_shapes:
+            attrs["_output_shapes"] = [t.shape.as_list() if t.shape.dims is not None else None for t in op.outputs]
+        node_def(nd.name, nd.op, nd.input, nd.device, attrs, out.node.add())
+    return out
+
+
+def _with_tf_defaults(op_type, attrs):
+    """A node in TF's form (each attr one TF's OpDef declares) gets the attrs TF adds with their
+    defaults at creation (MatMul's ``grad_a``...); a node in devlab's own form stays as it is."""
+    defaults = tf_ops.attr_defaults(op_type)
+    declared = _kinds(op_type)
+    if not defaults or any(k not in declared for k in attrs if not k.startswith("_")):
+        return attrs
+    return {**attrs, **{k: v for k, v in defaults.items() if k not in attrs}}
+
+
+def graph_def_versions(graph):
+    """TF's ``Graph.graph_def_versions``: the VersionDef of the GraphDefs this graph writes."""
+    versions = pb().GraphDef().versions
+    versions.producer = PRODUCER
+    return versions
+
+
+def node_def_proto(node):
+    """A devlab ``NodeDef`` (``op.node_def``) as TF's NodeDef message."""
+    return node_def(node.name, node.op, node.input, node.device, node.attr, pb().NodeDef())
+
+
+def install(graph_class):
+    """Gives ``tf.Graph`` TF's ``as_graph_def`` and ``graph_def_versions``: encoding needs TF's op
+    definitions (the op layer), which the graph, a layer below, must not import."""
+    graph_class.as_graph_def = as_graph_def
+    graph_class.graph_def_versions = property(graph_def_versions)
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):

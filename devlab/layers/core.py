@@ -11,6 +11,8 @@ from ..api.tensordot import tensordot
 from ..api.variable_scope import variable_scope
 from ..unimplemented import reject
 from .weights import add_weight
+from ..api.variable_scope import get_variable
+from ..framework.scopes import name_scope
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -79,3 +81,65 @@ def flatten(inputs, name=None, data_format="channels_last"):
         else:
             target = [array_ops.shape(x)[0], -1]
         return array_ops.reshape(x, target)
+
+
+class Dense:
+    """``tf.layers.Dense``: the layer object behind ``tf.layers.dense``. Its first call makes
+    ``<name>/kernel`` and ``<name>/bias`` (name "dense", "dense_1"... when none is given) and
+    computes; later calls reuse those variables, their ops in the same name scope
+    (``dense/MatMul_1``), as TF's legacy layers do."""
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
+                 bias_initializer=init_ops.Zeros(), kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+                 name=None, **kwargs):
+        unsupported = {k: v for k, v in dict(activity_regularizer=activity_regularizer,
+                                             kernel_constraint=kernel_constraint,
+                                             bias_constraint=bias_constraint, **kwargs).items() if v is not None}
+        if unsupported:
+            raise NotImplementedError(f"tf.layers.Dense: devlab does not take {', '.join(sorted(unsupported))}")
+        self.units, self.activation, self.use_bias = int(units), activation, use_bias
+        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.trainable, self._name = trainable, name
+        self._scope, self.kernel, self.bias, self.built = None, None, None, False
+
+    def __call__(self, inputs):
+        x = convert_to_tensor(inputs)
+        if self._scope is None:
+            with variable_scope(self._name, default_name="dense") as scope:
+                self._scope = scope
+                self.kernel = get_variable("kernel", [x.shape[-1], self.units], initializer=self.kernel_initializer,
+                                           regularizer=self.kernel_regularizer, trainable=self.trainable)
+                self.bias = get_variable("bias", [self.units], initializer=self.bias_initializer,
+                                         regularizer=self.bias_regularizer, trainable=self.trainable) \
+                    if self.use_bias else None
+                self.built = True
+                return self._compute(x)
+        with variable_scope(self._scope, reuse=True, auxiliary_name_scope=False), \
+                name_scope(self._scope.original_name_scope):
+            return self._compute(x)
+
+    apply = __call__
+
+    def _compute(self, x):
+        y = math_ops.matmul(x, self.kernel)
+        if self.use_bias:
+            y = nn_ops.bias_add(y, self.bias)
+        return self.activation(y) if self.activation is not None else y
+
+    @property
+    def variables(self):
+        return [v for v in (self.kernel, self.bias) if v is not None]
+
+    weights = variables
+
+    @property
+    def trainable_variables(self):
+        return self.variables if self.trainable else []
+
+    trainable_weights = trainable_variables
+
+    @property
+    def non_trainable_variables(self):
+        return [] if self.trainable else self.variables

@@ -15,7 +15,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
-from . import op_defs
+from . import op_defs, tensor_conversion
 from .shapes import ShapeError
 from .table import lookup
 
@@ -28,6 +28,10 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, IndexedSlices):
         return _indexed_slices_to_tensor(value, dtype, name)
+    if tensor_conversion.registered() and not isinstance(value, Tensor):
+        converted = tensor_conversion.convert_registered(value, dtype, name, as_ref, Tensor)
+        if converted is not None:
+            return converted
     if hasattr(value, "_to_tensor"):
         value = value._to_tensor(as_ref=as_ref)
     if isinstance(value, (list, tuple)) and _holds_tensors(value):
@@ -76,11 +80,26 @@ def to_numpy(value, dtype):
     if dtype is None:
         return arr.astype(dtypes.infer_dtype(value).as_numpy_dtype, copy=False)
     target = dtype.base_dtype.as_numpy_dtype
+    if dtype.is_integer and arr.dtype.kind == "f" and not isinstance(value, (np.ndarray, np.generic)):
+        bad = _first_python_float(value)  # TF takes no Python float for an integer dtype, whole or not
+        if bad is not None:
+            raise TypeError(f"Expected {dtype.name}, but got {bad!r} of type 'float'.")
     if dtype.is_integer and arr.dtype.kind == "f" and not np.all(np.mod(arr, 1) == 0):
         raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
     if dtype.is_bool != (arr.dtype == np.bool_) and arr.size:
         raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
     return arr.astype(target)
+
+
+def _first_python_float(value):
+    if type(value) is float:
+        return value
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            found = _first_python_float(v)
+            if found is not None:
+                return found
+    return None
 
 
 def _holds_dimensions(value):
@@ -197,14 +216,14 @@ def apply_op(op_type, inputs, attrs=None, name=None):
 
 def _create(graph, op_type, inputs, specs, name, attrs, refs):
     if not refs:
-        return graph.create_op(op_type, list(inputs), specs, name, attrs)
+        return graph.create_op(op_type, list(inputs), specs, name=name, attrs=attrs)
     # TF's _MaybeColocateWith: an op that writes a variable is made inside colocate_with of each
     # of its ref inputs in turn, so the innermost (the last) one that has a device gives its own
     # (an Apply* op takes its slot's device, which may differ from the variable's)
     with contextlib.ExitStack() as stack:
         for ref in refs:
             stack.enter_context(graph.colocate_with(ref.op))
-        return graph.create_op(op_type, list(inputs), specs, name, attrs)
+        return graph.create_op(op_type, list(inputs), specs, name=name, attrs=attrs)
 
 
 def apply_op_output(op_type, inputs, attrs=None, name=None):
@@ -229,7 +248,8 @@ def _describe(error, node, op_type, inputs):
     shapes = ", ".join("?" if t.shape.sizes is None else
                        "[" + ",".join("?" if d is None else str(d) for d in t.shape.sizes) + "]" for t in inputs)
     args = ", ".join(t.op.name for t in inputs)
-    dtype = f"T={_TF_TYPE_ENUM.get(inputs[0].dtype.base_dtype.name, 'DT_INVALID')}" if inputs else ""
+    dtype = f"T={_TF_TYPE_ENUM.get(inputs[0].dtype.base_dtype.name, 'DT_INVALID')}" \
+        if inputs and op_defs.declares_attr(op_type, "T") else ""
     filename, lineno = user_location()
     return (f"{error} for '{{{{node {node}}}}} = {op_type}[{dtype}]({args})' with input shapes: {shapes}.\n"
             f"  (op '{node}' defined at {filename}:{lineno})")

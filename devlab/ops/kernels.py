@@ -81,6 +81,22 @@ def identity(k, x):
     return x
 
 
+def check_numerics(k, x):
+    """CheckNumerics: ``x`` itself, or TF's InvalidArgumentError naming NaN and/or Inf values."""
+    import numpy as np
+    host = to_host(x)
+    nan, inf = bool(np.isnan(host).any()), bool(np.isinf(host).any())
+    if nan or inf:
+        kind = "Inf and NaN" if nan and inf else "NaN" if nan else "Inf"
+        raise errors.InvalidArgumentError(None, None, f"{k.attrs['message']} : Tensor had {kind} values")
+    return x
+
+
+def parallel_concat(k, *xs):
+    """ParallelConcat: the inputs (each with a leading dim of 1) one after another on axis 0."""
+    return k.xp.concatenate(xs, axis=0)
+
+
 
 
 
@@ -457,6 +473,33 @@ def no_op(k):
     return None
 
 
+def read_file(k, filename):
+    """ReadFile: the file's bytes; TF's NotFoundError when it does not exist."""
+    import numpy as np
+    path = text(filename)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
+    except IsADirectoryError:
+        raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory") from None
+    out = np.empty((), dtype=object)
+    out[()] = data
+    return out
+
+
+def write_file(k, filename, contents):
+    """WriteFile: writes the bytes, making the file's directory first (as TF does)."""
+    import os
+    path = text(filename)
+    if os.path.dirname(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    data = contents.item() if hasattr(contents, "item") else contents
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else str(data).encode())
+
+
 def text(value):
     """A string tensor's element as Python text (string tensors hold bytes, as TF's do)."""
     value = value.item() if hasattr(value, "item") else value
@@ -558,6 +601,16 @@ def _same_shape(var, name, x):
     if var.shape != x.shape:
         raise errors.InvalidArgumentError(
             None, None, f"var and {name} do not have the same shape{_shape_text(var)} {_shape_text(x)}")
+
+
+def count_up_to(k, ref):
+    """CountUpTo: the variable's value, then the variable plus one; at ``limit``, TF's
+    OutOfRangeError and no change."""
+    old = ref.read()
+    if old >= k.attrs["limit"]:
+        raise errors.OutOfRangeError(None, None, f"Reached limit of {k.attrs['limit']}")
+    ref.assign(k.xp.add(old, old.dtype.type(1)))
+    return k.xp.array(old, copy=True)
 
 
 def is_variable_initialized(k, ref):

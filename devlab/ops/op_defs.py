@@ -36,6 +36,12 @@ def _firsts(op_type):
     return tuple(firsts.items())
 
 
+def declares_attr(op_type, name):
+    """Whether TF's OpDef of ``op_type`` has the attr ``name`` (True for an op TF lacks: devlab's own)."""
+    op_def = OP_DEFS.get(op_type)
+    return op_def is None or any(a["name"] == name for a in op_def.get("attrs", ()))
+
+
 def type_attrs(op_type, inputs, attrs):
     """{type attr: the dtype of the input it types} for an op of ``op_type`` with these inputs;
     None when TF has no such op."""

@@ -313,6 +313,30 @@ def string_join(inputs, attrs):
     return [(dtypes.string, out)]
 
 
+def parallel_concat(inputs, attrs):
+    """ParallelConcat: its ``shape`` attr (N inputs of shape [1, ...] stacked)."""
+    shape = attrs.get("shape")
+    return [(inputs[0].dtype.base_dtype, None if shape is None else tuple(shape))]
+
+
+def read_file(inputs, attrs):
+    """ReadFile: one file name (a scalar) gives its contents (a scalar string)."""
+    _scalars(inputs)
+    return [(dtypes.string, ())]
+
+
+def no_outputs_of_scalars(inputs, attrs):
+    """WriteFile: scalar inputs, no outputs."""
+    _scalars(inputs)
+    return []
+
+
+def _scalars(inputs):
+    for t in inputs:
+        if dims(t) is not None and len(dims(t)) != 0:
+            raise ShapeError(f"Shape must be rank 0 but is rank {len(dims(t))}")
+
+
 
 def variable(inputs, attrs):
     """A ref variable's output: the reference form of its dtype (``float32_ref``)."""

@@ -223,6 +223,25 @@ class Session:
         self.record_run(plan, run_metadata, feed_values)
         return fetch_mod.pack(fetches, results)
 
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """TF's ``Session.make_callable``: a function that runs ``fetches`` with its positional
+        arguments fed to ``feed_list`` (tensors or their names), paired in order as TF pairs
+        them (extra arguments or feeds are left out, not an error); with
+        ``accept_options`` it also takes ``options=`` and ``run_metadata=``. The fetches and feeds
+        are checked now, as TF checks them."""
+        feed_list = list(feed_list or ())
+        for f in fetch_mod.flatten(fetches):
+            _as_fetch(self.graph, f)
+        feeds = [_as_feed(self.graph, f) for f in feed_list]
+
+        def call(*args, **kwargs):
+            unexpected = set(kwargs) - ({"options", "run_metadata"} if accept_options else set())
+            if unexpected:
+                raise TypeError(f"got an unexpected keyword argument {sorted(unexpected)[0]!r}")
+            return self.run(fetches, dict(zip(feeds, args)), options=kwargs.get("options"),
+                            run_metadata=kwargs.get("run_metadata"))
+        return call
+
     # -- what the stepper drives a run with ----------------------------------------------------
     def prepare(self, fetches, feed_dict=None):
         """(the cached Plan of ``fetches`` given the feeds, the fed values on their devices): fetches

@@ -13,7 +13,7 @@ from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..api import init_ops
 from ..api.control_flow import cond
-from ..api.state_ops import is_variable_initialized
+from ..api.state_ops import assign_add, is_variable_initialized
 from ..api.variable_scope import get_variable
 from ..api.variables import Variable
 from .. import tf_logging as logging
@@ -100,3 +100,18 @@ def _get_or_create_global_step_read(graph=None):
         read = value + 0
         graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
     return _get_global_step_read(graph)
+
+
+def _increment_global_step(increment, graph=None):
+    """TF's ``training_util._increment_global_step``: ``global_step += increment`` (an AssignAdd
+    in the step's name scope, after the step's read tensor, so a hook fetching both sees the value
+    before the increment). Without a global step: TF's ValueError."""
+    graph = graph or get_default_graph()
+    step = get_global_step(graph)
+    if step is None:
+        raise ValueError("Global step tensor should be created by tf.train.get_or_create_global_step before "
+                         "calling increment.")
+    read = _get_or_create_global_step_read(graph)
+    with graph.as_default(), name_scope(None), name_scope(step.op.name + "/"):
+        with graph.control_dependencies([read]):
+            return assign_add(step, increment)
