@@ -110,6 +110,6 @@ def infer_dtype(value):
     arr = np.asarray(value)
     if arr.dtype == np.float64 and not isinstance(value, np.ndarray):
         return float32
-    if arr.dtype == np.int64 and not isinstance(value, np.ndarray):
-        return int32
+    if arr.dtype == np.int64 and not isinstance(value, (np.ndarray, np.generic)):
+        return int32 if arr.size == 0 or -2**31 <= arr.min() and arr.max() < 2**31 else int64
     return as_dtype(arr.dtype)

@@ -14,6 +14,7 @@ from ..framework.dimension import Dimension
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
+from . import allocation
 from .build import apply_op, apply_op_output, convert_to_tensor, to_numpy
 
 newaxis = None
@@ -24,14 +25,16 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     arr = to_numpy(value, dtype)
     if shape is not None:
-        shape = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
-        size = int(np.prod(shape, dtype=np.int64))
-        if arr.size == 1:
+        shape = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple, np.ndarray)) else [shape]))
+        size = int(np.prod(shape, dtype=object))
+        if arr.size == 1 and size >= 0 and allocation.nbytes(shape, arr.dtype) > allocation.ALWAYS_FINE:
+            arr = np.broadcast_to(arr.reshape(()), shape)  # a huge constant: one value, read only, never copied
+        elif arr.size == 1 and size >= 0:
             arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
         elif arr.size == size:
             arr = arr.reshape(shape)
         elif arr.size > size:
-            raise TypeError(f"Too many elements provided. Needed at most {size}, but received {arr.size}")
+            raise ValueError(f"Too many elements provided. Takes at most {size}, but got {arr.size}.")
         else:
             raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
     if arr.dtype.kind in "OUS":  # string tensors hold bytes, as TensorFlow's do
@@ -68,7 +71,11 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argu
 
 
 def identity(input, name=None):  # noqa: A002
-    return apply_op_output("Identity", [convert_to_tensor(input)], None, name or "Identity")
+    try:
+        x = convert_to_tensor(input)
+    except ValueError as e:  # TF's op-def layer names the argument it could not convert
+        raise ValueError(f"Tried to convert 'input' to a tensor and failed. Error: {e}") from None
+    return apply_op_output("Identity", [x], None, name or "Identity")
 
 
 def stop_gradient(input, name=None):  # noqa: A002
@@ -134,6 +141,10 @@ def concat(values, axis, name="concat"):
 
 def stack(values, axis=0, name="stack"):
     """Stacks same-shaped tensors along a new axis (a Const when every value is one already)."""
+    if not isinstance(values, (list, tuple, np.ndarray)):
+        if axis == 0:  # TF's stack first tries the values as one constant
+            return convert_to_tensor(values, name=name)
+        raise TypeError(f"Expected list for 'values' argument to 'Pack' Op, not {values!r}.")
     if axis == 0 and not any(isinstance(v, Tensor) or hasattr(v, "_to_tensor") for v in values):
         try:
             return convert_to_tensor(values, name=name)
@@ -148,6 +159,9 @@ def stack(values, axis=0, name="stack"):
 
 def unstack(value, num=None, axis=0, name="unstack"):
     x = convert_to_tensor(value)
+    rank = x.shape.ndims
+    if rank is not None and not -rank <= axis < rank:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-rank}, {rank})")
     if num is None:
         num = x.shape.sizes[axis] if x.shape.sizes else None
         if num is None:
@@ -165,6 +179,9 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
     axis = squeeze_dims if axis is None else axis
     if np.isscalar(axis):
         axis = [axis]
+    for a in axis or []:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise TypeError(f"Expected int for argument 'axis' not {a!r}.")
     return op_output("Squeeze", name, [("input", input, None)], {"squeeze_dims": [int(a) for a in axis or []]})
 
 
@@ -177,11 +194,21 @@ def _constant_or_fill(value, shape, dtype, name):
     """TF's zeros/ones: a Const when it has fewer than 1000 elements, else a Fill."""
     dtype = dtypes.as_dtype(dtype)
     if not isinstance(shape, Tensor):
-        dims_ = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else
-                                  getattr(shape, "dims", None) or [shape])]
-        if int(np.prod(dims_, dtype=np.int64)) < 1000:
-            return constant(value, dtype=dtype, shape=dims_, name=name)
-        shape = constant(dims_, dtype=dtypes.int32, name="shape_as_tensor")
+        try:  # as TF: any sequence of sizes (a TensorShape of it), else the value as an int32 tensor
+            dims_ = TensorShape(shape).as_list()
+            if isinstance(shape, (list, tuple)) and not all(isinstance(d, (numbers.Integral, Dimension)) for d in shape):
+                raise TypeError("a shape's sizes are ints")
+            if None in dims_:
+                raise ValueError("a shape to fill is fully known")
+        except (TypeError, ValueError):
+            shape = convert_to_tensor(shape, dtype=dtypes.int32)
+            if shape.shape.ndims == 0:
+                shape = reshape(shape, [-1])
+        else:
+            if int(np.prod(dims_, dtype=object)) < 1000:
+                return constant(value, dtype=dtype, shape=dims_, name=name)
+            shape = constant(dims_, dtype=dtypes.int32 if max(dims_) < 2**31 else dtypes.int64,
+                             name="shape_as_tensor")
     return apply_op_output("Fill", [shape, constant(value, dtype=dtype)], None, name)
 
 

@@ -12,8 +12,10 @@ from ..framework.graph import get_default_graph
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
-from . import op_defs
+from . import op_defs, validate
+from .recorded import OP_DEFS
 from .shapes import ShapeError
+from .tensor_util import static_value
 from .table import lookup
 
 
@@ -72,10 +74,23 @@ def to_numpy(value, dtype):
                             "supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for "
                             "supported TF dtypes.")
         value = _sizes(value)
-    arr = np.asarray(value)
+    if value is None:
+        raise ValueError("None values not supported.")
+    try:
+        arr = np.asarray(value)
+    except OverflowError:
+        arr = np.asarray(value, dtype=object)
+    if arr.dtype == object and not all(isinstance(v, (str, bytes)) for v in arr.reshape(-1).tolist()):
+        raise TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting elements to a supported "
+                        "type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes.")
     if dtype is None:
         return arr.astype(dtypes.infer_dtype(value).as_numpy_dtype, copy=False)
     target = dtype.base_dtype.as_numpy_dtype
+    if arr.dtype.kind in "USO" and dtype.base_dtype != dtypes.string and arr.size:
+        shown = value if isinstance(value, (str, bytes)) else repr(value)
+        raise TypeError(f"Expected {dtype.name}, but got {shown} of type '{type(value).__name__}'.")
+    if dtype.base_dtype == dtypes.string and arr.dtype.kind not in "USO" and arr.size:
+        raise TypeError(f"Expected string, but got {value!r} of type '{type(value).__name__}'.")
     if dtype.is_integer and arr.dtype.kind == "f" and not np.all(np.mod(arr, 1) == 0):
         raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
     if dtype.is_bool != (arr.dtype == np.bool_) and arr.size:
@@ -126,13 +141,6 @@ def apply_op(op_type, inputs, attrs=None, name=None):
     attrs = dict(attrs) if attrs else {}
     graph = inputs[0].op.graph if inputs else get_default_graph()
     name = name or op_type
-    if opdef.args and len(inputs) > 1:
-        _check_same_dtype(opdef, inputs)
-    try:
-        specs = opdef.shape(inputs, attrs)
-    except ShapeError as e:
-        node = name[:-1] if name.endswith("/") else graph.unique_name(name, mark_as_used=False)
-        raise ValueError(_describe(e, node, op_type, inputs)) from None
     if inputs:  # TF's type attrs (T, Tidx, Tshape...): its kernels, so placements, are chosen by them
         derived = op_defs.type_attrs(op_type, inputs, attrs)
         if derived is not None:
@@ -140,6 +148,14 @@ def apply_op(op_type, inputs, attrs=None, name=None):
                 attrs.setdefault(key, dtype)
         elif "T" not in attrs and opdef.type_input is not None:  # devlab's own ops
             attrs["T"] = inputs[opdef.type_input].dtype.base_dtype
+    try:
+        validate.check(op_type, inputs, attrs)  # the OpDef's types, list lengths and input ranks
+        if opdef.args and len(inputs) > 1:
+            _check_same_dtype(opdef, inputs)
+        specs = opdef.shape(inputs, attrs)
+    except ShapeError as e:
+        node = name[:-1] if name.endswith("/") else graph.unique_name(name, mark_as_used=False)
+        raise ValueError(_describe(e, node, op_type, inputs, attrs)) from None
     refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref] \
         if opdef.ref_inputs else ()
     if graph._get_control_flow_context() is not None:
@@ -174,15 +190,62 @@ def _check_same_dtype(opdef, inputs):
                             f"does not match type {first.name} of argument '{opdef.args[0]}'.")
 
 
-def _describe(error, node, op_type, inputs):
-    """TF's shape-error text: the reason, the node, its inputs' shapes and the user's line."""
+def _describe(error, node, op_type, inputs, attrs):
+    """TF's shape-error text: the reason, the node with its attrs, its inputs' shapes, the values
+    of the inputs the shape rule read (``error.computed``) and the user's line."""
     shapes = ", ".join("?" if t.shape.sizes is None else
                        "[" + ",".join("?" if d is None else str(d) for d in t.shape.sizes) + "]" for t in inputs)
     args = ", ".join(t.op.name for t in inputs)
-    dtype = f"T={_TF_TYPE_ENUM.get(inputs[0].dtype.base_dtype.name, 'DT_INVALID')}" if inputs else ""
+    computed = [(i, static_value(inputs[i])) for i in getattr(error, "computed", ()) if i < len(inputs)]
+    computed = [f"input[{i}] = <{_value_text(v)}>" for i, v in computed if v is not None]
     filename, lineno = user_location()
-    return (f"{error} for '{{{{node {node}}}}} = {op_type}[{dtype}]({args})' with input shapes: {shapes}.\n"
-            f"  (op '{node}' defined at {filename}:{lineno})")
+    return (f"{error} for '{{{{node {node}}}}} = {op_type}[{_attrs_text(op_type, inputs, attrs)}]({args})' "
+            f"with input shapes: {shapes}{' and with computed input tensors: ' + ', '.join(computed) if computed else ''}"
+            f".\n  (op '{node}' defined at {filename}:{lineno})")
+
+
+def _attrs_text(op_type, inputs, attrs):
+    """The node's attrs as TF prints them: every attr of TF's OpDef, sorted, defaults included."""
+    op_def = OP_DEFS.get(op_type)
+    if op_def is None:
+        return f"T={_enum(inputs[0].dtype)}" if inputs else ""
+    parts = []
+    for attr in sorted(op_def.get("attrs", ()), key=lambda a: a["name"]):
+        key = attr["name"]
+        value = attrs.get(key)
+        value = attr.get("default") if value is None else value
+        if key == "keep_dims" and key not in attrs:
+            value = attrs.get("keepdims", attr.get("default"))
+        if value is None:
+            continue
+        parts.append(f"{key}={_attr_text(value, attr['type'])}")
+    return ", ".join(parts)
+
+
+def _attr_text(value, kind):
+    if kind == "type":
+        return _enum(value)
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind == "list(int)":
+        return "[" + ", ".join(str(int(v)) for v in value) + "]"
+    if kind == "string":
+        return f'"{value.decode() if isinstance(value, bytes) else value}"'
+    if kind == "float":
+        return f"{float(value):g}"
+    return str(value)
+
+
+def _enum(dtype):
+    name = dtypes.as_dtype(dtype).base_dtype.name
+    return _TF_TYPE_ENUM.get(name, "DT_" + name.upper())
+
+
+def _value_text(value):
+    """A small constant as TF's shape errors print it: up to ten numbers, space separated."""
+    flat = np.asarray(value).reshape(-1)
+    text = " ".join(f"{v:.9g}" if isinstance(v, float) else str(v) for v in flat[:10].tolist())
+    return text + ("..." if flat.size > 10 else "")
 
 
 _TF_TYPE_ENUM = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE", "int8": "DT_INT8",

@@ -183,9 +183,17 @@ reduce_any = _reduction("Any", "Any")
 reduce_all = _reduction("All", "All")
 
 
+_AXIS_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "int64")
+
+
 def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
-    axis = dimension if axis is None else axis
-    return op_output("ArgMax", name, [("input", input, None), ("dimension", 0 if axis is None else axis, None)],
+    axis = 0 if (dimension if axis is None else axis) is None else (dimension if axis is None else axis)
+    if hasattr(axis, "dtype"):  # TF's argmax: an int, or a tensor (numpy value) of an integer type
+        if str(getattr(axis.dtype, "name", axis.dtype)).replace("_ref", "") not in _AXIS_TYPES:
+            raise TypeError(f"axis tensor dtypes {axis.dtype!r} is not supported")
+    elif not isinstance(axis, int):
+        raise TypeError("axis must be int or Tensor with integer datatype")
+    return op_output("ArgMax", name, [("input", input, None), ("dimension", axis, None)],
                      {"output_type": dtypes.as_dtype(output_type)})
 
 

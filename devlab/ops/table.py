@@ -7,9 +7,10 @@ soft placement and "no kernel" errors real), which inputs are taken by reference
 colocated with that variable), and whether it has state (never pruned, never folded).
 Gradient rules live in ``grad_table.py``, written in terms of the ops below.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import activation_kernels as AK
+from . import allocation
 from . import conditional_accumulator as CA
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
@@ -291,6 +292,10 @@ OPS = _table(
     OpDef("PyFunc", S.py_func, K.py_func, devices=CPU_ONLY, stateful=True),
     OpDef("PyFuncStateless", S.py_func, K.py_func, devices=CPU_ONLY),
 )
+
+
+OPS = {name: replace(d, kernel=allocation.guarded(name, d.kernel)) if name in allocation.OUTPUTS or name == "Const"
+       else d for name, d in OPS.items()}  # sizes checked before numpy allocates (allocation.py)
 
 
 def lookup(op_type):

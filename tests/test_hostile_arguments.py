@@ -1,0 +1,60 @@
+"""Hostile arguments to the public ``tf.*`` functions get TensorFlow's error, never Python's.
+
+First the recorded cases (tests/cases/hostile_cases.py, recorded from TensorFlow 2.21 by
+``tools/record_cases.py hostile``): each of issue 26's examples gives TF's error class and first
+line, at build time or at run time as TF does, and a failed call leaves no op TF would not leave.
+Then a hypothesis property over every public op-building function (tests/hostile.py): random
+arguments give only TypeError, ValueError, NotImplementedError or a ``tf.errors`` class, within
+5 s and under a memory bound. ``HYPOTHESIS_PROFILE=fuzz`` draws far more examples.
+"""
+import os
+import pathlib
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import devlab as tf
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "cases"))
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import hostile  # noqa: E402
+from recorded import load  # noqa: E402
+
+CASES, RECORDED = load("hostile", "tf_hostile.json")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_error_class_and_first_line_match_tensorflow(name):
+    want = RECORDED[name]
+    with tf.Graph().as_default():
+        got = CASES[name](tf)
+    assert got["build"] == want["build"]
+    assert got["run"] == want["run"]
+    assert got.get("next") == want.get("next")
+    # A failed build leaves at most the constants TF leaves (made of the arguments), never the op.
+    assert set(got["ops"]) <= set(want["ops"]) or not want["build"], (got["ops"], want["ops"])
+
+
+# -- the property ---------------------------------------------------------------------------------
+FUZZING = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
+EXAMPLES = settings.default.max_examples if FUZZING else 6
+
+
+def test_every_public_function_is_drawn():
+    assert len(hostile.FUNCTIONS) >= 100, sorted(hostile.FUNCTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(hostile.FUNCTIONS))
+def test_random_arguments_get_tf_errors_quickly_and_within_memory(name):
+    fn = hostile.FUNCTIONS[name]
+
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
+              database=None if not FUZZING else settings.default.database)
+    @given(hostile.arguments(fn))
+    def check(drawn):
+        problem = hostile.call(fn, *drawn)
+        assert problem is None or problem[0] == "confusing", \
+            f"{hostile.describe(name, *drawn)}: {problem[0]}: {problem[2]}"
+
+    check()
