@@ -15,6 +15,7 @@ from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from . import allocation
+from .recorded import OP_DEFS
 from .build import apply_op, apply_op_output, convert_to_tensor, to_numpy
 
 newaxis = None
@@ -87,8 +88,22 @@ def op(op_type, name, inputs, attrs=None, default_name=None):
     the op type), each input that is not yet a tensor becomes a Const named after its argument.
     ``inputs`` is a list of (argument name, value, dtype or None). Returns the Operation."""
     with name_scope(name, default_name or op_type, [v for _, v, _ in inputs]) as scope:
-        tensors = [convert_to_tensor(v, dtype=dt, name=arg) for arg, v, dt in inputs]
+        tensors = [_convert_input(op_type, arg, v, dt) for arg, v, dt in inputs]
         return apply_op(op_type, tensors, attrs, scope)
+
+
+def _convert_input(op_type, arg, value, dtype):
+    """An argument as TF's op-def layer converts it: to the type the OpDef fixes for it, or, for an
+    argument whose type is an attr, to ``dtype`` if it can be, else to the type of the value
+    itself, which ``apply_op`` then checks against the attr's allowed types."""
+    if dtype is None or isinstance(value, Tensor) or _fixed_type(op_type, arg):
+        return convert_to_tensor(value, dtype=dtype, name=arg)
+    return convert_to_tensor(value, preferred_dtype=dtype, name=arg)
+
+
+def _fixed_type(op_type, arg):
+    op_def = OP_DEFS.get(op_type) or {}
+    return any(a["name"] == arg and "type" in a for a in op_def.get("inputs", ()))
 
 
 def op_output(op_type, name, inputs, attrs=None, default_name=None):
@@ -107,7 +122,7 @@ def reshape(tensor, shape, name=None):
         x = convert_to_tensor(tensor, name="tensor")
         if isinstance(shape, (list, tuple)) and not shape:  # TF converts [] to float32 first, then again
             constant(shape, name="shape")
-        s = convert_to_tensor(shape, dtype=_index_dtype(shape), name="shape")
+        s = _convert_input("Reshape", "shape", shape, _index_dtype(shape))
         return apply_op_output("Reshape", [x, s], None, scope)
 
 
@@ -149,7 +164,10 @@ def stack(values, axis=0, name="stack"):
         try:
             return convert_to_tensor(values, name=name)
         except (TypeError, ValueError):
-            pass
+            if any(isinstance(v, (list, tuple)) for v in values):  # ragged: a Pack of its parts says why
+                with name_scope(name, "Pack", values) as scope:
+                    xs = [convert_to_tensor(v, name=f"values_{i}") for i, v in enumerate(values)]
+                    return apply_op_output("Pack", xs, {"axis": 0, "N": len(xs)}, scope)
     if axis == 0:
         return convert_to_tensor(list(values), name=name)  # autopacking: one Pack named ``name``
     with name_scope(name, "Pack", values) as scope:
@@ -328,6 +346,8 @@ def tile(input, multiples, name=None):  # noqa: A002
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     """Pads with ``constant_values`` (``Pad``, or ``PadV2`` when not 0) or mirrors (``MirrorPad``)."""
+    if not isinstance(mode, str):  # TF fails on mode.upper() (AttributeError); devlab names the argument
+        raise TypeError(f"Expected string for argument 'mode' not {mode!r}.")
     mode = mode.upper()
     args = [("input", tensor, None), ("paddings", paddings, _index_dtype(paddings))]
     if mode == "CONSTANT":
@@ -471,6 +491,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     with name_scope(name, "Range", [start, limit, delta]) as scope:
         args = [a if isinstance(a, Tensor) else convert_to_tensor(a, dtype=dtype, name=n)
                 for a, n in zip((start, limit, delta), ("start", "limit", "delta"))]
+        for a in args:
+            if a.shape.ndims not in (0, None):
+                raise ValueError(f"Shape must be rank 0 but is rank {a.shape.ndims}")
         if dtype is None:
             order = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.float32, dtypes.float64]
             dtype = max((a.dtype.base_dtype for a in args), key=order.index)

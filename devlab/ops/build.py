@@ -37,12 +37,26 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
                              f"{value.dtype.name}: {value!r}")
         return value
     from .array_ops import constant  # constant is itself built with apply_op
-    if dtype is None and preferred_dtype is not None:
+    if dtype is None and preferred_dtype is not None and _fits(value, dtypes.as_dtype(preferred_dtype)):
         try:
             return constant(value, dtype=preferred_dtype, name=name or "Const")
         except (TypeError, ValueError):
             pass
     return constant(value, dtype=dtype, name=name or "Const")
+
+
+def _fits(value, dtype):
+    """Whether Python or numpy integers in ``value`` fit ``dtype`` (else TF skips a preferred int32)."""
+    if not dtype.is_integer:
+        return True
+    try:
+        arr = np.asarray(value)
+    except (ValueError, OverflowError):
+        return True
+    if arr.dtype.kind not in "iu" or not arr.size:
+        return True
+    info = np.iinfo(dtype.base_dtype.as_numpy_dtype)
+    return info.min <= int(arr.min()) and int(arr.max()) <= info.max
 
 
 def _holds_tensors(values):
@@ -87,15 +101,42 @@ def to_numpy(value, dtype):
         return arr.astype(dtypes.infer_dtype(value).as_numpy_dtype, copy=False)
     target = dtype.base_dtype.as_numpy_dtype
     if arr.dtype.kind in "USO" and dtype.base_dtype != dtypes.string and arr.size:
-        shown = value if isinstance(value, (str, bytes)) else repr(value)
-        raise TypeError(f"Expected {dtype.name}, but got {shown} of type '{type(value).__name__}'.")
+        try:  # numpy's strings of numbers convert (as in TF); Python's strings never do
+            if not isinstance(value, np.ndarray) or arr.dtype.kind == "O":
+                raise ValueError(value)
+            return arr.astype(target)
+        except (ValueError, TypeError, OverflowError):
+            raise _mismatch(value, dtype, lambda v: isinstance(v, (str, bytes))) from None
     if dtype.base_dtype == dtypes.string and arr.dtype.kind not in "USO" and arr.size:
-        raise TypeError(f"Expected string, but got {value!r} of type '{type(value).__name__}'.")
-    if dtype.is_integer and arr.dtype.kind == "f" and not np.all(np.mod(arr, 1) == 0):
-        raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
+        raise _mismatch(value, dtype, lambda v: not isinstance(v, (str, bytes)))
+    if dtype.is_integer and arr.dtype.kind == "f" and arr.size and (
+            not isinstance(value, (np.ndarray, np.generic)) or not np.all(np.mod(arr, 1) == 0)):
+        raise _mismatch(value, dtype, lambda v: isinstance(v, float))
     if dtype.is_bool != (arr.dtype == np.bool_) and arr.size:
-        raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
+        raise _mismatch(value, dtype, lambda v: isinstance(v, (bool, np.bool_)) != dtype.is_bool)
     return arr.astype(target)
+
+
+def _mismatch(value, dtype, bad):
+    """TF's TypeError for a Python value that is not of ``dtype``: it names the first element that
+    is not (``bad``), or the value itself."""
+    leaf = _first(value, bad)
+    leaf = value if leaf is _NONE else leaf
+    shown = leaf if isinstance(leaf, (str, bytes, int, float)) else repr(leaf)
+    return TypeError(f"Expected {dtype.name}, but got {shown} of type '{type(leaf).__name__}'.")
+
+
+def _first(value, bad):
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            found = _first(v, bad)
+            if found is not _NONE:
+                return found
+        return _NONE if value else value
+    return value if bad(value) else _NONE
+
+
+_NONE = object()
 
 
 def _holds_dimensions(value):

@@ -129,9 +129,11 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 def add_n(inputs, name=None):
     """The elementwise sum of a list of same-shaped tensors (one op, however many inputs)."""
+    if not isinstance(inputs, (list, tuple)) and not hasattr(inputs, "__iter__"):
+        raise TypeError(f"'{type(inputs).__name__}' object is not iterable")  # TF's words, from Python
     if not inputs or not isinstance(inputs, (list, tuple)):
-        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
-                         "and shape")
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
+                         "and shape.")
     if len(inputs) == 1:  # the input itself (dense, if it was an IndexedSlices), renamed only if asked
         from .array_ops import identity
         x = convert_to_tensor(inputs[0])
@@ -154,8 +156,8 @@ def _reduction(op_type, default_name):
                 # TF converts ``[]`` first without a dtype (float32, not an index type), then again
                 # as int32: its graph keeps both Consts, the first one unused.
                 convert_to_tensor(axis, name="reduction_indices")
-            axes = convert_to_tensor(axis, dtype=None if isinstance(axis, Tensor) else "int32",
-                                     name="reduction_indices")
+            axes = convert_to_tensor(axis, preferred_dtype=None if isinstance(axis, Tensor) else dtypes.int32,
+                                     name="reduction_indices")  # then the OpDef's check of its type
             out = apply_op_output(op_type, [x, axes], {"keep_dims": keep}, scope)
         if every_axis and not keep and not out.shape.is_fully_defined():
             out.set_shape(())  # reducing every axis gives a scalar, whatever the rank (TF's _may_reduce_to_scalar)

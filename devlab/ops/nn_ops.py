@@ -133,6 +133,8 @@ def _flatten_outer_dims(logits):
     last = array_ops.slice(array_ops.shape(logits), [math_ops.subtract(r, 1)], [1])
     out = array_ops.reshape(logits, array_ops.concat([[-1], last], 0))
     dims = logits.shape.sizes
+    if dims is not None and not dims:  # TF itself fails here with an IndexError; its shape rule's words
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
     if dims is not None and None not in dims[:-1]:
         product = 1
         for d in dims[:-1]:

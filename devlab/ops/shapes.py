@@ -115,11 +115,11 @@ def random(inputs, attrs):
 
 def _sizes_of(t):
     """The shape a shape tensor denotes (None where unknown); TF's error for a negative size."""
-    shape = _partial(constant_value_as_shape(t))
-    for d in shape or ():
-        if d is not None and d < -1:
+    value = static_value(t)
+    for d in () if value is None else np.asarray(value).reshape(-1).tolist():
+        if d < -1:
             raise ValueError(f"Invalid value in tensor used for shape: {d}")
-    return shape
+    return _partial(constant_value_as_shape(t))
 
 
 def from_attrs(inputs, attrs):
@@ -221,10 +221,7 @@ def concat(inputs, attrs):
 def stack(inputs, attrs):
     shape = dims(inputs[0])
     for t in inputs[1:]:
-        if dims(t) != shape:
-            raise ShapeError(f"Shapes must be equal rank, but are {len(shape)} and {len(dims(t))}"
-                             if len(dims(t)) != len(shape) else
-                             f"Dimension 0 in both shapes must be equal, but are {shape} and {dims(t)}")
+        shape = _same_shape(shape, dims(t))
     if shape is None:
         return [(inputs[0].dtype.base_dtype, None)]
     out = list(shape)

@@ -27,6 +27,7 @@ RANKS = {
     "StridedSlice": {1: 1, 2: 1, 3: 1},
     "BroadcastTo": {1: 1},
     "InvertPermutation": {0: 1},
+    "GatherNd": {0: (">=", 1), 1: (">=", 1)},
     "MatMul": {0: 2, 1: 2},
     "SplitV": {1: 1},
     "ArgMax": {1: ("<=", 1)},
@@ -47,6 +48,10 @@ def check(op_type, inputs, attrs):
 
 
 def _check_attrs(op_type, op_def, attrs):
+    for out in op_def.get("outputs", ()):
+        n = attrs.get(out.get("number_attr"))
+        if isinstance(n, int) and n >= 2**31:
+            raise ValueError(f"Number of outputs is too big: {n}")
     for attr in op_def.get("attrs", ()):
         value = attrs.get(attr["name"])
         if attr.get("type") == "int" and "minimum" in attr and isinstance(value, int) and value < attr["minimum"]:
@@ -74,6 +79,9 @@ def _check_inputs(op_type, op_def, inputs, attrs):
                 raise ValueError(f"List argument '{arg['name']}' to '{op_type}' Op with length {count} shorter than "
                                  f"minimum length {minimum}.")
         for t in inputs[i:i + count]:
+            if arg.get("is_ref") and not t.dtype.is_ref:
+                raise TypeError(f"'{op_type}' Op requires that input '{arg['name']}' be a mutable tensor (e.g.: a "
+                                "tf.Variable)")
             name = t.dtype.base_dtype.name
             if seen.setdefault(arg.get("type_attr"), name) == name:
                 _check_type(op_type, arg, attr_of, name)
