@@ -62,7 +62,7 @@ OPS = _table(
     OpDef("Assign", S.assign, K.assign, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignAdd", S.ref_of_first, K.assign_add, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignSub", S.ref_of_first, K.assign_sub, ref_inputs=(0,), stateful=True, args=("ref", "value")),
-    OpDef("IsVariableInitialized", S.scalar_int, K.is_variable_initialized, ref_inputs=(0,), type_input=None),
+    OpDef("IsVariableInitialized", S.scalar_bool, K.is_variable_initialized, ref_inputs=(0,), type_input=None),
     OpDef("ApplyGradientDescent", S.ref_of_first, K.apply_gradient_descent, ref_inputs=(0,), stateful=True),
     OpDef("ApplyMomentum", S.ref_of_first, K.apply_momentum, ref_inputs=(0, 1), stateful=True),
     OpDef("ApplyAdam", S.ref_of_first, K.apply_adam, ref_inputs=(0, 1, 2), stateful=True),
