@@ -148,7 +148,11 @@ class Hang(BaseException):
     """The call ran past TIME_LIMIT_S (a BaseException, so no ``except Exception`` swallows it)."""
 
 
+_FIRED = [False]  # the alarm went off (its Hang may land in a callback that swallows it, e.g. a weakref's)
+
+
 def _alarm(signum, frame):
+    _FIRED[0] = True
     raise Hang()
 
 
@@ -197,6 +201,7 @@ def call(fn, args, kwargs):
     tracemalloc.reset_peak()
     env = os.environ.get(allocation.ENV)
     os.environ[allocation.ENV] = str(MAX_TENSOR_BYTES)
+    _FIRED[0] = False
     signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT_S)
     try:
         with tf.Graph().as_default(), warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -227,6 +232,8 @@ def call(fn, args, kwargs):
         peak = tracemalloc.get_traced_memory()[1]
         if not started:
             tracemalloc.stop()
+    if _FIRED[0] and (problem is None or problem[0] != "hang"):
+        problem = ("hang", None, f"ran over {TIME_LIMIT_S} s")
     if problem is None and peak > MEMORY_BOUND:
         problem = ("memory", None, f"allocated {peak} bytes at the peak (bound {MEMORY_BOUND})")
     CALLS["calls"] += 1

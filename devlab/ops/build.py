@@ -1,8 +1,10 @@
 """Turning Python values into tensors and adding an op of the table to the graph.
 
-``apply_op`` is the one place an op is created: it checks the input dtypes, runs the op's
-shape rule (raising TF's ValueError with the node description), colocates ops that take a
-variable by reference with that variable (TF's ``_MaybeColocateWith``), then asks the graph.
+``apply_op`` is the one place an op is created: it checks the inputs against TF's OpDef
+(``validate.py``: types, list lengths, attr minimums, input ranks), runs the op's shape rule
+(raising TF's ValueError with the node description), colocates ops that take a variable by
+reference with that variable (TF's ``_MaybeColocateWith``), then asks the graph. Nothing is added
+to the graph until every check has passed.
 """
 import numpy as np
 
@@ -255,8 +257,6 @@ def _attrs_text(op_type, inputs, attrs):
         key = attr["name"]
         value = attrs.get(key)
         value = attr.get("default") if value is None else value
-        if key == "keep_dims" and key not in attrs:
-            value = attrs.get("keepdims", attr.get("default"))
         if value is None:
             continue
         parts.append(f"{key}={_attr_text(value, attr['type'])}")
