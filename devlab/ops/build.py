@@ -51,13 +51,17 @@ def _fits(value, dtype):
     """Whether Python or numpy integers in ``value`` fit ``dtype`` (else TF skips a preferred int32)."""
     if not dtype.is_integer:
         return True
+    info = np.iinfo(dtype.base_dtype.as_numpy_dtype)
+    if type(value) is int:  # the common cases first: an int, a short list of ints
+        return info.min <= value <= info.max
+    if type(value) in (list, tuple) and value and all(type(v) is int for v in value):
+        return info.min <= min(value) and max(value) <= info.max
     try:
         arr = np.asarray(value)
     except (ValueError, OverflowError):
         return True
     if arr.dtype.kind not in "iu" or not arr.size:
         return True
-    info = np.iinfo(dtype.base_dtype.as_numpy_dtype)
     return info.min <= int(arr.min()) and int(arr.max()) <= info.max
 
 

@@ -8,6 +8,8 @@ function requires (``RANKS``: Fill's ``dims`` is a vector, its ``value`` a scala
 check is a ``ShapeError``, so ``apply_op`` names the node as TF does; nothing is added to the
 graph, and no numpy code ever sees an argument of the wrong kind.
 """
+import functools
+
 from .recorded import OP_DEFS
 from .shapes import ShapeError
 
@@ -38,64 +40,86 @@ RANKS = {
 
 def check(op_type, inputs, attrs):
     """TF's TypeError or ValueError for arguments its OpDef or shape function rejects up front."""
-    op_def = OP_DEFS.get(op_type)
-    if op_def is not None:
-        _check_inputs(op_type, op_def, inputs, attrs)
-        _check_attrs(op_type, op_def, attrs)
+    plan = _plan(op_type)
+    if plan is not None:
+        _check_inputs(op_type, plan, inputs)
+        _check_attrs(op_type, plan, attrs)
     for i, want in RANKS.get(op_type, {}).items():
         if -len(inputs) <= i < len(inputs):
             _check_rank(inputs[i], want)
 
 
-def _check_attrs(op_type, op_def, attrs):
-    for out in op_def.get("outputs", ()):
-        n = attrs.get(out.get("number_attr"))
+class _Arg:
+    """One input argument of an OpDef, as the checks read it."""
+    __slots__ = ("name", "fixed", "type_attr", "allowed", "is_ref", "is_list", "minimum")
+
+    def __init__(self, arg, attr_of):
+        self.name, self.fixed, self.type_attr = arg["name"], arg.get("type"), arg.get("type_attr")
+        allowed = attr_of.get(self.type_attr, {}).get("allowed")
+        self.allowed = tuple(allowed) if allowed else None
+        self.is_ref = bool(arg.get("is_ref"))
+        self.is_list = "number_attr" in arg or "type_list_attr" in arg
+        self.minimum = attr_of.get(arg.get("number_attr"), {}).get("minimum", 0)
+
+
+@functools.lru_cache(maxsize=None)
+def _plan(op_type):
+    """(input args, list args, output count attrs, {int attr: minimum}) of TF's OpDef, or None."""
+    op_def = OP_DEFS.get(op_type)
+    if op_def is None:
+        return None
+    attr_of = {a["name"]: a for a in op_def.get("attrs", ())}
+    args = tuple(_Arg(a, attr_of) for a in op_def.get("inputs", ()))
+    counts = tuple(o["number_attr"] for o in op_def.get("outputs", ()) if "number_attr" in o)
+    minimums = {a["name"]: a["minimum"] for a in attr_of.values() if a.get("type") == "int" and "minimum" in a}
+    return args, sum(a.is_list for a in args), counts, minimums
+
+
+def _check_attrs(op_type, plan, attrs):
+    _, _, counts, minimums = plan
+    for name in counts:
+        n = attrs.get(name)
         if isinstance(n, int) and n >= 2**31:
             raise ValueError(f"Number of outputs is too big: {n}")
-    for attr in op_def.get("attrs", ()):
-        value = attrs.get(attr["name"])
-        if attr.get("type") == "int" and "minimum" in attr and isinstance(value, int) and value < attr["minimum"]:
-            raise ValueError(f"Attr '{attr['name']}' of '{op_type}' Op passed {value} less than minimum "
-                             f"{attr['minimum']}.")
+    for name, minimum in minimums.items():
+        value = attrs.get(name)
+        if isinstance(value, int) and value < minimum:
+            raise ValueError(f"Attr '{name}' of '{op_type}' Op passed {value} less than minimum {minimum}.")
 
 
-def _check_inputs(op_type, op_def, inputs, attrs):
+def _check_inputs(op_type, plan, inputs):
     """Each input's dtype against its argument's (a fixed type, or a type attr's allowed list)."""
-    args = op_def.get("inputs", ())
-    lists = [a for a in args if "number_attr" in a or "type_list_attr" in a]
-    if len(lists) > 1:
+    args, lists, _, _ = plan
+    if lists > 1:
         return
-    n = len(inputs) - (len(args) - len(lists))
+    n = len(inputs) - (len(args) - lists)
     if n < 0 or (not lists and n):
         return  # devlab builds this op with other inputs than TF's OpDef names: nothing to compare
-    attr_of = {a["name"]: a for a in op_def.get("attrs", ())}
     seen = {}  # type attr: the dtype its first input gave it (a mismatch is _check_same_dtype's)
     i = 0
     for arg in args:
-        count = n if arg in lists else 1
-        if arg in lists and "number_attr" in arg:
-            minimum = attr_of.get(arg["number_attr"], {}).get("minimum", 0)
-            if count < minimum:
-                raise ValueError(f"List argument '{arg['name']}' to '{op_type}' Op with length {count} shorter than "
-                                 f"minimum length {minimum}.")
+        count = n if arg.is_list else 1
+        if arg.is_list and count < arg.minimum:
+            raise ValueError(f"List argument '{arg.name}' to '{op_type}' Op with length {count} shorter than "
+                             f"minimum length {arg.minimum}.")
         for t in inputs[i:i + count]:
-            if arg.get("is_ref") and not t.dtype.is_ref:
-                raise TypeError(f"'{op_type}' Op requires that input '{arg['name']}' be a mutable tensor (e.g.: a "
+            dtype = t.dtype
+            if arg.is_ref and not dtype.is_ref:
+                raise TypeError(f"'{op_type}' Op requires that input '{arg.name}' be a mutable tensor (e.g.: a "
                                 "tf.Variable)")
-            name = t.dtype.base_dtype.name
-            if seen.setdefault(arg.get("type_attr"), name) == name:
-                _check_type(op_type, arg, attr_of, name)
+            name = dtype.base_dtype.name
+            if seen.setdefault(arg.type_attr, name) == name:
+                _check_type(op_type, arg, name)
         i += count
 
 
-def _check_type(op_type, arg, attr_of, name):
-    if "type" in arg and arg["type"] != name:
-        raise TypeError(f"Input '{arg['name']}' of '{op_type}' Op has type {name} that does not match expected type "
-                        f"of {arg['type']}.")
-    allowed = attr_of.get(arg.get("type_attr"), {}).get("allowed")
-    if allowed and name not in allowed:
-        raise TypeError(f"Value passed to parameter '{arg['name']}' has DataType {name} not in list of allowed "
-                        f"values: {', '.join(allowed)}")
+def _check_type(op_type, arg, name):
+    if arg.fixed is not None and arg.fixed != name:
+        raise TypeError(f"Input '{arg.name}' of '{op_type}' Op has type {name} that does not match expected type "
+                        f"of {arg.fixed}.")
+    if arg.allowed and name not in arg.allowed:
+        raise TypeError(f"Value passed to parameter '{arg.name}' has DataType {name} not in list of allowed "
+                        f"values: {', '.join(arg.allowed)}")
 
 
 def _check_rank(t, want):
