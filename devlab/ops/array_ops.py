@@ -16,6 +16,7 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from . import allocation
 from .recorded import OP_DEFS
+from .validate import make_int
 from .build import apply_op, apply_op_output, convert_to_tensor, to_numpy
 
 newaxis = None
@@ -172,11 +173,12 @@ def stack(values, axis=0, name="stack"):
         return convert_to_tensor(list(values), name=name)  # autopacking: one Pack named ``name``
     with name_scope(name, "Pack", values) as scope:
         xs = [convert_to_tensor(v, name=f"values_{i}") for i, v in enumerate(values)]
-        return apply_op_output("Pack", xs, {"axis": int(axis), "N": len(xs)}, scope)
+        return apply_op_output("Pack", xs, {"axis": make_int(axis, "axis"), "N": len(xs)}, scope)
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
     x = convert_to_tensor(value)
+    axis = make_int(axis, "axis")
     rank = x.shape.ndims
     if rank is not None and not -rank <= axis < rank:
         raise ValueError(f"Argument `axis` = {axis} not in range [{-rank}, {rank})")
@@ -197,10 +199,8 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
     axis = squeeze_dims if axis is None else axis
     if np.isscalar(axis):
         axis = [axis]
-    for a in axis or []:
-        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
-            raise TypeError(f"Expected int for argument 'axis' not {a!r}.")
-    return op_output("Squeeze", name, [("input", input, None)], {"squeeze_dims": [int(a) for a in axis or []]})
+    return op_output("Squeeze", name, [("input", input, None)],
+                     {"squeeze_dims": [make_int(a, "axis") for a in axis or []]})
 
 
 def fill(dims, value, name=None):
@@ -336,7 +336,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         off = off_t if off_t is not None else convert_to_tensor(0, dtype=dtype, name="off_value")
         return op_output("OneHot", scope, [("indices", indices, None), ("depth", depth, dtypes.int32),
                                            ("on_value", on, None), ("off_value", off, None)],
-                         {"axis": -1 if axis is None else int(axis)})
+                         {"axis": -1 if axis is None else make_int(axis, "axis")})
 
 
 # -- indexing ------------------------------------------------------------------------------------
@@ -416,7 +416,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
     return op("SplitV", name, [("value", value, None), ("size_splits", sizes, None),
-                               ("split_dim", axis, dtypes.int32)], {"num_split": int(num)},
+                               ("split_dim", axis, dtypes.int32)], {"num_split": make_int(num, "num")},
               default_name="split").outputs
 
 

@@ -400,6 +400,8 @@ def select_v2(k, condition, x, y):
 
 
 def range_(k, start, limit, delta):
+    if delta.item() == 0:  # TF's kernel checks what the shape rule could not (a delta known only now)
+        raise errors.InvalidArgumentError(None, None, f"Requires delta != 0: {delta.item()}")
     return k.xp.arange(start.item(), limit.item(), delta.item(), dtype=k.attrs["Tidx"].as_numpy_dtype)
 
 

@@ -408,7 +408,11 @@ def split_v(inputs, attrs):
     n, shape = attrs["num_split"], dims(value)
     if shape is None or axis is None or sizes is None:
         return [(value.dtype.base_dtype, None if shape is None else (None,) * len(shape))] * n
-    axis = int(axis) % len(shape)
+    axis = int(axis)
+    if not -len(shape) <= axis < len(shape):
+        raise ShapeError(f"Dimension size, given by scalar input {axis} must be in range [{-len(shape)}, "
+                         f"{len(shape)})", (2,))
+    axis %= len(shape)
     if -1 in sizes and shape[axis] is not None:
         sizes[sizes.index(-1)] = shape[axis] - (sum(sizes) + 1)
     if shape[axis] is not None and -1 not in sizes and sum(sizes) != shape[axis]:
@@ -524,6 +528,8 @@ def range_(inputs, attrs):
     if delta < 0 and start < limit:
         raise ShapeError(f"Requires start >= limit when delta < 0: {_g(start)}/{_g(limit)}", (0, 1, 2))
     # the size, worked out without making the range (TF: ceil(|limit - start| / |delta|))
+    if not np.isfinite(abs((limit - start) / delta)) or abs((limit - start) / delta) > 2**63 - 1:
+        raise ShapeError(f"Requires ((limit - start) / delta) <= {2**63 - 1}", (0, 1, 2))
     size = int(np.ceil(abs((limit - start) / delta))) if dtype.is_floating else -(-abs(limit - start) // abs(delta))
     return [(dtype, (size,))]
 

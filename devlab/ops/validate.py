@@ -38,6 +38,17 @@ RANKS = {
 }
 
 
+def make_int(value, arg_name):
+    """An int attr as TF's op-def layer takes it (``_MakeInt``): anything ``int()`` accepts but a
+    string, else TF's TypeError naming the argument."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"Expected int for argument '{arg_name}' not {value!r}.")
+    try:
+        return int(value)
+    except (ValueError, TypeError, OverflowError):
+        raise TypeError(f"Expected int for argument '{arg_name}' not {value!r}.") from None
+
+
 def check(op_type, inputs, attrs):
     """TF's TypeError or ValueError for arguments its OpDef or shape function rejects up front."""
     plan = _plan(op_type)
