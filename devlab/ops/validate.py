@@ -38,6 +38,9 @@ RANKS = {
 }
 
 
+MAX_OUTPUTS = 100_000  # TF refuses 2**31 outputs; devlab fewer, as each is a Python object (and a hang)
+
+
 def make_int(value, arg_name):
     """An int attr as TF's op-def layer takes it (``_MakeInt``): anything ``int()`` accepts but a
     string, else TF's TypeError naming the argument."""
@@ -53,7 +56,7 @@ def check(op_type, inputs, attrs):
     """TF's TypeError or ValueError for arguments its OpDef or shape function rejects up front."""
     plan = _plan(op_type)
     if plan is not None:
-        _check_inputs(op_type, plan, inputs)
+        _check_inputs(op_type, plan, inputs, attrs)
         _check_attrs(op_type, plan, attrs)
     for i, want in RANKS.get(op_type, {}).items():
         if -len(inputs) <= i < len(inputs):
@@ -62,7 +65,7 @@ def check(op_type, inputs, attrs):
 
 class _Arg:
     """One input argument of an OpDef, as the checks read it."""
-    __slots__ = ("name", "fixed", "type_attr", "allowed", "is_ref", "is_list", "minimum")
+    __slots__ = ("name", "fixed", "type_attr", "allowed", "is_ref", "is_list", "minimum", "count_attr")
 
     def __init__(self, arg, attr_of):
         self.name, self.fixed, self.type_attr = arg["name"], arg.get("type"), arg.get("type_attr")
@@ -70,7 +73,8 @@ class _Arg:
         self.allowed = tuple(allowed) if allowed else None
         self.is_ref = bool(arg.get("is_ref"))
         self.is_list = "number_attr" in arg or "type_list_attr" in arg
-        self.minimum = attr_of.get(arg.get("number_attr"), {}).get("minimum", 0)
+        self.count_attr = arg.get("number_attr")
+        self.minimum = attr_of.get(self.count_attr, {}).get("minimum", 0)
 
 
 @functools.lru_cache(maxsize=None)
@@ -90,18 +94,20 @@ def _check_attrs(op_type, plan, attrs):
     _, _, counts, minimums = plan
     for name in counts:
         n = attrs.get(name)
-        if isinstance(n, int) and n >= 2**31:
-            raise ValueError(f"Number of outputs is too big: {n}")
+        if isinstance(n, int) and n >= MAX_OUTPUTS:
+            raise ValueError(f"Number of outputs is too big: {n}" + (
+                "" if n >= 2**31 else f" (devlab makes at most {MAX_OUTPUTS} outputs of one op)"))
     for name, minimum in minimums.items():
         value = attrs.get(name)
         if isinstance(value, int) and value < minimum:
             raise ValueError(f"Attr '{name}' of '{op_type}' Op passed {value} less than minimum {minimum}.")
 
 
-def _check_inputs(op_type, plan, inputs):
+def _check_inputs(op_type, plan, inputs, attrs):
     """Each input's dtype against its argument's (a fixed type, or a type attr's allowed list)."""
     args, lists, _, _ = plan
     if lists > 1:
+        _check_list_lengths(op_type, args, lists, inputs, attrs)
         return
     n = len(inputs) - (len(args) - lists)
     if n < 0 or (not lists and n):
@@ -122,6 +128,19 @@ def _check_inputs(op_type, plan, inputs):
             if seen.setdefault(arg.type_attr, name) == name:
                 _check_type(op_type, arg, name)
         i += count
+
+
+def _check_list_lengths(op_type, args, lists, inputs, attrs):
+    """Ops with several list inputs of one length attr (DynamicStitch's indices and data): the
+    inputs are N of each, so their count says whether the second list matched the first."""
+    listed = [a for a in args if a.is_list]
+    per = attrs.get(listed[0].count_attr)
+    if per is None or any(a.count_attr != listed[0].count_attr for a in listed):
+        return
+    other = len(inputs) - (len(args) - lists) - per * (lists - 1)
+    if other != per:
+        raise ValueError(f"List argument '{listed[-1].name}' to '{op_type}' Op with length {other} must match length "
+                         f"{per} of argument '{listed[0].name}'.")
 
 
 def _check_type(op_type, arg, name):
