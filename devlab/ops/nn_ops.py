@@ -30,6 +30,8 @@ def log_softmax(logits, axis=None, name=None, dim=None):
 def _data_format(data_format):
     if data_format is None:
         return "NHWC"
+    if not isinstance(data_format, str):  # TF fails on .startswith (AttributeError); devlab names the argument
+        raise TypeError(f"Expected string for argument 'data_format' not {data_format!r}.")
     if data_format.startswith("NC"):
         return "NCHW"
     if data_format.startswith("N") and data_format.endswith("C"):

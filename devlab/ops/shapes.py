@@ -289,10 +289,12 @@ def one_hot(inputs, attrs):
         raise ShapeError(f"Input must be scalar but has rank {len(dims(inputs[1]))}", (1,))
     if depth is not None and int(depth) < 0:
         raise ShapeError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(depth)}", (1,))
+    axis = attrs.get("axis", -1)
+    if shape is not None and not -1 <= axis <= len(shape):
+        raise ShapeError(f"Expected axis to be -1 or between [0, {len(shape)}).  But received: {axis}")
     if shape is None:
         return [(dtype, None)]
     out = list(shape)
-    axis = attrs.get("axis", -1)
     out.insert(len(out) if axis == -1 else axis, None if depth is None else int(depth))
     return [(dtype, tuple(out))]
 
