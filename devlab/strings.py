@@ -9,6 +9,12 @@ def as_string(input, name=None):  # noqa: A002 - TF's argument name
 
 
 def join(inputs, separator="", name=None):
+    if not isinstance(inputs, (list, tuple)):  # TF's op-def layer's words for a list argument and a string attr
+        raise TypeError(f"Expected list for 'inputs' argument to 'string_join' Op, not {inputs!r}.")
+    if isinstance(separator, bytes):
+        separator = separator.decode("utf-8", "surrogateescape")
+    if not isinstance(separator, str):
+        raise TypeError(f"Expected string for argument 'separator' not {separator!r}.")
     with name_scope(name, "StringJoin", inputs) as scope:
         xs = [convert_to_tensor(x) for x in inputs]
         return apply_op_output("StringJoin", xs, {"separator": separator, "N": len(xs)}, scope)

@@ -95,7 +95,7 @@ def as_dtype(value):
         return _BY_NAME[value]
     try:
         npd = np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):  # numpy parses some strings (b",") as Python code
         raise TypeError(f"Cannot convert value {value!r} to a TensorFlow DType.") from None
     if npd.kind in "OUS":
         return string

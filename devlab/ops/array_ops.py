@@ -27,7 +27,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     arr = to_numpy(value, dtype)
     if shape is not None:
-        shape = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple, np.ndarray)) else [shape]))
+        shape = tuple(make_int(d, "shape") for d in (shape if isinstance(shape, (list, tuple, np.ndarray)) else [shape]))
         size = int(np.prod(shape, dtype=object))
         if arr.size == 1 and size >= 0 and allocation.nbytes(shape, arr.dtype) > allocation.ALWAYS_FINE:
             arr = np.broadcast_to(arr.reshape(()), shape)  # a huge constant: one value, read only, never copied

@@ -2,6 +2,7 @@
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.scopes import colocate_with, control_dependencies, name_scope
+from ..framework.operation import Operation
 from ..framework.tensor import Tensor
 from .array_ops import op
 from .build import apply_op, convert_to_tensor
@@ -48,6 +49,8 @@ def with_dependencies(dependencies, output_tensor, name=None):
 
 def tuple_(tensors, name=None, control_inputs=None):
     """The same tensors, each readable only after all of them (and ``control_inputs``) ran."""
+    tensors = [t if t is None or isinstance(t, (Tensor, Operation)) or hasattr(t, "values") else convert_to_tensor(t)
+               for t in tensors]  # as TF: a plain value becomes a tensor
     with name_scope(name, "tuple", tensors):
         gating = sorted({t.op for t in tensors if t is not None} | set(control_inputs or []), key=lambda op: op.id)
         gate = group(*gating)

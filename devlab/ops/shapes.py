@@ -448,6 +448,8 @@ def unstack(inputs, attrs):
     if shape is None:
         return [(inputs[0].dtype.base_dtype, None)] * n
     axis %= len(shape)
+    if shape[axis] is not None and shape[axis] != n:
+        raise ShapeError(f"Dimension must be {n} but is {shape[axis]}")
     return [(inputs[0].dtype.base_dtype, tuple(d for i, d in enumerate(shape) if i != axis))] * n
 
 
