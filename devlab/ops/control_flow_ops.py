@@ -51,6 +51,10 @@ def tuple_(tensors, name=None, control_inputs=None):
     """The same tensors, each readable only after all of them (and ``control_inputs``) ran."""
     tensors = [t if t is None or isinstance(t, (Tensor, Operation)) or hasattr(t, "values") else convert_to_tensor(t)
                for t in tensors]  # as TF: a plain value becomes a tensor
+    for c in control_inputs or []:
+        if not isinstance(c, (Tensor, Operation)):
+            raise TypeError(f"'control_inputs' must only contain Operation or Tensor. Received: {type(c)}")
+    control_inputs = [c.op if isinstance(c, Tensor) else c for c in control_inputs or []]
     with name_scope(name, "tuple", tensors):
         gating = sorted({t.op for t in tensors if t is not None} | set(control_inputs or []), key=lambda op: op.id)
         gate = group(*gating)
