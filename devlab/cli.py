@@ -66,9 +66,11 @@ def _seconds(text):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a bad command line is one line on stderr (and exit 2), not the usage block."""
+    """argparse, but a bad command line is the usage line and one line saying what is wrong (exit 2),
+    not the whole help."""
 
     def error(self, message):
+        self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
@@ -209,7 +211,7 @@ def _place_here(args):
         except KeyboardInterrupt:
             return fail("interrupted", EXIT_INTERRUPTED)
         except SyntaxError as e:
-            return fail(f"{args.script} has a syntax error: {e.msg} (line {e.lineno})")
+            return fail(f"{args.script} failed: SyntaxError: {e.msg} (at {e.filename}, line {e.lineno})")
         except Exception as e:  # noqa: BLE001 - the script's own error, told in one line
             return fail(f"{args.script} failed: {_one_line(e)}{_script_line(e, args.script)}")
         finally:

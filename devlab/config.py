@@ -40,6 +40,8 @@ def check_count(what, n, minimum=0, maximum=MAX_DEVICES_PER_TYPE):
 
 def simulate_gpus(n):
     """Sessions created from now on see ``n`` GPUs (None: only the real ones)."""
+    if isinstance(n, (str, bytes)):  # a number written as text: a bad value, as the bounds (ValueError)
+        raise ValueError(f"simulate_gpus(n) must be a whole number of devices, got {n!r} ({type(n).__name__})")
     _settings["simulated_gpus"] = None if n is None else check_count("simulate_gpus(n)", n)
 
 

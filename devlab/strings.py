@@ -15,6 +15,12 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
 def join(inputs, separator="", name=None):
     """The elementwise concatenation of ``inputs`` with ``separator`` between them; a scalar
     input is repeated against the others (the result is their shape)."""
+    if not isinstance(inputs, (list, tuple)):  # TF's op-def layer's words for a list argument and a string attr
+        raise TypeError(f"Expected list for 'inputs' argument to 'string_join' Op, not {inputs!r}.")
+    if isinstance(separator, bytes):
+        separator = separator.decode("utf-8", "surrogateescape")
+    if not isinstance(separator, str):
+        raise TypeError(f"Expected string for argument 'separator' not {separator!r}.")
     with name_scope(name, "StringJoin", inputs) as scope:
         xs = [convert_to_tensor(x, name=f"inputs_{i}") for i, x in enumerate(inputs)]
         return apply_op_output("StringJoin", xs, {"separator": separator, "N": len(xs)}, scope)

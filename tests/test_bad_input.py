@@ -576,6 +576,14 @@ def one_line_error(done, code, text):
     assert len(lines) == 1 and text in lines[0] and "Traceback" not in done.stderr, done.stderr
 
 
+def usage_error(done, text):
+    """A bad command line: the usage (argparse wraps it), then one line saying what is wrong (exit 2)."""
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert lines[0].startswith("usage: devlab") and text in lines[-1] and "Traceback" not in done.stderr, done.stderr
+    assert all(line.startswith(" ") for line in lines[1:-1]), done.stderr
+
+
 def test_cli_failures_are_one_line_and_non_zero(tmp_path):
     script = tmp_path / "boom.py"
     script.write_text("import tensorflow as tf\n\ndef f():\n    raise ValueError('the script failed')\nf()\n")
@@ -584,10 +592,15 @@ def test_cli_failures_are_one_line_and_non_zero(tmp_path):
     seed = "examples/seed004_mixed_sum.py"
     one_line_error(devlab_cli("place", seed, "--svg", str(tmp_path / "no" / "g.svg")), 2, "--svg")
     one_line_error(devlab_cli("place", seed, "--trace", str(tmp_path)), 2, "cannot write there (it is a folder)")
-    one_line_error(devlab_cli("place", seed, "--cpus", "0"), 2, "--cpus: must be between 1 and 64")
-    one_line_error(devlab_cli("place", seed, "--gpus", "-3"), 2, "--gpus: must be between 0 and 64")
-    one_line_error(devlab_cli("place", seed, "--gpus", "1000000000"), 2, "--gpus: must be between 0 and 64")
-    one_line_error(devlab_cli("nonsense"), 2, "invalid choice")
+    usage_error(devlab_cli("place", seed, "--cpus", "0"), "--cpus: must be between 1 and 64")
+    usage_error(devlab_cli("place", seed, "--gpus", "-3"), "--gpus: must be between 0 and 64")
+    usage_error(devlab_cli("place", seed, "--gpus", "1000000000"), "--gpus: must be between 0 and 64")
+    usage_error(devlab_cli("nonsense"), "invalid choice")
+    usage_error(devlab_cli("run", str(script)), "invalid choice: 'run'")
+    usage_error(devlab_cli("place"), "the following arguments are required: script")
+    bad = tmp_path / "bad.py"
+    bad.write_text("import tensorflow as tf\nx = (\n")
+    one_line_error(devlab_cli("place", str(bad)), 1, f"bad.py failed: SyntaxError: '(' was never closed (at {bad}, line 2)")
 
 
 def test_cli_timeout_stops_a_script_that_never_ends(tmp_path):
@@ -795,7 +808,7 @@ BAD_INPUTS = [
      tf.errors.NotFoundError, "No CPU devices are available"),
     ("device_count: float", lambda t: tf.Session(config=tf.ConfigProto(device_count={"GPU": 2.5})), TypeError,
      "'float' object cannot be interpreted as an integer"),
-    ("simulate_gpus: str", lambda t: tf.config.simulate_gpus("2"), TypeError, "must be a whole number of devices"),
+    ("simulate_gpus: str", lambda t: tf.config.simulate_gpus("2"), ValueError, "must be a whole number of devices"),
     ("override: CPUs", lambda t: tf.config.override(default_cpus=0).__enter__(), ValueError,
      "default_cpus must be between 1 and 64"),
     ("MirroredStrategy: no devices", lambda t: tf.distribute.MirroredStrategy([]), ValueError,

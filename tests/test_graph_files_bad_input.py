@@ -42,7 +42,10 @@ TEXT_CASES = [
     ("wrong input type", const("a") + const("i", "DT_INT32", "int_val: 1") + node("c", "AddV2", ["a", "i"]),
      "Input 1 of node c was passed int32 from i:0 incompatible with expected float."),
     ("attr of the wrong kind", const("a") + 'node { name: "c" op: "Identity" input: "a" attr { key: "T" value { i: 3 } } }\n',
-     "attr 'T' must be a type, got 3"),
+     "AttrValue had value with type 'int' when 'type' expected"),  # TF's words (checked on TF 2.21)
+    ("shape given as a list of ints", 'node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } '
+     'attr { key: "shape" value { list { i: 1 i: 2 } } } }\n',
+     "AttrValue had value with type 'list(int)' when 'shape' expected"),  # TF's ValueError, not shape (1, 2)
     ("type not allowed", const("a", "DT_STRING", 'string_val: "x"') + node("c", "Relu", ["a"], "DT_STRING"),
      "Value for attr 'T' of string is not in the list of allowed values"),
     ("missing attr", const("a") + 'node { name: "c" op: "Identity" input: "a" }\n',

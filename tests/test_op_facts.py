@@ -1,5 +1,7 @@
 """Every fact about an op lives on its OpDef (devlab/ops/opdef.py), not on its kernel function,
 and the facts the runtime relies on hold for the kernels they describe."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -8,7 +10,9 @@ from devlab.ops.table import OPS
 
 
 def test_no_kernel_carries_a_hidden_attribute():
-    marked = {t: sorted(vars(d.kernel)) for t, d in OPS.items() if vars(d.kernel)}
+    # ``__wrapped__`` is Python's own mark of a wrapper (allocation.guarded checks sizes first)
+    marked = {t: sorted(set(vars(d.kernel)) - {"__wrapped__"}) for t, d in OPS.items()
+              if set(vars(d.kernel)) - {"__wrapped__"}}
     assert not marked, f"facts set on kernel functions instead of the OpDef: {marked}"
 
 
@@ -35,7 +39,7 @@ def test_fused_expressions_render_their_inputs():
 
 def test_the_constant_folds_run_the_table_kernels():
     for op_type, kernel in tensor_util._FOLD.items():
-        table = OPS[op_type].kernel
+        table = inspect.unwrap(OPS[op_type].kernel)
         assert (kernel.__code__, kernel.__name__) == (table.__code__, table.__name__), op_type
 
 

@@ -14,9 +14,12 @@ from ..framework.dimension import Dimension
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
-from ..ops.build import apply_op, apply_op_output, constant, convert_to_tensor, op, op_output, to_numpy
+from ..ops.build import apply_op, apply_op_output, constant, convert_input, convert_to_tensor, op, op_output, to_numpy
 from .elementwise import binary
 from ..unimplemented import reject
+from ..ops import allocation
+from ..ops.recorded import OP_DEFS
+from ..ops.validate import make_int
 
 newaxis = None
 
@@ -41,7 +44,11 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argu
 
 
 def identity(input, name=None):  # noqa: A002
-    return apply_op_output("Identity", [convert_to_tensor(input)], None, name or "Identity")
+    try:
+        x = convert_to_tensor(input)
+    except ValueError as e:  # TF's op-def layer names the argument it could not convert
+        raise ValueError(f"Tried to convert 'input' to a tensor and failed. Error: {e}") from None
+    return apply_op_output("Identity", [x], None, name or "Identity")
 
 
 def stop_gradient(input, name=None):  # noqa: A002
@@ -63,7 +70,7 @@ def reshape(tensor, shape, name=None):
         x = convert_to_tensor(tensor, name="tensor")
         if isinstance(shape, (list, tuple)) and not shape:  # TF converts [] to float32 first, then again
             constant(shape, name="shape")
-        s = convert_to_tensor(shape, dtype=_index_dtype(shape), name="shape")
+        s = convert_input("Reshape", "shape", shape, _index_dtype(shape))
         return apply_op_output("Reshape", [x, s], None, scope)
 
 
@@ -96,20 +103,31 @@ def concat(values, axis, name="concat"):
 
 def stack(values, axis=0, name="stack"):
     """Stacks same-shaped tensors along a new axis (a Const when every value is one already)."""
+    if not isinstance(values, (list, tuple, np.ndarray)):
+        if axis == 0:  # TF's stack first tries the values as one constant
+            return convert_to_tensor(values, name=name)
+        raise TypeError(f"Expected list for 'values' argument to 'Pack' Op, not {values!r}.")
     if axis == 0 and not any(isinstance(v, Tensor) or hasattr(v, "_to_tensor") for v in values):
         try:
             return convert_to_tensor(values, name=name)
         except (TypeError, ValueError):
-            pass
+            if any(isinstance(v, (list, tuple)) for v in values):  # ragged: a Pack of its parts says why
+                with name_scope(name, "Pack", values) as scope:
+                    xs = [convert_to_tensor(v, name=f"values_{i}") for i, v in enumerate(values)]
+                    return apply_op_output("Pack", xs, {"axis": 0, "N": len(xs)}, scope)
     if axis == 0:
         return convert_to_tensor(list(values), name=name)  # autopacking: one Pack named ``name``
     with name_scope(name, "Pack", values) as scope:
         xs = [convert_to_tensor(v, name=f"values_{i}") for i, v in enumerate(values)]
-        return apply_op_output("Pack", xs, {"axis": int(axis), "N": len(xs)}, scope)
+        return apply_op_output("Pack", xs, {"axis": make_int(axis, "axis"), "N": len(xs)}, scope)
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
     x = convert_to_tensor(value)
+    axis = make_int(axis, "axis")
+    rank = x.shape.ndims
+    if rank is not None and not -rank <= axis < rank:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-rank}, {rank})")
     if num is None:
         num = x.shape.sizes[axis] if x.shape.sizes else None
         if num is None:
@@ -127,7 +145,8 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
     axis = squeeze_dims if axis is None else axis
     if np.isscalar(axis):
         axis = [axis]
-    return op_output("Squeeze", name, [("input", input, None)], {"squeeze_dims": [int(a) for a in axis or []]})
+    return op_output("Squeeze", name, [("input", input, None)],
+                     {"squeeze_dims": [make_int(a, "axis") for a in axis or []]})
 
 
 def fill(dims, value, name=None):
@@ -139,11 +158,21 @@ def _constant_or_fill(value, shape, dtype, name):
     """TF's zeros/ones: a Const when it has fewer than 1000 elements, else a Fill."""
     dtype = dtypes.as_dtype(dtype)
     if not isinstance(shape, Tensor):
-        dims_ = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else
-                                  getattr(shape, "dims", None) or [shape])]
-        if int(np.prod(dims_, dtype=np.int64)) < 1000:
-            return constant(value, dtype=dtype, shape=dims_, name=name)
-        shape = constant(dims_, dtype=dtypes.int32, name="shape_as_tensor")
+        try:  # as TF: any sequence of sizes (a TensorShape of it), else the value as an int32 tensor
+            dims_ = TensorShape(shape).as_list()
+            if isinstance(shape, (list, tuple)) and not all(isinstance(d, (numbers.Integral, Dimension)) for d in shape):
+                raise TypeError("a shape's sizes are ints")
+            if None in dims_:
+                raise ValueError("a shape to fill is fully known")
+        except (TypeError, ValueError):
+            shape = convert_to_tensor(shape, dtype=dtypes.int32)
+            if shape.shape.ndims == 0:
+                shape = reshape(shape, [-1])
+        else:
+            if int(np.prod(dims_, dtype=object)) < 1000:
+                return constant(value, dtype=dtype, shape=dims_, name=name)
+            shape = constant(dims_, dtype=dtypes.int32 if max(dims_) < 2**31 else dtypes.int64,
+                             name="shape_as_tensor")
     return apply_op_output("Fill", [shape, constant(value, dtype=dtype)], None, name)
 
 
@@ -253,7 +282,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         off = off_t if off_t is not None else convert_to_tensor(0, dtype=dtype, name="off_value")
         return op_output("OneHot", scope, [("indices", indices, None), ("depth", depth, dtypes.int32),
                                            ("on_value", on, None), ("off_value", off, None)],
-                         {"axis": -1 if axis is None else int(axis)})
+                         {"axis": -1 if axis is None else make_int(axis, "axis")})
 
 
 # -- indexing ------------------------------------------------------------------------------------
@@ -263,6 +292,8 @@ def tile(input, multiples, name=None):  # noqa: A002
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     """Pads with ``constant_values`` (``Pad``, or ``PadV2`` when not 0) or mirrors (``MirrorPad``)."""
+    if not isinstance(mode, str):  # TF fails on mode.upper() (AttributeError); devlab names the argument
+        raise TypeError(f"Expected string for argument 'mode' not {mode!r}.")
     mode = mode.upper()
     args = [("input", tensor, None), ("paddings", paddings, _index_dtype(paddings))]
     if mode == "CONSTANT":
@@ -331,7 +362,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
     return op("SplitV", name, [("value", value, None), ("size_splits", sizes, None),
-                               ("split_dim", axis, dtypes.int32)], {"num_split": int(num)},
+                               ("split_dim", axis, dtypes.int32)], {"num_split": make_int(num, "num")},
               default_name="split").outputs
 
 
@@ -407,6 +438,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     with name_scope(name, "Range", [start, limit, delta]) as scope:
         args = [a if isinstance(a, Tensor) else convert_to_tensor(a, dtype=dtype, name=n)
                 for a, n in zip((start, limit, delta), ("start", "limit", "delta"))]
+        for a in args:
+            if a.shape.ndims not in (0, None):
+                raise ValueError(f"Shape must be rank 0 but is rank {a.shape.ndims}")
         if dtype is None:
             order = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.float32, dtypes.float64]
             dtype = max((a.dtype.base_dtype for a in args), key=order.index)
@@ -468,6 +502,10 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
 def parallel_stack(values, name="parallel_stack"):
     """``stack(values)`` as one ParallelConcat of the values each given a leading dim (TF's
     parallel_stack: every input must have the first one's static shape; no gradient)."""
+    if not isinstance(values, (list, tuple)):  # TF indexes it blindly (an IndexError): say what it needs
+        raise TypeError(f"Expected list for 'values' argument to 'parallel_stack', not {values!r}.")
+    if not values:
+        raise ValueError("parallel_stack needs at least one value to stack (got an empty list)")
     with name_scope(name):
         first = convert_to_tensor(values[0])
         if first.shape.ndims is None:

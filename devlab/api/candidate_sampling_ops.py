@@ -6,6 +6,7 @@ from collections import namedtuple
 
 from ..framework import dtypes
 from .array_ops import op
+from ..ops.validate import make_int
 
 _SAMPLED = ["sampled_candidates", "true_expected_count", "sampled_expected_count"]
 _OUTPUTS = {"UniformCandidateSampler": namedtuple("UniformCandidateSampler", _SAMPLED),
@@ -14,8 +15,8 @@ _OUTPUTS = {"UniformCandidateSampler": namedtuple("UniformCandidateSampler", _SA
 
 
 def _sampler(op_type, default_name, true_classes, num_true, num_sampled, unique, range_max, seed, name):
-    attrs = {"num_true": int(num_true), "num_sampled": int(num_sampled), "unique": bool(unique),
-             "range_max": int(range_max), "seed": seed}
+    attrs = {"num_true": make_int(num_true, "num_true"), "num_sampled": make_int(num_sampled, "num_sampled"),
+             "unique": bool(unique), "range_max": make_int(range_max, "range_max"), "seed": seed}
     for attr in ("num_true", "num_sampled", "range_max"):
         if attrs[attr] < 1:
             raise ValueError(f"Attr '{attr}' of '{op_type}' Op passed {attrs[attr]} less than minimum 1.")
@@ -40,5 +41,5 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
     """(indices, ids, weights): for each example, where a sampled class is one of its true classes,
     with weight -FLT_MAX, to be added to those sampled logits."""
     inputs = [("true_classes", true_classes, dtypes.int64), ("sampled_candidates", sampled_candidates, dtypes.int64)]
-    hits = op("ComputeAccidentalHits", name, inputs, {"num_true": int(num_true), "seed": seed})
+    hits = op("ComputeAccidentalHits", name, inputs, {"num_true": make_int(num_true, "num_true"), "seed": seed})
     return _OUTPUTS["ComputeAccidentalHits"](*hits.outputs)

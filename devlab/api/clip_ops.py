@@ -9,8 +9,10 @@ import collections.abc
 
 import numpy as np
 
+from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with, name_scope
+from ..framework.tensor import Tensor
 from . import array_ops, math_ops
 from ..ops.build import convert_to_tensor
 from .nn_ops import l2_loss
@@ -53,6 +55,8 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     t_list = _sequence(t_list)
     if use_norm is None:
         use_norm = global_norm(t_list, name)
+    elif not isinstance(use_norm, Tensor):  # TF divides by it in Python (a ZeroDivisionError for 0)
+        use_norm = convert_to_tensor(use_norm, preferred_dtype=dtypes.float32, name="use_norm")
     with name_scope(name, "clip_by_global_norm", t_list + [clip_norm]) as scope:
         scale_for_finite = clip_norm * math_ops.minimum(
             1.0 / use_norm, array_ops.constant(1.0, dtype=use_norm.dtype.base_dtype) / clip_norm)

@@ -1,6 +1,7 @@
 """``group``, ``no_op`` and ``tuple``: ops that only order other ops."""
 from ..framework.graph import get_default_graph
 from ..framework.scopes import colocate_with, control_dependencies, name_scope
+from ..framework.operation import Operation
 from ..framework.tensor import Tensor
 from ..ops.build import apply_op
 from .array_ops import identity
@@ -45,6 +46,12 @@ def with_dependencies(dependencies, output_tensor, name=None):
 
 def tuple_(tensors, name=None, control_inputs=None):
     """The same tensors, each readable only after all of them (and ``control_inputs``) ran."""
+    tensors = [t if t is None or isinstance(t, (Tensor, Operation)) or hasattr(t, "values") else convert_to_tensor(t)
+               for t in tensors]  # as TF: a plain value becomes a tensor
+    for c in control_inputs or []:
+        if not isinstance(c, (Tensor, Operation)):
+            raise TypeError(f"'control_inputs' must only contain Operation or Tensor. Received: {type(c)}")
+    control_inputs = [c.op if isinstance(c, Tensor) else c for c in control_inputs or []]
     with name_scope(name, "tuple", tensors):
         gating = sorted({t.op for t in tensors if t is not None} | set(control_inputs or []), key=lambda op: op.id)
         gate = group(*gating)

@@ -15,6 +15,7 @@ from ..framework.tensor_shape import TensorShape, unknown_shape
 from .array_ops import cast, op as build_op
 from ..ops.build import apply_op, convert_to_tensor
 from ..ops.tensor_util import constant_value
+from ..ops.validate import make_int
 
 RESOURCE = dtypes_mod.as_dtype("resource")
 
@@ -261,12 +262,15 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
 def dynamic_partition(data, partitions, num_partitions, name=None):
     """``num_partitions`` tensors: the rows of ``data`` whose ``partitions`` entry is 0, 1, ..."""
     return build_op("DynamicPartition", name, [("data", data, None), ("partitions", partitions, None)],
-                    {"num_partitions": int(num_partitions)}).outputs
+                    {"num_partitions": make_int(num_partitions, "num_partitions")}).outputs
 
 
 def _stitch(op_type):
     def build(indices, data, name=None):
         """One tensor: ``merged[indices[i]] = data[i]`` for each list i."""
+        for arg, value in (("indices", indices), ("data", data)):
+            if not isinstance(value, (list, tuple)):  # TF's op-def layer: a list argument takes a list
+                raise TypeError(f"Expected list for '{arg}' argument to '{op_type}' Op, not {value!r}.")
         with name_scope(name, op_type, list(indices) + list(data)) as scope:
             idx = [convert_to_tensor(x, name=f"indices_{i}") for i, x in enumerate(indices)]
             vals = [convert_to_tensor(x, name=f"data_{i}") for i, x in enumerate(data)]

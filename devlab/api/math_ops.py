@@ -113,9 +113,11 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 def add_n(inputs, name=None):
     """The elementwise sum of a list of same-shaped tensors (one op, however many inputs)."""
+    if not isinstance(inputs, (list, tuple)) and not hasattr(inputs, "__iter__"):
+        raise TypeError(f"'{type(inputs).__name__}' object is not iterable")  # TF's words, from Python
     if not inputs or not isinstance(inputs, (list, tuple)):
-        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
-                         "and shape")
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
+                         "and shape.")
     if len(inputs) == 1:  # the input itself (dense, if it was an IndexedSlices), renamed only if asked
         from .array_ops import identity
         x = convert_to_tensor(inputs[0])
@@ -138,8 +140,8 @@ def _reduction(op_type, default_name):
                 # TF converts ``[]`` first without a dtype (float32, not an index type), then again
                 # as int32: its graph keeps both Consts, the first one unused.
                 convert_to_tensor(axis, name="reduction_indices")
-            axes = convert_to_tensor(axis, dtype=None if isinstance(axis, Tensor) else "int32",
-                                     name="reduction_indices")
+            axes = convert_to_tensor(axis, preferred_dtype=None if isinstance(axis, Tensor) else dtypes.int32,
+                                     name="reduction_indices")  # then the OpDef's check of its type
             out = apply_op_output(op_type, [x, axes], {"keep_dims": keep}, scope)
         if every_axis and not keep and not out.shape.is_fully_defined():
             out.set_shape(())  # reducing every axis gives a scalar, whatever the rank (TF's _may_reduce_to_scalar)
@@ -169,9 +171,17 @@ reduce_any = _reduction("Any", "Any")
 reduce_all = _reduction("All", "All")
 
 
+_AXIS_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "int64")
+
+
 def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
-    axis = dimension if axis is None else axis
-    return op_output("ArgMax", name, [("input", input, None), ("dimension", 0 if axis is None else axis, None)],
+    axis = 0 if (dimension if axis is None else axis) is None else (dimension if axis is None else axis)
+    if hasattr(axis, "dtype"):  # TF's argmax: an int, or a tensor (numpy value) of an integer type
+        if str(getattr(axis.dtype, "name", axis.dtype)).replace("_ref", "") not in _AXIS_TYPES:
+            raise TypeError(f"axis tensor dtypes {axis.dtype!r} is not supported")
+    elif not isinstance(axis, int):
+        raise TypeError("axis must be int or Tensor with integer datatype")
+    return op_output("ArgMax", name, [("input", input, None), ("dimension", axis, None)],
                      {"output_type": dtypes.as_dtype(output_type)})
 
 

@@ -180,6 +180,7 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
         weights = [weights]
     with name_scope(name, "compute_sampled_logits", weights + [biases, inputs, labels]):
         labels = convert_to_tensor(labels)
+        inputs = convert_to_tensor(inputs)  # a tensor already, but for hostile calls (TF reads inputs.dtype)
         if labels.dtype != dtypes.int64:
             labels = array_ops.cast(labels, dtypes.int64)
         labels_flat = array_ops.reshape(labels, [-1])

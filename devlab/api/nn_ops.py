@@ -45,6 +45,8 @@ def log_softmax(logits, axis=None, name=None, dim=None):
 def _data_format(data_format):
     if data_format is None:
         return "NHWC"
+    if not isinstance(data_format, str):  # TF fails on .startswith (AttributeError); devlab names the argument
+        raise TypeError(f"Expected string for argument 'data_format' not {data_format!r}.")
     if data_format.startswith("NC"):
         return "NCHW"
     if data_format.startswith("N") and data_format.endswith("C"):
@@ -148,6 +150,8 @@ def _flatten_outer_dims(logits):
     last = array_ops.slice(array_ops.shape(logits), [math_ops.subtract(r, 1)], [1])
     out = array_ops.reshape(logits, array_ops.concat([[-1], last], 0))
     dims = logits.shape.sizes
+    if dims is not None and not dims:  # TF itself fails here with an IndexError; its shape rule's words
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
     if dims is not None and None not in dims[:-1]:
         product = 1
         for d in dims[:-1]:

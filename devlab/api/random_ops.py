@@ -12,7 +12,7 @@ def _shape_tensor(shape):
     """The shape as the int32 tensor TF feeds a random op (a Const named ``shape``)."""
     if isinstance(shape, Tensor):
         return shape
-    return constant([int(d) for d in shape], dtype=dtypes.int32, name="shape")
+    return convert_to_tensor(shape, dtype=dtypes.int32, name="shape")  # a scalar fails the op's rank check
 
 
 def _random(op_type, shape_t, dtype, seed, extra=()):

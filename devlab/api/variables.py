@@ -212,6 +212,10 @@ def moving_average_variables(scope=None):
 def variables_initializer(var_list, name="init"):
     """One op that runs every variable's initializer."""
     if var_list:
+        bad = next((v for v in var_list if not hasattr(v, "initializer")), None) if isinstance(var_list, (
+            list, tuple, set)) else var_list
+        if bad is not None:  # TF fails on ``v.initializer`` (AttributeError); devlab names the argument
+            raise TypeError(f"var_list must hold variables, got {bad!r}")
         return group(*[v.initializer for v in var_list], name=name)
     from .control_flow_ops import no_op
     return no_op(name=name)

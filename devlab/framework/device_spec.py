@@ -27,6 +27,8 @@ class DeviceSpec:  # TF's DeviceSpecV1 (tf.compat.v1.DeviceSpec)
     @classmethod
     def from_string(cls, spec):
         """Parses a device string; raises ValueError with TensorFlow's words when it is malformed."""
+        if spec and not isinstance(spec, str):
+            raise TypeError(f"A device is a string, a DeviceSpec, a function or None, got {spec!r}")
         return cls(*_parse(spec or ""))
 
     def to_string(self):

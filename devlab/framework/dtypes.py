@@ -170,7 +170,7 @@ def as_dtype(type_value):  # TF's argument name
         return base._as_ref if value > 100 else base
     try:
         npd = np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):  # numpy parses some strings (b",") as Python code
         raise TypeError(f"Cannot convert value {value!r} to a TensorFlow DType.") from None
     if npd.kind in "OUS":
         return string
@@ -192,6 +192,6 @@ def infer_dtype(value):
         return as_dtype(arr.dtype)
     if arr.dtype == np.float64:
         return float32
-    if arr.dtype == np.int64 and np.array_equal(arr.astype(np.int32), arr):
-        return int32
+    if arr.dtype == np.int64:
+        return int32 if arr.size == 0 or -2**31 <= arr.min() and arr.max() < 2**31 else int64
     return as_dtype(arr.dtype)

@@ -178,6 +178,37 @@ def attr_value(proto, where, budget, depth=0):
     return None  # an AttrValue with nothing set
 
 
+def proto_kind(proto):
+    """The kind of an AttrValue as TF's OpDefs name them ('shape', 'list(int)'...); 'list()' for an
+    empty list (which fits any list kind), None for an unset value or a placeholder."""
+    kind = proto.WhichOneof("value")
+    if kind == "list":
+        for name in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
+            if len(getattr(proto.list, name)):
+                return f"list({_KIND_NAMES[name]})"
+        return "list()"
+    return _KIND_NAMES.get(kind)
+
+
+_KIND_NAMES = {"s": "string", "i": "int", "f": "float", "b": "bool", "type": "type", "shape": "shape",
+               "tensor": "tensor", "func": "func"}
+
+
+def _check_kinds(node, where):
+    """Each attr's kind, as the proto holds it, against TF's OpDef: a Placeholder's ``shape`` given
+    as a list of ints is TF's ValueError, not the shape (1, 2). (Once decoded, a shape and a
+    list(int) are both Python lists, so this is checked on the proto.)"""
+    op_def = tf_ops.op_def(node.op)
+    if op_def is None:
+        return
+    declared = {a["name"]: a["type"] for a in op_def.get("attrs", ())}
+    for key, value in node.attr.items():
+        want, got = declared.get(key), proto_kind(value)
+        if want is None or got is None or got == want or (got == "list()" and want.startswith("list(")):
+            continue
+        raise GraphFileError(f"{where}: AttrValue had value with type '{got}' when '{want}' expected")
+
+
 def _func(proto, where, budget, depth):
     return {"name": proto.name,
             "attr": {k: attr_value(v, f"{where}.{k}", budget, depth + 1) for k, v in sorted(proto.attr.items())}}
@@ -276,6 +307,7 @@ def read_nodes(graph_def):
             except (ValueError, TypeError) as e:
                 raise GraphFileError(f"{where}: Malformed device specification '{device}' ({e})") from None
             devices_seen[device] = True
+        _check_kinds(node, where)
         attrs = {k: attr_value(v, f"{where}: attr '{k}'", budget) for k, v in node.attr.items()}
         inputs, controls = [], []
         for text in node.input:

@@ -1,8 +1,10 @@
 """Turning Python values into tensors and adding an op of the table to the graph.
 
-``apply_op`` is the one place an op is created: it checks the input dtypes, runs the op's
-shape rule (raising TF's ValueError with the node description), colocates ops that take a
-variable by reference with that variable (TF's ``_MaybeColocateWith``), then asks the graph.
+``apply_op`` is the one place an op is created: it checks the inputs against TF's OpDef
+(``validate.py``: types, list lengths, attr minimums, input ranks), runs the op's shape rule
+(raising TF's ValueError with the node description), colocates ops that take a variable by
+reference with that variable (TF's ``_MaybeColocateWith``), then asks the graph. Nothing is added
+to the graph until every check has passed.
 """
 import contextlib
 
@@ -15,8 +17,11 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
-from . import op_defs, tensor_conversion
+from . import allocation, op_defs, tensor_conversion, validate
+from .recorded import OP_DEFS
+from .validate import make_int
 from .shapes import ShapeError
+from .tensor_util import static_value
 from .table import lookup
 
 
@@ -41,12 +46,30 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}")
         return value
-    if dtype is None and preferred_dtype is not None:
+    if dtype is None and preferred_dtype is not None and _fits(value, dtypes.as_dtype(preferred_dtype)):
         try:
             return constant(value, dtype=preferred_dtype, name=name or "Const")
         except (TypeError, ValueError):
             pass
     return constant(value, dtype=dtype, name=name or "Const")
+
+
+def _fits(value, dtype):
+    """Whether Python or numpy integers in ``value`` fit ``dtype`` (else TF skips a preferred int32)."""
+    if not dtype.is_integer:
+        return True
+    info = np.iinfo(dtype.base_dtype.as_numpy_dtype)
+    if type(value) is int:  # the common cases first: an int, a short list of ints
+        return info.min <= value <= info.max
+    if type(value) in (list, tuple) and value and all(type(v) is int for v in value):
+        return info.min <= min(value) and max(value) <= info.max
+    try:
+        arr = np.asarray(value)
+    except (ValueError, OverflowError):
+        return True
+    if arr.dtype.kind not in "iu" or not arr.size:
+        return True
+    return info.min <= int(arr.min()) and int(arr.max()) <= info.max
 
 
 def _holds_tensors(values):
@@ -76,30 +99,55 @@ def to_numpy(value, dtype):
                             "supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for "
                             "supported TF dtypes.")
         value = _sizes(value)
-    arr = np.asarray(value)
+    if value is None:
+        raise ValueError("None values not supported.")
+    try:
+        arr = np.asarray(value)
+    except OverflowError:
+        arr = np.asarray(value, dtype=object)
+    if arr.dtype == object and not all(isinstance(v, (str, bytes)) for v in arr.reshape(-1).tolist()):
+        raise TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting elements to a supported "
+                        "type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes.")
     if dtype is None:
         return arr.astype(dtypes.infer_dtype(value).as_numpy_dtype, copy=False)
     target = dtype.base_dtype.as_numpy_dtype
-    if dtype.is_integer and arr.dtype.kind == "f" and not isinstance(value, (np.ndarray, np.generic)):
-        bad = _first_python_float(value)  # TF takes no Python float for an integer dtype, whole or not
-        if bad is not None:
-            raise TypeError(f"Expected {dtype.name}, but got {bad!r} of type 'float'.")
-    if dtype.is_integer and arr.dtype.kind == "f" and not np.all(np.mod(arr, 1) == 0):
-        raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
+    if arr.dtype.kind in "USO" and dtype.base_dtype != dtypes.string and arr.size:
+        try:  # numpy's strings of numbers convert (as in TF); Python's strings never do
+            if not isinstance(value, np.ndarray) or arr.dtype.kind == "O":
+                raise ValueError(value)
+            return arr.astype(target)
+        except (ValueError, TypeError, OverflowError):
+            raise _mismatch(value, dtype, lambda v: isinstance(v, (str, bytes))) from None
+    if dtype.base_dtype == dtypes.string and arr.dtype.kind not in "USO" and arr.size:
+        raise _mismatch(value, dtype, lambda v: not isinstance(v, (str, bytes)))
+    if dtype.is_integer and arr.dtype.kind == "f" and arr.size and (
+            not isinstance(value, (np.ndarray, np.generic)) or not np.all(np.mod(arr, 1) == 0)):
+        raise _mismatch(value, dtype, lambda v: isinstance(v, float))
     if dtype.is_bool != (arr.dtype == np.bool_) and arr.size:
-        raise TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
+        raise _mismatch(value, dtype, lambda v: isinstance(v, (bool, np.bool_)) != dtype.is_bool)
     return arr.astype(target)
 
 
-def _first_python_float(value):
-    if type(value) is float:
-        return value
+def _mismatch(value, dtype, bad):
+    """TF's TypeError for a Python value that is not of ``dtype``: it names the first element that
+    is not (``bad``), or the value itself."""
+    leaf = _first(value, bad)
+    leaf = value if leaf is _NONE else leaf
+    shown = leaf if isinstance(leaf, (str, bytes, int, float)) else repr(leaf)
+    return TypeError(f"Expected {dtype.name}, but got {shown} of type '{type(leaf).__name__}'.")
+
+
+def _first(value, bad):
     if isinstance(value, (list, tuple)):
         for v in value:
-            found = _first_python_float(v)
-            if found is not None:
+            found = _first(v, bad)
+            if found is not _NONE:
                 return found
-    return None
+        return _NONE if value else value
+    return value if bad(value) else _NONE
+
+
+_NONE = object()
 
 
 def _holds_dimensions(value):
@@ -137,16 +185,18 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     arr = to_numpy(value, dtype)
     if shape is not None:
-        shape = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
+        shape = tuple(make_int(d, "shape") for d in (shape if isinstance(shape, (list, tuple, np.ndarray)) else [shape]))
         if verify_shape and arr.shape != shape:
             raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
-        size = int(np.prod(shape, dtype=np.int64))
-        if arr.size == 1:
+        size = int(np.prod(shape, dtype=object))
+        if arr.size == 1 and size >= 0 and allocation.nbytes(shape, arr.dtype) > allocation.ALWAYS_FINE:
+            arr = np.broadcast_to(arr.reshape(()), shape)  # a huge constant: one value, read only, never copied
+        elif arr.size == 1 and size >= 0:
             arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
         elif arr.size == size:
             arr = arr.reshape(shape)
         elif arr.size > size:
-            raise TypeError(f"Too many elements provided. Needed at most {size}, but received {arr.size}")
+            raise ValueError(f"Too many elements provided. Takes at most {size}, but got {arr.size}.")
         else:
             raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
     if arr.dtype.kind in "OUS":  # string tensors hold bytes, as TensorFlow's do
@@ -168,8 +218,22 @@ def op(op_type, name, inputs, attrs=None, default_name=None):
     the op type), each input that is not yet a tensor becomes a Const named after its argument.
     ``inputs`` is a list of (argument name, value, dtype or None). Returns the Operation."""
     with name_scope(name, default_name or op_type, [v for _, v, _ in inputs]) as scope:
-        tensors = [convert_to_tensor(v, dtype=dt, name=arg) for arg, v, dt in inputs]
+        tensors = [convert_input(op_type, arg, v, dt) for arg, v, dt in inputs]
         return apply_op(op_type, tensors, attrs, scope)
+
+
+def convert_input(op_type, arg, value, dtype):
+    """An argument as TF's op-def layer converts it: to the type the OpDef fixes for it, or, for an
+    argument whose type is an attr, to ``dtype`` if it can be, else to the type of the value
+    itself, which ``apply_op`` then checks against the attr's allowed types."""
+    if dtype is None or isinstance(value, Tensor) or _fixed_type(op_type, arg):
+        return convert_to_tensor(value, dtype=dtype, name=arg)
+    return convert_to_tensor(value, preferred_dtype=dtype, name=arg)
+
+
+def _fixed_type(op_type, arg):
+    op_def = OP_DEFS.get(op_type) or {}
+    return any(a["name"] == arg and "type" in a for a in op_def.get("inputs", ()))
 
 
 def op_output(op_type, name, inputs, attrs=None, default_name=None):
@@ -189,13 +253,6 @@ def apply_op(op_type, inputs, attrs=None, name=None):
     attrs = dict(attrs) if attrs else {}
     graph = inputs[0].op.graph if inputs else get_default_graph()
     name = name or op_type
-    if opdef.args and len(inputs) > 1:
-        _check_same_dtype(opdef, inputs)
-    try:
-        specs = opdef.shape(inputs, attrs)
-    except ShapeError as e:
-        node = name[:-1] if name.endswith("/") else graph.unique_name(name, mark_as_used=False)
-        raise ValueError(_describe(e, node, op_type, inputs)) from None
     if inputs:  # TF's type attrs (T, Tidx, Tshape...): its kernels, so placements, are chosen by them
         derived = op_defs.type_attrs(op_type, inputs, attrs)
         if derived is not None:
@@ -203,6 +260,14 @@ def apply_op(op_type, inputs, attrs=None, name=None):
                 attrs.setdefault(key, dtype)
         elif "T" not in attrs and opdef.type_input is not None:  # devlab's own ops
             attrs["T"] = inputs[opdef.type_input].dtype.base_dtype
+    try:
+        validate.check(op_type, inputs, attrs)  # the OpDef's types, list lengths and input ranks
+        if opdef.args and len(inputs) > 1:
+            _check_same_dtype(opdef, inputs)
+        specs = opdef.shape(inputs, attrs)
+    except ShapeError as e:
+        node = name[:-1] if name.endswith("/") else graph.unique_name(name, mark_as_used=False)
+        raise ValueError(_describe(e, node, op_type, inputs, attrs)) from None
     refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref] \
         if opdef.ref_inputs else ()
     if graph._get_control_flow_context() is not None and op_type != "Const":
@@ -243,16 +308,60 @@ def _check_same_dtype(opdef, inputs):
                             f"does not match type {first.name} of argument '{opdef.args[0]}'.")
 
 
-def _describe(error, node, op_type, inputs):
-    """TF's shape-error text: the reason, the node, its inputs' shapes and the user's line."""
+def _describe(error, node, op_type, inputs, attrs):
+    """TF's shape-error text: the reason, the node with its attrs, its inputs' shapes, the values
+    of the inputs the shape rule read (``error.computed``) and the user's line."""
     shapes = ", ".join("?" if t.shape.sizes is None else
                        "[" + ",".join("?" if d is None else str(d) for d in t.shape.sizes) + "]" for t in inputs)
     args = ", ".join(t.op.name for t in inputs)
-    dtype = f"T={_TF_TYPE_ENUM.get(inputs[0].dtype.base_dtype.name, 'DT_INVALID')}" \
-        if inputs and op_defs.declares_attr(op_type, "T") else ""
+    computed = [(i, static_value(inputs[i])) for i in getattr(error, "computed", ()) if i < len(inputs)]
+    computed = [f"input[{i}] = <{_value_text(v)}>" for i, v in computed if v is not None]
     filename, lineno = user_location()
-    return (f"{error} for '{{{{node {node}}}}} = {op_type}[{dtype}]({args})' with input shapes: {shapes}.\n"
-            f"  (op '{node}' defined at {filename}:{lineno})")
+    return (f"{error} for '{{{{node {node}}}}} = {op_type}[{_attrs_text(op_type, inputs, attrs)}]({args})' "
+            f"with input shapes: {shapes}{' and with computed input tensors: ' + ', '.join(computed) if computed else ''}"
+            f".\n  (op '{node}' defined at {filename}:{lineno})")
+
+
+def _attrs_text(op_type, inputs, attrs):
+    """The node's attrs as TF prints them: every attr of TF's OpDef, sorted, defaults included."""
+    op_def = OP_DEFS.get(op_type)
+    if op_def is None:
+        return f"T={_enum(inputs[0].dtype)}" if inputs else ""
+    parts = []
+    for attr in sorted(op_def.get("attrs", ()), key=lambda a: a["name"]):
+        key = attr["name"]
+        value = attrs.get(key)
+        value = attr.get("default") if value is None else value
+        if value is None:
+            continue
+        parts.append(f"{key}={_attr_text(value, attr['type'])}")
+    return ", ".join(parts)
+
+
+def _attr_text(value, kind):
+    if kind == "type":
+        return _enum(value)
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind == "list(int)":
+        return "[" + ", ".join(str(int(v)) for v in value) + "]"
+    if kind == "string":
+        return f'"{value.decode() if isinstance(value, bytes) else value}"'
+    if kind == "float":
+        return f"{float(value):g}"
+    return str(value)
+
+
+def _enum(dtype):
+    name = dtypes.as_dtype(dtype).base_dtype.name
+    return _TF_TYPE_ENUM.get(name, "DT_" + name.upper())
+
+
+def _value_text(value):
+    """A small constant as TF's shape errors print it: up to ten numbers, space separated."""
+    flat = np.asarray(value).reshape(-1)
+    text = " ".join(f"{v:.9g}" if isinstance(v, float) else str(v) for v in flat[:10].tolist())
+    return text + ("..." if flat.size > 10 else "")
 
 
 _TF_TYPE_ENUM = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE", "int8": "DT_INT8",

@@ -179,7 +179,11 @@ def reshape(k, x, shape):
 
 
 def transpose(k, x, perm):
-    return k.xp.transpose(x, ints(perm))
+    p = ints(perm)
+    for d in range(len(p)):
+        if d not in p:  # TF's kernel names the first dimension the permutation leaves out
+            raise errors.InvalidArgumentError(None, None, f"{d} is missing from {{{','.join(map(str, p))}}}.")
+    return k.xp.transpose(x, p)
 
 
 def concat(k, *xs_and_axis):
@@ -197,7 +201,7 @@ def unstack(k, x):
 
 
 def expand_dims(k, x, dim):
-    return k.xp.expand_dims(x, int(dim))
+    return k.xp.expand_dims(x, int(dim.reshape(-1)[0]))  # any tensor of one value, as TF
 
 
 def squeeze(k, x):
@@ -234,11 +238,21 @@ def rank(k, x):
 
 
 def cast(k, x):
-    return x.astype(k.attrs["DstT"].as_numpy_dtype)
+    dst = k.attrs["DstT"]
+    if x.dtype == object and dst.base_dtype.name != "string":
+        raise errors.UnimplementedError(None, None, f"Cast string to {_C_NAMES.get(dst.name, dst.name)} is not supported")
+    return x.astype(dst.as_numpy_dtype)
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}  # the names TF's errors use
 
 
 def argmax(k, x, dimension):
-    return k.xp.argmax(x, axis=int(dimension)).astype(k.attrs["output_type"].as_numpy_dtype)
+    axis = int(dimension.reshape(-1)[0])
+    if not -max(x.ndim, 1) <= axis < x.ndim:
+        raise errors.InvalidArgumentError(None, None, f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got "
+                                          f"{axis}")
+    return k.xp.argmax(x, axis=axis).astype(k.attrs["output_type"].as_numpy_dtype)
 
 
 def one_hot(k, indices, depth, on_value, off_value):
@@ -360,6 +374,8 @@ def select_v2(k, condition, x, y):
 
 
 def range_(k, start, limit, delta):
+    if delta.item() == 0:  # TF's kernel checks what the shape rule could not (a delta known only now)
+        raise errors.InvalidArgumentError(None, None, f"Requires delta != 0: {delta.item()}")
     return k.xp.arange(start.item(), limit.item(), delta.item(), dtype=k.attrs["Tidx"].as_numpy_dtype)
 
 

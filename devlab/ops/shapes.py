@@ -12,7 +12,12 @@ from .tensor_util import constant_value_as_shape, static_value
 
 
 class ShapeError(ValueError):
-    """A shape rule failed; the op builder adds the node description TF puts in the message."""
+    """A shape rule failed; the op builder adds the node description TF puts in the message, and
+    the values of the inputs ``computed`` names (those the rule read, as TF lists them)."""
+
+    def __init__(self, message, computed=()):
+        super().__init__(message)
+        self.computed = computed
 
 
 def dims(t):
@@ -107,7 +112,16 @@ def placeholder_with_default(inputs, attrs):
 
 def random(inputs, attrs):
     """A random op's output: the shape its first input denotes, the ``dtype`` attr."""
-    return [(attrs["dtype"], _partial(constant_value_as_shape(inputs[0])))]
+    return [(attrs["dtype"], _sizes_of(inputs[0]))]
+
+
+def _sizes_of(t):
+    """The shape a shape tensor denotes (None where unknown); TF's error for a negative size."""
+    value = static_value(t)
+    for d in () if value is None else np.asarray(value).reshape(-1).tolist():
+        if d < -1:
+            raise ValueError(f"Invalid value in tensor used for shape: {d}")
+    return _partial(constant_value_as_shape(t))
 
 
 def from_attrs(inputs, attrs):
@@ -128,7 +142,7 @@ def reduction(inputs, attrs):
     axes = [int(a) for a in np.asarray(axes).reshape(-1)]
     for a in axes:
         if not -rank <= a < max(rank, 1):
-            raise ShapeError(f"Invalid reduction dimension {a} for input with {rank} dimensions.")
+            raise ShapeError(f"Invalid reduction dimension {a} for input with {rank} dimensions.", (1,))
     axes = {a % rank if rank else a for a in axes}
     if attrs.get("keep_dims"):
         out = tuple(1 if i in axes else d for i, d in enumerate(shape))
@@ -171,8 +185,10 @@ def transpose(inputs, attrs):
     if shape is None or perm is None:
         return [(inputs[0].dtype.base_dtype, None if shape is None else (None,) * len(shape))]
     perm = [int(p) for p in np.asarray(perm).reshape(-1)]
-    if sorted(perm) != list(range(len(shape))):
+    if len(perm) != len(shape):
         raise ShapeError(f"Dimension must be {len(shape)} but is {len(perm)}")
+    if sorted(perm) != list(range(len(shape))):  # TF builds it; its kernel names the missing dimension
+        return [(inputs[0].dtype.base_dtype, (None,) * len(shape))]
     return [(inputs[0].dtype.base_dtype, tuple(shape[p] for p in perm))]
 
 
@@ -207,10 +223,7 @@ def concat(inputs, attrs):
 def stack(inputs, attrs):
     shape = dims(inputs[0])
     for t in inputs[1:]:
-        if dims(t) != shape:
-            raise ShapeError(f"Shapes must be equal rank, but are {len(shape)} and {len(dims(t))}"
-                             if len(dims(t)) != len(shape) else
-                             f"Dimension 0 in both shapes must be equal, but are {shape} and {dims(t)}")
+        shape = _same_shape(shape, dims(t))
     if shape is None:
         return [(inputs[0].dtype.base_dtype, None)]
     out = list(shape)
@@ -256,9 +269,12 @@ def assign(inputs, attrs):
 def argmax(inputs, attrs):
     shape = dims(inputs[0])
     axis = static_value(inputs[1])
-    if shape is None or axis is None:
+    if shape is None or axis is None or np.size(axis) != 1:
         return [(attrs["output_type"], None)]
-    axis = int(axis) % len(shape)
+    axis = int(np.asarray(axis).reshape(-1)[0])
+    if not -len(shape) <= axis < len(shape):
+        return [(attrs["output_type"], None)]  # TF builds it; its kernel says the dimension is out of range
+    axis %= len(shape)
     return [(attrs["output_type"], tuple(d for i, d in enumerate(shape) if i != axis))]
 
 
@@ -271,10 +287,16 @@ def one_hot(inputs, attrs):
     """OneHot(indices, depth, on_value, off_value): a new axis of ``depth`` (last by default)."""
     shape, depth = dims(inputs[0]), static_value(inputs[1])
     dtype = inputs[2].dtype.base_dtype
+    if dims(inputs[1]) is not None and len(dims(inputs[1])) != 0:
+        raise ShapeError(f"Input must be scalar but has rank {len(dims(inputs[1]))}", (1,))
+    if depth is not None and int(depth) < 0:
+        raise ShapeError(f"Dimension size, given by scalar input 1, must be non-negative but is {int(depth)}", (1,))
+    axis = attrs.get("axis", -1)
+    if shape is not None and not -1 <= axis <= len(shape):
+        raise ShapeError(f"Expected axis to be -1 or between [0, {len(shape)}).  But received: {axis}")
     if shape is None:
         return [(dtype, None)]
     out = list(shape)
-    axis = attrs.get("axis", -1)
     out.insert(len(out) if axis == -1 else axis, None if depth is None else int(depth))
     return [(dtype, tuple(out))]
 
@@ -282,12 +304,14 @@ def one_hot(inputs, attrs):
 def expand_dims(inputs, attrs):
     shape = dims(inputs[0])
     axis = static_value(inputs[1])
+    if dims(inputs[1]) is not None and None not in dims(inputs[1]) and int(np.prod(dims(inputs[1]))) != 1:
+        raise ShapeError("'dim' input must be a tensor with a single value", (1,))
     if shape is None or axis is None:
         return [(inputs[0].dtype.base_dtype, None)]
     shape = list(shape)
     axis = int(np.asarray(axis).reshape(-1)[0])
     if not -len(shape) - 1 <= axis <= len(shape):
-        raise ShapeError(f"Tried to expand dim index {axis} for tensor with {len(shape)} dimensions.")
+        raise ShapeError(f"dim {axis} not in the interval [{-len(shape) - 1}, {len(shape)}].", (1,))
     shape.insert(axis if axis >= 0 else len(shape) + 1 + axis, 1)
     return [(inputs[0].dtype.base_dtype, tuple(shape))]
 
@@ -345,7 +369,7 @@ def variable(inputs, attrs):
 
 def fill(inputs, attrs):
     """Fill's output: the shape its ``dims`` input denotes, the value's dtype."""
-    return [(inputs[1].dtype.base_dtype, _partial(constant_value_as_shape(inputs[0])))]
+    return [(inputs[1].dtype.base_dtype, _sizes_of(inputs[0]))]
 
 
 def _ints_or_none(t):
@@ -379,7 +403,10 @@ def strided_slice_grad(inputs, attrs):
 
 def slice_(inputs, attrs):
     x, begin, size = inputs
+    _same_shape(dims(begin), dims(size))
     shape, begin, size = dims(x), _ints_or_none(begin), _ints_or_none(size)
+    if shape is not None and dims(inputs[1]) is not None and dims(inputs[1])[0] not in (None, len(shape)):
+        raise ShapeError(f"Shape must be rank {dims(inputs[1])[0]} but is rank {len(shape)}")
     if shape is None:
         return [(x.dtype.base_dtype, None)]
     if size is None:
@@ -399,9 +426,15 @@ def split(inputs, attrs):
     """Split(axis, value): ``num_split`` equal pieces along the axis."""
     axis, value = static_value(inputs[0]), inputs[1]
     n, shape = attrs["num_split"], dims(value)
+    if dims(inputs[0]) is not None and len(dims(inputs[0])) != 0:
+        raise ShapeError(f"Input must be scalar but has rank {len(dims(inputs[0]))}", (0,))
     if shape is None or axis is None:
         return [(value.dtype.base_dtype, None if shape is None else (None,) * len(shape))] * n
-    axis = int(axis) % len(shape)
+    axis = int(axis)
+    if not -len(shape) <= axis < len(shape):
+        raise ShapeError(f"Dimension size, given by scalar input {axis} must be in range [{-len(shape)}, "
+                         f"{len(shape)})", (0,))
+    axis %= len(shape)
     out = list(shape)
     if out[axis] is not None:
         if out[axis] % n:
@@ -416,7 +449,11 @@ def split_v(inputs, attrs):
     n, shape = attrs["num_split"], dims(value)
     if shape is None or axis is None or sizes is None:
         return [(value.dtype.base_dtype, None if shape is None else (None,) * len(shape))] * n
-    axis = int(axis) % len(shape)
+    axis = int(axis)
+    if not -len(shape) <= axis < len(shape):
+        raise ShapeError(f"Dimension size, given by scalar input {axis} must be in range [{-len(shape)}, "
+                         f"{len(shape)})", (2,))
+    axis %= len(shape)
     if -1 in sizes and shape[axis] is not None:
         sizes[sizes.index(-1)] = shape[axis] - (sum(sizes) + 1)
     if shape[axis] is not None and -1 not in sizes and sum(sizes) != shape[axis]:
@@ -432,6 +469,9 @@ def squeeze(inputs, attrs):
     if shape is None:
         return [(inputs[0].dtype.base_dtype, None)]
     rank = len(shape)
+    for i, a in enumerate(axes):
+        if not -rank <= a < rank:
+            raise ShapeError(f"squeeze_dims[{i}] not in [{-rank},{rank}).")
     axes = {a % rank for a in axes}
     for a in axes:
         if shape[a] is not None and shape[a] != 1:
@@ -447,6 +487,8 @@ def unstack(inputs, attrs):
     if shape is None:
         return [(inputs[0].dtype.base_dtype, None)] * n
     axis %= len(shape)
+    if shape[axis] is not None and shape[axis] != n:
+        raise ShapeError(f"Dimension must be {n} but is {shape[axis]}")
     return [(inputs[0].dtype.base_dtype, tuple(d for i, d in enumerate(shape) if i != axis))] * n
 
 
@@ -523,8 +565,21 @@ def range_(inputs, attrs):
         return [(dtype, (None,))]
     start, limit, delta = (v.item() for v in values)
     if delta == 0:
-        raise ShapeError("Requires delta != 0")
-    return [(dtype, (len(np.arange(start, limit, delta)),))]
+        raise ShapeError("Requires delta != 0", (0, 1, 2))
+    if delta > 0 and start > limit:
+        raise ShapeError(f"Requires start <= limit when delta > 0: {_g(start)}/{_g(limit)}", (0, 1, 2))
+    if delta < 0 and start < limit:
+        raise ShapeError(f"Requires start >= limit when delta < 0: {_g(start)}/{_g(limit)}", (0, 1, 2))
+    # the size, worked out without making the range (TF: ceil(|limit - start| / |delta|))
+    if not np.isfinite(abs((limit - start) / delta)) or abs((limit - start) / delta) > 2**63 - 1:
+        raise ShapeError(f"Requires ((limit - start) / delta) <= {2**63 - 1}", (0, 1, 2))
+    size = int(np.ceil(abs((limit - start) / delta))) if dtype.is_floating else -(-abs(limit - start) // abs(delta))
+    return [(dtype, (size,))]
+
+
+def _g(x):
+    """A number as TF's shape errors print it (C's %g)."""
+    return f"{x:g}"
 
 
 def tile(inputs, attrs):
@@ -544,6 +599,8 @@ def pad(inputs, attrs):
     if shape is None:
         return [(inputs[0].dtype.base_dtype, None)]
     pshape = dims(inputs[1])
+    if pshape is not None and pshape[1] is not None and pshape[1] != 2:
+        raise ShapeError(f"Dimension must be 2 but is {pshape[1]}")
     if pshape is not None and pshape[0] is not None and pshape[0] != len(shape):
         raise ShapeError(f"Shape must be rank {pshape[0]} but is rank {len(shape)}")
     if pairs is None:

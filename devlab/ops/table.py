@@ -10,8 +10,10 @@ lacks comes from TensorFlow's own OpDef (``tf_ops.py``): placed and modelled, ne
 """
 import functools
 import weakref
+from dataclasses import replace
 
 from . import activation_kernels as AK
+from . import allocation
 from . import conditional_accumulator as CA
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
@@ -63,7 +65,7 @@ OPS = _table(
     OpDef("AssignAdd", S.ref_of_first, K.assign_add, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignSub", S.ref_of_first, K.assign_sub, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("CountUpTo", S.same_as_first, K.count_up_to, devices=CPU_ONLY, ref_inputs=(0,), stateful=True),
-    OpDef("IsVariableInitialized", S.scalar_int, K.is_variable_initialized, ref_inputs=(0,), type_input=None),
+    OpDef("IsVariableInitialized", S.scalar_bool, K.is_variable_initialized, ref_inputs=(0,), type_input=None),
     OpDef("ApplyGradientDescent", S.ref_of_first, K.apply_gradient_descent, ref_inputs=(0,), stateful=True),
     OpDef("ApplyMomentum", S.ref_of_first, K.apply_momentum, ref_inputs=(0, 1), stateful=True),
     OpDef("ApplyAdam", S.ref_of_first, K.apply_adam, ref_inputs=(0, 1, 2), stateful=True),
@@ -305,6 +307,10 @@ OPS = _table(
     OpDef("PyFunc", S.py_func, K.py_func, devices=CPU_ONLY, stateful=True),
     OpDef("PyFuncStateless", S.py_func, K.py_func, devices=CPU_ONLY),
 )
+
+
+OPS = {name: replace(d, kernel=allocation.guarded(name, d.kernel)) if name in allocation.OUTPUTS or name == "Const"
+       else d for name, d in OPS.items()}  # sizes checked before numpy allocates (allocation.py)
 
 
 def lookup(op_type):

@@ -110,6 +110,10 @@ def kernel_error(step, e, args):
         return type(e)(op.node_def, op, e.message + where)
     if isinstance(e, WriteError):
         return errors.InvalidArgumentError(op.node_def, op, _write_error_text(op, e) + where)
+    if isinstance(e, MemoryError):  # numpy could not allocate what allocation.py let through
+        return errors.ResourceExhaustedError(
+            op.node_def, op, f"OOM when allocating tensor for op '{op.name}' ({op.type}) on {step.device.name}: "
+            f"{e}" + where)
     if type(e).__name__ == "OutOfMemoryError":
         return errors.ResourceExhaustedError(
             op.node_def, op, f"OOM when allocating tensor for op '{op.name}' ({op.type}) on {step.device.name}: "
