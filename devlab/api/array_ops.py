@@ -177,8 +177,10 @@ def _constant_or_fill(value, shape, dtype, name):
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
+    dt = dtypes.as_dtype(dtype).base_dtype
+    zero = False if dt.is_bool else "" if dt == dtypes.string else 0  # TF's zero of each dtype
     with name_scope(name, "zeros", [shape]) as scope:
-        return _constant_or_fill(False if dtypes.as_dtype(dtype).is_bool else 0, shape, dtype, scope)
+        return _constant_or_fill(zero, shape, dtype, scope)
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
