@@ -28,6 +28,7 @@ from ..placer.placer import place
 from . import cluster as cluster_mod
 from . import events
 from . import fetches as fetch_mod
+from . import server_state
 from .plan import compile_plan
 from .protos import ConfigProto, RunMetadata, RunOptions
 from .run import Run
@@ -64,10 +65,20 @@ class Session:
             build_devices(self.config.device_count, tasks)
         self.devices = sorted(devices, key=lambda d: d.sort_key())
         self._host = next(d for d in self.devices if d.device_type == "CPU")
-        for d in self.devices:  # a plain Session's queues and accumulators are its own, as in TF
+        # A plain Session's variables, queues and accumulators are its own; on an in-process
+        # cluster they live in their task, shared with every session on the cluster, as in TF.
+        shared = server is not None and self.backend is None
+        for d in self.devices:
             if d.resource_manager is None:
-                d.resource_manager = ResourceMgr(d.name).session(self)
-        self.variables = self.backend.variables(self) if self.backend else VariableStore()
+                manager = server_state.device_state(server.cluster, d).manager(d.name) if shared else ResourceMgr(d.name)
+                d.resource_manager = manager.session(self)
+        if self.backend:
+            self.variables = self.backend.variables(self)
+        elif shared:
+            self.variables = server_state.ClusterVariables(self, server.cluster)
+            server_state.task_state(server.cluster.task_address(*self.local_task)).sessions.add(self)
+        else:
+            self.variables = VariableStore()
         self.placement = None
         self._placed_version = -1
         self._plans = {}
@@ -91,6 +102,18 @@ class Session:
         if self.backend is not None and not self._closed:
             self.backend.close_session(self)
         self._closed = True
+
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """Empties the resource containers (None: all) on every task of ``target``'s cluster and
+        closes the sessions whose master is ``target``: their variables lose their values."""
+        server = cluster_mod.lookup(target or "")
+        if server is None:  # a local session's state is its own: TF resets nothing either
+            return
+        if server.backend is not None:
+            raise errors.UnimplementedError(
+                None, None, "Session.reset() is implemented for the tasks of an in-process tf.train.Server, not for a cluster on Dask workers")
+        server_state.reset(server, containers)
 
     def __enter__(self):
         default_session.push(self)
@@ -169,6 +192,7 @@ class Session:
         """Runs the ops needed for ``fetches``; returns their values in the same structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        server_state.check_open(self)
         _check_run_arguments(options, run_metadata)
         plan, feed_values = self._prepare(fetches, feed_dict)
         traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
