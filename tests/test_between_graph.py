@@ -82,3 +82,13 @@ def test_an_mnist_replica_style_program_finishes_with_tensorflows_model():
     assert got["errors"] == [] and got["finished"] and got["step"] == want["step"]
     for key in ("w", "b", "loss"):
         assert _close(want[key], got[key]), (key, want[key], got[key])
+
+
+def test_mnist_replica_with_a_supervisor_starts_the_chief_queue_runner():
+    """Supervisor.start_queue_runners starts the chief's queue runner, which fills the token queue
+    each step: without it both workers would wait for tokens for ever."""
+    got = cases.supervisor_program(tf, addresses)
+    want = RECORDED["supervisor_program"]
+    assert got["errors"] == [] and got["finished"] and got["last_step"] == want["last_step"]
+    for key in ("w", "loss"):
+        assert _close(want[key], got[key]), (key, want[key], got[key])

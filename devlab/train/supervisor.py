@@ -206,11 +206,18 @@ class Supervisor:
             sess = self._session_manager.wait_for_session(master, config=config, max_wait_secs=max_wait_secs)
         if start_standard_services:
             logging.info("Starting queue runners.")
+            self.start_queue_runners(sess)
         return sess
 
     def start_queue_runners(self, sess, queue_runners=None):
-        """devlab has no queues: no threads."""
-        return []
+        """Starts a daemon thread per enqueue op of ``queue_runners`` (the graph's QUEUE_RUNNERS
+        collection by default), on the supervisor's coordinator: ``stop()`` closes and joins them."""
+        if queue_runners is None:
+            queue_runners = self._graph.get_collection(GraphKeys.QUEUE_RUNNERS)
+        threads = []
+        for qr in queue_runners:
+            threads.extend(qr.create_threads(sess, coord=self._coord, daemon=True, start=True))
+        return threads
 
     def loop(self, timer_interval_secs, target, args=None, kwargs=None):
         """Starts a thread that calls ``target`` every ``timer_interval_secs`` until a stop."""

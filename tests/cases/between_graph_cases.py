@@ -224,3 +224,60 @@ def replica_program(tf, addresses, steps=8):
             "w": np.asarray(results.get("w", np.zeros(0))).ravel().tolist(),
             "b": np.asarray(results.get("b", np.zeros(0))).ravel().tolist(),
             "step": int(results.get("step", -1)), "loss": float(results.get("loss", -1.0))}
+
+
+def supervisor_program(tf, addresses, steps=6):
+    """``mnist_replica.py --sync_replicas`` itself: a Supervisor per worker, the chief runs the
+    sync init op and starts the chief queue runner with ``sv.start_queue_runners``; each worker
+    trains until the global step reaches ``steps``."""
+    workers, _, spec = cluster(tf, addresses, 2, 1, with_spec=True)
+    x_data = np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(6, 2)
+    y_data = (x_data @ np.array([[2.0], [-1.0]], np.float32) - 0.5).astype(np.float32)
+    results, errors, seen = {}, [], {0: [], 1: []}
+
+    def worker(task_index):
+        try:
+            is_chief = task_index == 0
+            g = tf.Graph()
+            with g.as_default():
+                with tf.device(tf.train.replica_device_setter(
+                        worker_device=f"/job:worker/task:{task_index}", ps_device="/job:ps/cpu:0", cluster=spec)):
+                    global_step = tf.Variable(0, name="global_step", trainable=False)
+                    w = tf.Variable(tf.ones([2, 1]), name="w")
+                    x = tf.placeholder(tf.float32, [None, 2])
+                    y = tf.placeholder(tf.float32, [None, 1])
+                    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+                    opt = tf.train.SyncReplicasOptimizer(tf.train.AdamOptimizer(0.05), replicas_to_aggregate=2,
+                                                         total_num_replicas=2, name="mnist_sync_replicas")
+                    train_step = opt.minimize(loss, global_step=global_step)
+                    local_init_op = opt.chief_init_op if is_chief else opt.local_step_init_op
+                    ready_for_local_init_op = opt.ready_for_local_init_op
+                    chief_queue_runner = opt.get_chief_queue_runner()
+                    sync_init_op = opt.get_init_tokens_op()
+                    init_op = tf.global_variables_initializer()
+                sv = tf.train.Supervisor(is_chief=is_chief, logdir=None, init_op=init_op,
+                                         local_init_op=local_init_op,
+                                         ready_for_local_init_op=ready_for_local_init_op,
+                                         recovery_wait_secs=1, global_step=global_step)
+                sess = sv.prepare_or_wait_for_session(workers[task_index].target)
+                if is_chief:
+                    sess.run(sync_init_op)
+                    sv.start_queue_runners(sess, [chief_queue_runner])
+                while True:
+                    _, step = sess.run([train_step, global_step], {x: x_data, y: y_data})
+                    seen[task_index].append(int(step))
+                    if step >= steps:
+                        break
+                if is_chief:
+                    results["w"], results["loss"] = sess.run([w, loss], {x: x_data, y: y_data})
+        except Exception as e:  # noqa: BLE001 - the test reports it
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(JOIN_SECONDS)
+    return {"errors": errors, "finished": not any(th.is_alive() for th in threads),
+            "w": np.asarray(results.get("w", np.zeros(0))).ravel().tolist(),
+            "loss": float(results.get("loss", -1.0)), "last_step": [s[-1] if s else None for s in seen.values()]}
