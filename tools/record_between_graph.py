@@ -33,6 +33,12 @@ def addresses(n):
 out = {"tensorflow": tf.__version__}
 for name in sys.argv[1:] or ["two_clients", "waiting_worker", "sync_two_workers", "replica_program"]:
     out[name] = getattr(cases, name)(tf, addresses)
+    # mnist_replica.py's known hang: sometimes the chief stops first and the other worker waits for
+    # a token for ever; the recording is of a run where both finished
+    for _ in range(5):
+        if out[name].get("finished", True):
+            break
+        out[name] = getattr(cases, name)(tf, addresses)
     print(name, out[name], flush=True)
 path = os.path.join(ROOT, "tests", "data", "tf_between_graph.json")
 old = json.load(open(path)) if os.path.exists(path) and sys.argv[1:] else {}

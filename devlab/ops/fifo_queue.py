@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from ..framework import cancellation, errors
+from ..framework import cancellation, errors, publishing
 from .resource_mgr import resources_of
 
 UNBOUNDED = 2 ** 31 - 1  # TF's capacity for ``capacity=-1``
@@ -98,7 +98,9 @@ class FIFOQueue:
                         f"{_dims(shape)}")
 
     def _put(self, elements):
-        """Enqueues the elements one at a time, each waiting for room (TF enqueues what fits)."""
+        """Enqueues the elements one at a time, each waiting for room (TF enqueues what fits).
+        The run's variable writes so far become visible first, as TF's would be."""
+        publishing.publish()
         with self._cond:
             if self._closed:
                 raise errors.CancelledError(None, None, f"FIFOQueue '{self.name}' is closed.")

@@ -136,6 +136,12 @@ class ClusterVariables:
         for store, group in groups.values():
             store.assign(group)
 
+    def publish(self, run):
+        """Makes the writes ``run`` made so far visible to other sessions (before an enqueue hands
+        another run what these writes are a precondition of: ``framework/publishing.py``)."""
+        if run.writes:
+            self.assign(dict(run.writes))
+
     def locked(self, names):
         keyed = sorted((self._key(n), n) for n in set(names))
         return hold([self.store_of(n).lock_of(n) for _, n in keyed])

@@ -18,7 +18,7 @@ from .. import config as devlab_config
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
 from ..ops.resource_mgr import ResourceMgr
-from ..framework import default_session, errors
+from ..framework import default_session, errors, publishing
 from ..framework.graph import Graph, get_default_graph
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
@@ -29,6 +29,7 @@ from . import cluster as cluster_mod
 from . import events
 from . import fetches as fetch_mod
 from . import server_state
+from . import time_limits
 from .plan import compile_plan
 from .protos import ConfigProto, RunMetadata, RunOptions
 from .run import Run
@@ -99,9 +100,12 @@ class Session:
         return bool(self.config.log_device_placement or devlab_config.get("force_log"))
 
     def close(self):
+        """Closes the session; a run that waits (a dequeue) in another thread ends with TF's
+        CancelledError."""
         if self.backend is not None and not self._closed:
             self.backend.close_session(self)
         self._closed = True
+        time_limits.cancel_all(self)
 
     @staticmethod
     def reset(target, containers=None, config=None):
@@ -198,12 +202,19 @@ class Session:
         traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if traced else None
         lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
-        with lock:
+        with lock, time_limits.limited(self, options) as manager:
             new_run = self.backend.new_run if self.backend else Run
             run = new_run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())
             try:
-                run.run_to_end()
+                with publishing.publishing(getattr(self.variables, "publish", None) and
+                                           (lambda: self.variables.publish(run))):
+                    run.run_to_end()
                 results = run.fetch()
+            except errors.CancelledError:
+                run.abandon()
+                if manager is not None and manager.error is not None:
+                    raise manager.error from None  # the time limit passed: TF's DeadlineExceededError
+                raise
             except BaseException:
                 run.abandon()
                 raise

@@ -269,7 +269,8 @@ def supervisor_program(tf, addresses, steps=6):
                     if step >= steps:
                         break
                 if is_chief:
-                    results["w"], results["loss"] = sess.run([w, loss], {x: x_data, y: y_data})
+                    results["read"] = lambda s: s.run([w, loss, global_step], {x: x_data, y: y_data})
+                    results["graph"] = g
         except Exception as e:  # noqa: BLE001 - the test reports it
             errors.append(repr(e))
 
@@ -278,6 +279,14 @@ def supervisor_program(tf, addresses, steps=6):
         th.start()
     for th in threads:
         th.join(JOIN_SECONDS)
+    # Which worker's gradient lands in which step, and whether the last step's update is done when
+    # a worker sees the step, depend on timing (in TF too): the model is read after both finished,
+    # with the global step it belongs to.
+    w_value, loss_value, step = (np.zeros(0), -1.0, -1)
+    if "read" in results:
+        reader = tf.Session(workers[0].target, graph=results["graph"])
+        w_value, loss_value, step = results["read"](reader)
+        reader.close()
     return {"errors": errors, "finished": not any(th.is_alive() for th in threads),
-            "w": np.asarray(results.get("w", np.zeros(0))).ravel().tolist(),
-            "loss": float(results.get("loss", -1.0)), "last_step": [s[-1] if s else None for s in seen.values()]}
+            "w": np.asarray(w_value).ravel().tolist(), "loss": float(loss_value), "step": int(step),
+            "chief_last_step": seen[0][-1] if seen[0] else None}
