@@ -76,11 +76,15 @@ from .api.variables import variable_creator_scope  # noqa: E402
 _operators.install(_MirroredVariable)
 contrib = _Namespace("tf.contrib", distribute=distribute)  # tf.contrib.distribute, as in TF 1.10-1.12
 from .api import python_io as _python_io  # noqa: E402
+from .api.parsing_ops import (FixedLenFeature, TFRecordReader, VarLenFeature, decode_raw,  # noqa: E402
+                              parse_example, parse_single_example)
 python_io = _Namespace("tf.python_io", TFRecordWriter=_python_io.TFRecordWriter,
                        tf_record_iterator=_python_io.tf_record_iterator, TFRecordOptions=_python_io.TFRecordOptions,
                        TFRecordCompressionType=_python_io.TFRecordCompressionType)
 io = _Namespace("tf.io", write_graph=_write_graph, TFRecordWriter=_python_io.TFRecordWriter,
-                tf_record_iterator=_python_io.tf_record_iterator, TFRecordOptions=_python_io.TFRecordOptions)
+                tf_record_iterator=_python_io.tf_record_iterator, TFRecordOptions=_python_io.TFRecordOptions,
+                decode_raw=decode_raw, parse_example=parse_example, parse_single_example=parse_single_example,
+                FixedLenFeature=FixedLenFeature, VarLenFeature=VarLenFeature)
 # tf.math: the names TF 1.13+ scripts reach there, the same functions as at the top level and in tf.nn
 math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "abs", "add", "add_n", "argmax", "ceil", "cos", "count_nonzero", "divide", "equal", "exp", "floor", "floordiv",

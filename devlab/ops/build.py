@@ -71,6 +71,10 @@ def to_numpy(value, dtype):
                             "supported TF dtypes.")
         value = _sizes(value)
     arr = np.asarray(value)
+    if arr.dtype.kind == "S" and not isinstance(value, np.ndarray):
+        arr = np.asarray(value, dtype=object)  # numpy's bytes dtype drops trailing NUL bytes; TF keeps them
+        if dtype is None:
+            return arr
     if dtype is None:
         return arr.astype(dtypes.infer_dtype(value).as_numpy_dtype, copy=False)
     target = dtype.base_dtype.as_numpy_dtype

@@ -16,6 +16,7 @@ from . import conditional_accumulator as CA
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
 from . import fifo_queue as Q
+from . import input_kernels as IK
 from . import kernels as K
 from . import nn_kernels as NK
 from . import nn_shapes as NS
@@ -288,6 +289,12 @@ OPS = _table(
           stateful=True, type_input=None),
     OpDef("ResourceAccumulatorNumAccumulated", S.scalar_int, CA.resource_accumulator_num_accumulated, CPU_ONLY,
           stateful=True, type_input=None),
+    # TF1's queue-based input pipeline: TFRecord readers, tf.train.Example parsing (input_kernels.py)
+    OpDef("TFRecordReaderV2", IK.reader_handle, IK.tf_record_reader_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("ReaderReadV2", IK.key_value, IK.reader_read_v2, CPU_ONLY, stateful=True, type_input=None, blocking=True),
+    OpDef("ParseExampleV2", IK.parse_example_shape, IK.parse_example_v2, CPU_ONLY, type_input=None),
+    OpDef("DecodeRaw", IK.decode_raw_shape, IK.decode_raw, CPU_ONLY, type_input=None),
+    OpDef("CountUpTo", IK.count_up_to_shape, IK.count_up_to, CPU_ONLY, ref_inputs=(0,), stateful=True),
     # candidate sampling (sampled losses): CPU kernels only, as TF; the samplers draw from the op's generator
     OpDef("LogUniformCandidateSampler", NS.candidate_sampler, CS.log_uniform_candidate_sampler, CPU_ONLY,
           stateful=True, type_input=None),

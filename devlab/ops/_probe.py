@@ -1,2 +1,0 @@
-def f():
-    from .table import lookup

@@ -1,0 +1,85 @@
+"""TF1's queue-based input producers and batching: ``tf.train.input_producer``,
+``string_input_producer`` and ``batch``, built as TF builds them (training/input.py): a FIFOQueue,
+a QueueRunner in the graph's QUEUE_RUNNERS collection that fills it (started by
+``start_queue_runners``, a Supervisor or a MonitoredSession), and for ``num_epochs`` a local
+variable counted up by ``CountUpTo`` until the producer closes its queue.
+
+Not in devlab: shuffling more than one element (``shuffle=True`` needs TF's RandomShuffle,
+``shuffle_batch`` its RandomShuffleQueue); they are refused by name.
+"""
+from ..api.array_ops import identity
+from ..api.data_flow_ops import FIFOQueue
+from ..api.variables import Variable
+from ..framework import dtypes as dtypes_mod
+from ..framework.graph_keys import GraphKeys
+from ..framework.scopes import control_dependencies, name_scope
+from ..ops.build import apply_op, convert_to_tensor
+from ..ops.tensor_util import constant_value
+from .queue_runner import QueueRunner, add_queue_runner
+
+
+def limit_epochs(tensor, num_epochs=None, name=None):
+    """``tensor``, but each evaluation counts an epoch, and after ``num_epochs`` it is OutOfRangeError."""
+    if num_epochs is None:
+        return tensor
+    if num_epochs <= 0:
+        raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
+    with name_scope(name or "limit_epochs"):
+        epochs = Variable(0, name="epochs", trainable=False, collections=[GraphKeys.LOCAL_VARIABLES],
+                          dtype=dtypes_mod.int64)
+        counter = apply_op("CountUpTo", [epochs._variable], {"limit": int(num_epochs), "T": dtypes_mod.int64},
+                           "CountUpTo").outputs[0]
+        with control_dependencies([counter]):
+            return identity(tensor)
+
+
+def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                   shared_name=None, summary_name=None, name=None, cancel_op=None):
+    """A queue filled, epoch after epoch, with the rows of ``input_tensor``."""
+    input_tensor = convert_to_tensor(input_tensor)
+    if shuffle:
+        known = constant_value(input_tensor)
+        if known is None or len(known) > 1:
+            raise NotImplementedError("input_producer(shuffle=True): devlab cannot shuffle (TF's RandomShuffle); "
+                                      "pass shuffle=False")
+    if summary_name is not None or cancel_op is not None:
+        raise NotImplementedError("input_producer(summary_name=/cancel_op=): not supported by devlab")
+    with name_scope(name or "input_producer"):
+        shape = element_shape if element_shape is not None else input_tensor.shape[1:]
+        produced = limit_epochs(input_tensor, num_epochs)
+        queue = FIFOQueue(capacity, [input_tensor.dtype.base_dtype], shapes=[shape], shared_name=shared_name,
+                          name="input_producer" if name is None else name)
+        enqueue = queue.enqueue_many([produced])
+        add_queue_runner(QueueRunner(queue, [enqueue]))
+        return queue
+
+
+def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
+                          name=None, cancel_op=None):
+    """A queue of file names for a reader (``tf.TFRecordReader().read(queue)``)."""
+    string_tensor = convert_to_tensor(string_tensor, dtypes_mod.string)
+    return input_producer(string_tensor, [], num_epochs, shuffle, seed, capacity, shared_name, None,
+                          name or "input_producer", cancel_op)
+
+
+def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
+          allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches of ``batch_size`` of ``tensors`` (a list or dict), made by ``num_threads`` threads."""
+    if dynamic_pad:
+        raise NotImplementedError("tf.train.batch(dynamic_pad=True): devlab has no PaddingFIFOQueue")
+    keys = sorted(tensors) if isinstance(tensors, dict) else None
+    items = [tensors[k] for k in keys] if keys is not None else list(tensors)
+    with name_scope(name or "batch") as scope:
+        items = [convert_to_tensor(t) for t in items]
+        if shapes is None:
+            shapes = [t.shape[1:] if enqueue_many else t.shape for t in items]
+        for t, s in zip(items, shapes):
+            if not s.is_fully_defined() if hasattr(s, "is_fully_defined") else False:
+                raise ValueError(f"All shapes must be fully defined: {list(shapes)}")
+        queue = FIFOQueue(capacity, [t.dtype.base_dtype for t in items], shapes=shapes, shared_name=shared_name)
+        enqueue = queue.enqueue_many(items) if enqueue_many else queue.enqueue(items)
+        add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
+            queue.dequeue_many(batch_size, name=scope)
+    out = out if isinstance(out, (list, tuple)) else [out]
+    return dict(zip(keys, out)) if keys is not None else list(out)
