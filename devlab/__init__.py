@@ -43,7 +43,8 @@ from .api.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from .api.control_flow_case import case
 from .api.math_ops import ceil, count_nonzero, log1p, reduce_logsumexp
 from .api.tensor_array_ops import TensorArray
-from .api.data_flow_ops import ConditionalAccumulator, FIFOQueue, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
+from .api.data_flow_ops import (ConditionalAccumulator, FIFOQueue, RandomShuffleQueue, dynamic_partition,
+                                dynamic_stitch, parallel_dynamic_stitch)
 from .api.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .api.script_ops import py_func
 from .api.state_ops import assign, assign_add, assign_sub, is_variable_initialized, scatter_add, scatter_sub, scatter_update

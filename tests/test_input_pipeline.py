@@ -58,3 +58,31 @@ def test_what_devlab_cannot_do_is_refused_by_name():
             tf.parse_single_example(tf.constant(b""), {"v": tf.VarLenFeature(tf.float32)})
         with pytest.raises(NotImplementedError, match="shuffle=True"):
             tf.train.string_input_producer(["a", "b"])
+
+
+def test_shuffle_batch_gives_every_record_of_every_epoch_as_tensorflow(tmp_path):
+    """The order is the queue's own (TF's generator is not reproduced, and in both the order also
+    depends on when the enqueue thread runs), so what is compared is which records came out, how
+    many batches, and how the input ended; and that the order is not the file's."""
+    want = RECORDED["shuffled"]
+    got = cases.shuffled(tf, str(tmp_path), seed=3)
+    assert (got["steps"], got["end"], got["seen"]) == (want["steps"], want["end"], want["seen"])
+    in_file = [tf.train.Example.FromString(r).features.feature["label"].int64_list.value[0]
+               for r in tf.python_io.tf_record_iterator(str(tmp_path / "shuffled.tfrecords"))]
+    assert [label for b in got["batches"] for label in b] != in_file * 2
+
+
+def test_a_random_shuffle_queue_keeps_min_after_dequeue_until_closed():
+    with tf.Graph().as_default():
+        q = tf.RandomShuffleQueue(10, 3, [tf.int32], shapes=[[]], seed=1)
+        fill, take, close = q.enqueue_many([[1, 2, 3, 4]]), q.dequeue(), q.close()
+        with tf.Session() as sess:
+            sess.run(fill)
+            got = [sess.run(take)]  # 4 elements: one may go, 3 stay
+            with pytest.raises(tf.errors.DeadlineExceededError):
+                sess.run(take, options=tf.RunOptions(timeout_in_ms=100))
+            sess.run(close)  # closed: the rest may go, then OutOfRangeError
+            got += [sess.run(take) for _ in range(3)]
+            assert sorted(got) == [1, 2, 3, 4]
+            with pytest.raises(tf.errors.OutOfRangeError, match="RandomShuffleQueue '.*' is closed"):
+                sess.run(take)

@@ -30,6 +30,8 @@ def _dims(shape):
 class FIFOQueue:
     """The queue behind a ``FIFOQueueV2`` handle."""
 
+    KIND = "FIFOQueue"  # the name TF's errors give the queue's class
+
     def __init__(self, name, dtypes, shapes, capacity):
         self.name = name
         self.dtypes = [d.base_dtype.as_numpy_dtype for d in dtypes]
@@ -59,6 +61,13 @@ class FIFOQueue:
                 None, None, f"Shared queue '{self.name}' has component shapes "
                 f"{', '.join(map(_dims, self.shapes or ()))} but requested component shapes were "
                 f"{', '.join(_dims(s) for s in shapes or ())}")
+
+    def _enough(self, n):
+        """Whether a dequeue of ``n`` may take its elements now (the queue is open)."""
+        return len(self._items) >= n
+
+    def _pop(self):
+        return self._items.popleft()
 
     # -- state --------------------------------------------------------------------------------------
     def size(self):
@@ -133,12 +142,12 @@ class FIFOQueue:
             self._dequeuers.append(me)
             try:
                 cancellation.wait(self._cond, lambda: self._dequeuers[0] is me and (
-                    len(self._items) >= n or (self._closed and not self._pending_enqueues)), _dequeue_cancelled)
+                    self._enough(n) or (self._closed and not self._pending_enqueues)), _dequeue_cancelled)
                 if len(self._items) < n and not (up_to and self._items):
                     raise errors.OutOfRangeError(
-                        None, None, f"FIFOQueue '{self.name}' is closed and has insufficient elements (requested "
+                        None, None, f"{self.KIND} '{self.name}' is closed and has insufficient elements (requested "
                         f"{n}, current size {len(self._items)})")
-                taken = [self._items.popleft() for _ in range(min(n, len(self._items)))]
+                taken = [self._pop() for _ in range(min(n, len(self._items)))]
             finally:
                 self._dequeuers.remove(me)
                 self._cond.notify_all()

@@ -17,6 +17,7 @@ from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
 from . import fifo_queue as Q
 from . import input_kernels as IK
+from . import random_shuffle_queue as RQ
 from . import kernels as K
 from . import nn_kernels as NK
 from . import nn_shapes as NS
@@ -268,6 +269,8 @@ OPS = _table(
     OpDef("TensorArraySizeV3", DS.tensor_array_size, DK.tensor_array_size, stateful=True, type_input=None),
     # queues and gradient accumulators: resources on a device, shared through their handle (CPU kernels, as TF)
     OpDef("FIFOQueueV2", DS.queue_handle, Q.fifo_queue_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("RandomShuffleQueueV2", DS.queue_handle, RQ.random_shuffle_queue_v2, CPU_ONLY, stateful=True,
+          type_input=None),
     OpDef("QueueEnqueueV2", S.none, Q.queue_enqueue_v2, CPU_ONLY, stateful=True, type_input=None, blocking=True),
     OpDef("QueueEnqueueManyV2", S.none, Q.queue_enqueue_many_v2, CPU_ONLY, stateful=True, type_input=None,
           blocking=True),

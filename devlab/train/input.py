@@ -4,11 +4,12 @@ a QueueRunner in the graph's QUEUE_RUNNERS collection that fills it (started by
 ``start_queue_runners``, a Supervisor or a MonitoredSession), and for ``num_epochs`` a local
 variable counted up by ``CountUpTo`` until the producer closes its queue.
 
-Not in devlab: shuffling more than one element (``shuffle=True`` needs TF's RandomShuffle,
-``shuffle_batch`` its RandomShuffleQueue); they are refused by name.
+``shuffle_batch`` draws from a RandomShuffleQueue whose order is its own, not TF's. Not in devlab:
+an input producer that shuffles more than one element (``shuffle=True`` needs TF's RandomShuffle
+op); it is refused by name.
 """
 from ..api.array_ops import identity
-from ..api.data_flow_ops import FIFOQueue
+from ..api.data_flow_ops import FIFOQueue, RandomShuffleQueue
 from ..api.variables import Variable
 from ..framework import dtypes as dtypes_mod
 from ..framework.graph_keys import GraphKeys
@@ -77,6 +78,26 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
             if not s.is_fully_defined() if hasattr(s, "is_fully_defined") else False:
                 raise ValueError(f"All shapes must be fully defined: {list(shapes)}")
         queue = FIFOQueue(capacity, [t.dtype.base_dtype for t in items], shapes=shapes, shared_name=shared_name)
+        enqueue = queue.enqueue_many(items) if enqueue_many else queue.enqueue(items)
+        add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
+            queue.dequeue_many(batch_size, name=scope)
+    out = out if isinstance(out, (list, tuple)) else [out]
+    return dict(zip(keys, out)) if keys is not None else list(out)
+
+
+def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
+                  shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches of ``batch_size`` drawn at random from a queue that keeps ``min_after_dequeue``
+    elements while the input lasts."""
+    keys = sorted(tensors) if isinstance(tensors, dict) else None
+    items = [tensors[k] for k in keys] if keys is not None else list(tensors)
+    with name_scope(name or "shuffle_batch") as scope:
+        items = [convert_to_tensor(t) for t in items]
+        if shapes is None:
+            shapes = [t.shape[1:] if enqueue_many else t.shape for t in items]
+        queue = RandomShuffleQueue(capacity, min_after_dequeue, [t.dtype.base_dtype for t in items], shapes=shapes,
+                                   seed=seed, shared_name=shared_name)
         enqueue = queue.enqueue_many(items) if enqueue_many else queue.enqueue(items)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
         out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \

@@ -62,3 +62,35 @@ def run(tf, directory, batch_size=4, num_epochs=3):
             coord.join(threads, stop_grace_period_secs=10)
             return {"steps": len(losses), "losses": losses, "end": end,
                     "w": sess.run(w).ravel().tolist(), "b": sess.run(b).tolist()}
+
+
+def shuffled(tf, directory, batch_size=4, num_epochs=2, seed=None):
+    """The same records through ``tf.train.shuffle_batch``: which labels and images came out, in
+    order-free form (TF's order comes from its own generator), and how the input ended."""
+    path = os.path.join(directory, "shuffled.tfrecords")
+    write(tf, path)
+    with tf.Graph().as_default():
+        filename_queue = tf.train.string_input_producer([path], num_epochs=num_epochs)
+        _, serialized = tf.TFRecordReader().read(filename_queue)
+        features = tf.parse_single_example(serialized, features={
+            "image_raw": tf.FixedLenFeature([], tf.string), "label": tf.FixedLenFeature([], tf.int64)})
+        image = tf.decode_raw(features["image_raw"], tf.uint8)
+        image.set_shape([PIXELS])
+        images, labels = tf.train.shuffle_batch([image, features["label"]], batch_size=batch_size, capacity=12,
+                                                min_after_dequeue=5, seed=seed)
+        seen, batches, end = [], [], None
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            try:
+                for _ in range(100):
+                    i, l = sess.run([images, labels])
+                    batches.append(l.tolist())
+                    seen.extend(f"{int(a)}:{bytes(r).hex()}" for a, r in zip(l, i.astype("uint8")))
+            except tf.errors.OutOfRangeError as e:
+                end = type(e).__name__
+            finally:
+                coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+        return {"steps": len(batches), "end": end, "seen": sorted(seen), "batches": batches}
