@@ -202,13 +202,16 @@ class Session:
         traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if traced else None
         lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
-        with lock, time_limits.limited(self, options) as manager:
+        with lock, time_limits.limited(self, plan, options) as manager:
             new_run = self.backend.new_run if self.backend else Run
             run = new_run(plan, self.variables, feed_values, self._host, (tracer,) if tracer else ())
             try:
-                with publishing.publishing(getattr(self.variables, "publish", None) and
-                                           (lambda: self.variables.publish(run))):
+                publish = getattr(self.variables, "publish", None)  # a cluster's shared variables
+                if publish is None:
                     run.run_to_end()
+                else:
+                    with publishing.publishing(lambda: publish(run)):
+                        run.run_to_end()
                 results = run.fetch()
             except errors.CancelledError:
                 run.abandon()
