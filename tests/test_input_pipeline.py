@@ -86,3 +86,20 @@ def test_a_random_shuffle_queue_keeps_min_after_dequeue_until_closed():
             assert sorted(got) == [1, 2, 3, 4]
             with pytest.raises(tf.errors.OutOfRangeError, match="RandomShuffleQueue '.*' is closed"):
                 sess.run(take)
+
+
+def test_batch_join_takes_every_record_from_several_readers(tmp_path):
+    for key, shuffle in (("joined", False), ("shuffle_joined", True)):
+        assert cases.joined(tf, str(tmp_path), shuffle=shuffle) == RECORDED[key], key
+
+
+def test_batching_returns_the_form_it_was_given():
+    """One tensor in a list comes back as a Tensor, several as a list, a dict as a dict (TF's
+    ``_as_original_type``)."""
+    with tf.Graph().as_default():
+        x, y = tf.constant(1), tf.constant(2)
+        assert isinstance(tf.train.batch([x], 2), tf.Tensor)
+        assert isinstance(tf.train.batch([x, y], 2), list)
+        assert isinstance(tf.train.batch_join([[x], [y]], 2), tf.Tensor)
+        assert isinstance(tf.train.shuffle_batch([x], 2, 10, 1), tf.Tensor)
+        assert sorted(tf.train.batch({"a": x, "b": y}, 2)) == ["a", "b"]

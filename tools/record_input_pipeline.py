@@ -17,6 +17,8 @@ tf.disable_eager_execution()
 tf.disable_resource_variables()
 with tempfile.TemporaryDirectory() as d:
     out = {"tensorflow": tf.__version__, "mnist_style": cases.run(tf, d), "shuffled": cases.shuffled(tf, d)}
+    out["joined"] = cases.joined(tf, d)
+    out["shuffle_joined"] = cases.joined(tf, d, shuffle=True)
     del out["shuffled"]["batches"]  # TF's order, which devlab does not reproduce
 with open(os.path.join(ROOT, "tests", "data", "tf_input_pipeline.json"), "w") as f:
     json.dump(out, f, indent=1)

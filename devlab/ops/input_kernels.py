@@ -161,7 +161,8 @@ def parse_example_v2(k, serialized, names, sparse_keys, dense_keys, ragged_keys,
                 rows.append(np.broadcast_to(d, shape).copy())
         out = np.stack(rows) if rows else np.zeros((0,) + shape, np_type)
         dense.append(out.reshape(batch.shape + shape))
-    return tuple(outputs_sparse_idx + outputs_sparse_val + outputs_sparse_shape + dense)
+    out = outputs_sparse_idx + outputs_sparse_val + outputs_sparse_shape + dense
+    return out[0] if len(out) == 1 else tuple(out)  # an op of one output returns its value
 
 
 def count_up_to(k, ref):

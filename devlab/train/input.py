@@ -83,7 +83,7 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
         out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
             queue.dequeue_many(batch_size, name=scope)
     out = out if isinstance(out, (list, tuple)) else [out]
-    return dict(zip(keys, out)) if keys is not None else list(out)
+    return _as_original(keys, out)
 
 
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
@@ -103,4 +103,54 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
         out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
             queue.dequeue_many(batch_size, name=scope)
     out = out if isinstance(out, (list, tuple)) else [out]
-    return dict(zip(keys, out)) if keys is not None else list(out)
+    return _as_original(keys, out)
+
+
+def _join(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope):
+    """The batch of ``batch_join``/``shuffle_batch_join``: one enqueue op (and thread) per tensor list."""
+    if not tensors_list:
+        raise ValueError("Expected at least one set of tensors in tensors_list.")
+    first = tensors_list[0]
+    keys = sorted(first) if isinstance(first, dict) else None
+    lists = [[convert_to_tensor(ts[k]) for k in keys] if keys is not None else [convert_to_tensor(t) for t in ts]
+             for ts in tensors_list]
+    if any(len(items) != len(lists[0]) for items in lists):
+        raise ValueError("Expected all elements in tensors_list to have the same length.")
+    if shapes is None:
+        shapes = [t.shape[1:] if enqueue_many else t.shape for t in lists[0]]
+    queue = make_queue([t.dtype.base_dtype for t in lists[0]], shapes)
+    enqueues = [queue.enqueue_many(items) if enqueue_many else queue.enqueue(items) for items in lists]
+    add_queue_runner(QueueRunner(queue, enqueues))
+    out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
+        queue.dequeue_many(batch_size, name=scope)
+    out = out if isinstance(out, (list, tuple)) else [out]
+    return _as_original(keys, out)
+
+
+def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
+               allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches from several lists of tensors (one reader each), one thread per list."""
+    if dynamic_pad:
+        raise NotImplementedError("tf.train.batch_join(dynamic_pad=True): devlab has no PaddingFIFOQueue")
+    with name_scope(name or "batch_join") as scope:
+        return _join(tensors_list, lambda types, shapes_: FIFOQueue(capacity, types, shapes=shapes_,
+                                                                     shared_name=shared_name),
+                     batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
+
+
+def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
+                       shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``shuffle_batch`` from several lists of tensors, one thread per list."""
+    with name_scope(name or "shuffle_batch_join") as scope:
+        return _join(tensors_list, lambda types, shapes_: RandomShuffleQueue(
+            capacity, min_after_dequeue, types, shapes=shapes_, seed=seed, shared_name=shared_name),
+            batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
+
+
+def _as_original(keys, out):
+    """The dequeued tensors in the form given: a dict by key, else a list, or one Tensor for one
+    (TF's ``_as_original_type``)."""
+    out = list(out)
+    if keys is not None:
+        return dict(zip(keys, out))
+    return out[0] if len(out) == 1 else out

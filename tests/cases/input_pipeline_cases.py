@@ -94,3 +94,35 @@ def shuffled(tf, directory, batch_size=4, num_epochs=2, seed=None):
                 coord.request_stop()
             coord.join(threads, stop_grace_period_secs=10)
         return {"steps": len(batches), "end": end, "seen": sorted(seen), "batches": batches}
+
+
+def joined(tf, directory, shuffle=False):
+    """Two readers of the same file (one per thread) into ``batch_join``/``shuffle_batch_join``:
+    which records came out, and how the input ended."""
+    path = os.path.join(directory, "joined.tfrecords")
+    write(tf, path)
+    with tf.Graph().as_default():
+        filename_queue = tf.train.string_input_producer([path], num_epochs=1)
+        lists = []
+        for _ in range(2):
+            _, serialized = tf.TFRecordReader().read(filename_queue)
+            features = tf.parse_single_example(serialized, features={"label": tf.FixedLenFeature([], tf.int64)})
+            lists.append([features["label"]])
+        if shuffle:
+            labels = tf.train.shuffle_batch_join(lists, batch_size=4, capacity=12, min_after_dequeue=3)
+        else:
+            labels = tf.train.batch_join(lists, batch_size=4)
+        seen, end = [], None
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            try:
+                for _ in range(100):
+                    seen.extend(sess.run(labels).tolist())
+            except tf.errors.OutOfRangeError as e:
+                end = type(e).__name__
+            finally:
+                coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+        return {"seen": sorted(seen), "end": end}
