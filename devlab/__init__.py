@@ -47,7 +47,8 @@ from .api.control_flow_case import case
 from .api.math_ops import ceil, count_nonzero, log1p, reduce_logsumexp
 from .api.tensordot import tensordot
 from .api.tensor_array_ops import TensorArray
-from .api.data_flow_ops import ConditionalAccumulator, FIFOQueue, dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
+from .api.data_flow_ops import (ConditionalAccumulator, FIFOQueue, RandomShuffleQueue, dynamic_partition,
+                                dynamic_stitch, parallel_dynamic_stitch)
 from .api.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .api.script_ops import py_func
 from .api.state_ops import assign, assign_add, assign_sub, count_up_to, is_variable_initialized, scatter_add, scatter_sub, scatter_update
@@ -97,14 +98,24 @@ from .api.gradient_checker import compute_gradient as _compute_gradient  # noqa:
 from .api.gradient_checker import compute_gradient_error as _compute_gradient_error  # noqa: E402
 test = _Namespace("tf.test", compute_gradient=_compute_gradient, compute_gradient_error=_compute_gradient_error)
 debugging = _Namespace("tf.debugging", check_numerics=check_numerics, Assert=Assert)
-io = _Namespace("tf.io", write_graph=_write_graph, read_file=read_file, write_file=write_file,
-                gfile=_Namespace("tf.io.gfile", **{n: getattr(_gfile, n) for n in _GFILE}))
 # TF1's tf.gfile: the same functions under their TF1 names
 gfile = _Namespace("tf.gfile", GFile=_gfile.GFile, FastGFile=_gfile.GFile, Open=_gfile.GFile, Exists=_gfile.exists,
                    MakeDirs=_gfile.makedirs, MkDir=_gfile.mkdir, Glob=_gfile.glob, IsDirectory=_gfile.isdir,
                    ListDirectory=_gfile.listdir, Remove=_gfile.remove, Rename=_gfile.rename, Copy=_gfile.copy,
                    DeleteRecursively=_gfile.rmtree, Stat=_gfile.stat, Walk=_gfile.walk)
 linalg = _Namespace("tf.linalg", tensordot=tensordot)
+from .api import python_io as _python_io  # noqa: E402
+from .api.parsing_ops import (FixedLenFeature, TFRecordReader, VarLenFeature, decode_raw,  # noqa: E402
+                              parse_example, parse_single_example)
+python_io = _Namespace("tf.python_io", TFRecordWriter=_python_io.TFRecordWriter,
+                       tf_record_iterator=_python_io.tf_record_iterator, TFRecordOptions=_python_io.TFRecordOptions,
+                       TFRecordCompressionType=_python_io.TFRecordCompressionType)
+io = _Namespace("tf.io", write_graph=_write_graph, read_file=read_file, write_file=write_file,
+                gfile=_Namespace("tf.io.gfile", **{n: getattr(_gfile, n) for n in _GFILE}),
+                TFRecordWriter=_python_io.TFRecordWriter,
+                tf_record_iterator=_python_io.tf_record_iterator, TFRecordOptions=_python_io.TFRecordOptions,
+                decode_raw=decode_raw, parse_example=parse_example, parse_single_example=parse_single_example,
+                FixedLenFeature=FixedLenFeature, VarLenFeature=VarLenFeature)
 # tf.math: the names TF 1.13+ scripts reach there, the same functions as at the top level and in tf.nn
 math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "abs", "add", "add_n", "argmax", "ceil", "cos", "count_nonzero", "divide", "equal", "exp", "floor", "floordiv",

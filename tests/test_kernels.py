@@ -246,6 +246,8 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2", "ResourceConditionalAccumulator",
              "ResourceAccumulatorApplyGradient", "ResourceAccumulatorTakeGradient", "ResourceAccumulatorSetGlobalStep",
              "ResourceAccumulatorNumAccumulated",
+             # the input pipeline: tests/test_input_pipeline.py, against TF's recording
+             "RandomShuffleQueueV2", "TFRecordReaderV2", "ReaderReadV2", "ParseExampleV2", "DecodeRaw", "CountUpTo",
              "Assert",  # dynamic_rnn's check of sequence_length: tests/test_rnn.py
              "PyFunc", "PyFuncStateless",
              # the other optimizers' updates: tests/test_script_surface.py, against TF's values

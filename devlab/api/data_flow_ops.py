@@ -197,6 +197,25 @@ class FIFOQueue(QueueBase):
         super().__init__(dtypes, shapes, names, queue_ref)
 
 
+class RandomShuffleQueue(QueueBase):
+    """A queue that dequeues its elements in random order, keeping at least ``min_after_dequeue``
+    while it is open (TF's ``tf.RandomShuffleQueue``; the order is not TF's: ops/random_shuffle_queue.py)."""
+
+    def __init__(self, capacity, min_after_dequeue, dtypes, shapes=None, names=None, seed=None, shared_name=None,
+                 name="random_shuffle_queue"):
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes)
+        if names is not None:
+            raise NotImplementedError("RandomShuffleQueue(names=...): not supported by devlab")
+        attrs = {"component_types": dtypes, "shapes": [tuple(s.dims) for s in shapes] if shapes else [],
+                 "capacity": int(capacity), "min_after_dequeue": int(min_after_dequeue),
+                 "seed": 0 if seed is None else 87654321, "seed2": 0 if seed is None else int(seed),
+                 "container": "", "shared_name": shared_name or ""}
+        with init_scope(), device("CPU"):
+            queue_ref = apply_op("RandomShuffleQueueV2", [], attrs, name).outputs[0]
+        super().__init__(dtypes, shapes, names, queue_ref)
+
+
 class ConditionalAccumulatorBase:
     """An accumulator's handle and the ops every accumulator has."""
 

@@ -105,6 +105,10 @@ def to_numpy(value, dtype):
         arr = np.asarray(value)
     except OverflowError:
         arr = np.asarray(value, dtype=object)
+    if arr.dtype.kind == "S" and not isinstance(value, np.ndarray):
+        arr = np.asarray(value, dtype=object)  # numpy's bytes dtype drops trailing NUL bytes; TF keeps them
+        if dtype is None:
+            return arr
     if arr.dtype == object and not all(isinstance(v, (str, bytes)) for v in arr.reshape(-1).tolist()):
         raise TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting elements to a supported "
                         "type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes.")

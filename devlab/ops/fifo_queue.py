@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from ..framework import cancellation, errors
+from ..framework import cancellation, errors, publishing
 from .resource_mgr import resources_of
 
 UNBOUNDED = 2 ** 31 - 1  # TF's capacity for ``capacity=-1``
@@ -29,6 +29,8 @@ def _dims(shape):
 
 class FIFOQueue:
     """The queue behind a ``FIFOQueueV2`` handle."""
+
+    KIND = "FIFOQueue"  # the name TF's errors give the queue's class
 
     def __init__(self, name, dtypes, shapes, capacity):
         self.name = name
@@ -59,6 +61,13 @@ class FIFOQueue:
                 None, None, f"Shared queue '{self.name}' has component shapes "
                 f"{', '.join(map(_dims, self.shapes or ()))} but requested component shapes were "
                 f"{', '.join(_dims(s) for s in shapes or ())}")
+
+    def _enough(self, n):
+        """Whether a dequeue of ``n`` may take its elements now (the queue is open)."""
+        return len(self._items) >= n
+
+    def _pop(self):
+        return self._items.popleft()
 
     # -- state --------------------------------------------------------------------------------------
     def size(self):
@@ -98,7 +107,9 @@ class FIFOQueue:
                         f"{_dims(shape)}")
 
     def _put(self, elements):
-        """Enqueues the elements one at a time, each waiting for room (TF enqueues what fits)."""
+        """Enqueues the elements one at a time, each waiting for room (TF enqueues what fits).
+        The run's variable writes so far become visible first, as TF's would be."""
+        publishing.publish()
         with self._cond:
             if self._closed:
                 raise errors.CancelledError(None, None, f"FIFOQueue '{self.name}' is closed.")
@@ -131,12 +142,12 @@ class FIFOQueue:
             self._dequeuers.append(me)
             try:
                 cancellation.wait(self._cond, lambda: self._dequeuers[0] is me and (
-                    len(self._items) >= n or (self._closed and not self._pending_enqueues)), _dequeue_cancelled)
+                    self._enough(n) or (self._closed and not self._pending_enqueues)), _dequeue_cancelled)
                 if len(self._items) < n and not (up_to and self._items):
                     raise errors.OutOfRangeError(
-                        None, None, f"FIFOQueue '{self.name}' is closed and has insufficient elements (requested "
+                        None, None, f"{self.KIND} '{self.name}' is closed and has insufficient elements (requested "
                         f"{n}, current size {len(self._items)})")
-                taken = [self._items.popleft() for _ in range(min(n, len(self._items)))]
+                taken = [self._pop() for _ in range(min(n, len(self._items)))]
             finally:
                 self._dequeuers.remove(me)
                 self._cond.notify_all()

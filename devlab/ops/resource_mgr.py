@@ -67,6 +67,12 @@ class ResourceMgr:
                 f"exist on {self.device_name}.")
         return resource
 
+    def clear(self, containers=None):
+        """Drops the resources of ``containers`` (None: all): ``tf.Session.reset``."""
+        with self._lock:
+            for key in [k for k in self._resources if containers is None or (k[0] or "localhost") in containers]:
+                del self._resources[key]
+
     def names(self):
         with self._lock:
             return sorted(name for _, name in self._resources)

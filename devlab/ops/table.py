@@ -18,6 +18,8 @@ from . import conditional_accumulator as CA
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
 from . import fifo_queue as Q
+from . import input_kernels as IK
+from . import random_shuffle_queue as RQ
 from . import kernels as K
 from . import nn_kernels as NK
 from . import nn_shapes as NS
@@ -275,6 +277,8 @@ OPS = _table(
     OpDef("TensorArraySizeV3", DS.tensor_array_size, DK.tensor_array_size, stateful=True, type_input=None),
     # queues and gradient accumulators: resources on a device, shared through their handle (CPU kernels, as TF)
     OpDef("FIFOQueueV2", DS.queue_handle, Q.fifo_queue_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("RandomShuffleQueueV2", DS.queue_handle, RQ.random_shuffle_queue_v2, CPU_ONLY, stateful=True,
+          type_input=None),
     OpDef("QueueEnqueueV2", S.none, Q.queue_enqueue_v2, CPU_ONLY, stateful=True, type_input=None, blocking=True),
     OpDef("QueueEnqueueManyV2", S.none, Q.queue_enqueue_many_v2, CPU_ONLY, stateful=True, type_input=None,
           blocking=True),
@@ -296,6 +300,11 @@ OPS = _table(
           stateful=True, type_input=None),
     OpDef("ResourceAccumulatorNumAccumulated", S.scalar_int, CA.resource_accumulator_num_accumulated, CPU_ONLY,
           stateful=True, type_input=None),
+    # TF1's queue-based input pipeline: TFRecord readers, tf.train.Example parsing (input_kernels.py)
+    OpDef("TFRecordReaderV2", IK.reader_handle, IK.tf_record_reader_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("ReaderReadV2", IK.key_value, IK.reader_read_v2, CPU_ONLY, stateful=True, type_input=None, blocking=True),
+    OpDef("ParseExampleV2", IK.parse_example_shape, IK.parse_example_v2, CPU_ONLY, type_input=None),
+    OpDef("DecodeRaw", IK.decode_raw_shape, IK.decode_raw, CPU_ONLY, type_input=None),
     # candidate sampling (sampled losses): CPU kernels only, as TF; the samplers draw from the op's generator
     OpDef("LogUniformCandidateSampler", NS.candidate_sampler, CS.log_uniform_candidate_sampler, CPU_ONLY,
           stateful=True, type_input=None),

@@ -53,7 +53,8 @@ class ConfigProto(_Message):
 
     _defaults = {"device_count": dict, "log_device_placement": False, "allow_soft_placement": False,
                  "gpu_options": GPUOptions, "graph_options": GraphOptions, "intra_op_parallelism_threads": 0,
-                 "inter_op_parallelism_threads": 0, "cluster_def": None}
+                 "inter_op_parallelism_threads": 0, "cluster_def": None,
+                 "operation_timeout_in_ms": 0}
 
 
 class RunOptions(_Message):

@@ -20,7 +20,7 @@ from ..devices import parallel
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
 from ..ops.resource_mgr import ResourceMgr
-from ..framework import default_session, errors
+from ..framework import default_session, errors, publishing
 from ..framework.graph import Graph, get_default_graph
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
@@ -31,6 +31,8 @@ from . import cluster as cluster_mod
 from . import events
 from . import fetches as fetch_mod
 from . import modelled as modelled_mod
+from . import server_state
+from . import time_limits
 from .plan import compile_plan
 from .plan_cache import PlanCache
 from .protos import ConfigProto, RunMetadata, RunOptions
@@ -86,10 +88,20 @@ class Session:
             build_devices(self.config.device_count, tasks)
         self.devices = sorted(devices, key=lambda d: d.sort_key())
         self.host = next(d for d in self.devices if d.device_type == "CPU")  # where fed and fetched values live
-        for d in self.devices:  # a plain Session's queues and accumulators are its own, as in TF
+        # A plain Session's variables, queues and accumulators are its own; on an in-process
+        # cluster they live in their task, shared with every session on the cluster, as in TF.
+        shared = server is not None and self.backend is None
+        for d in self.devices:
             if d.resource_manager is None:
-                d.resource_manager = ResourceMgr(d.name).session(self)
-        self.variables = self.backend.variables(self) if self.backend else VariableStore()
+                manager = server_state.device_state(server.cluster, d).manager(d.name) if shared else ResourceMgr(d.name)
+                d.resource_manager = manager.session(self)
+        if self.backend:
+            self.variables = self.backend.variables(self)
+        elif shared:
+            self.variables = server_state.ClusterVariables(self, server.cluster)
+            server_state.task_state(server.cluster.task_address(*self.local_task)).sessions.add(self)
+        else:
+            self.variables = VariableStore()
         self.placement = None
         self._placed_version = -1
         self._plans = PlanCache()
@@ -112,9 +124,24 @@ class Session:
             devlab_config.get("log_to_stdout")
 
     def close(self):
+        """Closes the session; a run that waits (a dequeue) in another thread ends with TF's
+        CancelledError."""
         if self.backend is not None and not self._closed:
             self.backend.close_session(self)
         self._closed = True
+        time_limits.cancel_all(self)
+
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """Empties the resource containers (None: all) on every task of ``target``'s cluster and
+        closes the sessions whose master is ``target``: their variables lose their values."""
+        server = cluster_mod.lookup(target or "")
+        if server is None:  # a local session's state is its own: TF resets nothing either
+            return
+        if server.backend is not None:
+            raise errors.UnimplementedError(
+                None, None, "Session.reset() is implemented for the tasks of an in-process tf.train.Server, not for a cluster on Dask workers")
+        server_state.reset(server, containers)
 
     def __enter__(self):
         default_session.push(self)
@@ -197,17 +224,29 @@ class Session:
         """Runs the ops needed for ``fetches``; returns their values in the same structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        server_state.check_open(self)
         _check_run_arguments(options, run_metadata)
         plan, feed_values = self.prepare(fetches, feed_dict)
         traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if traced else None
         lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
         # BLAS keeps to one thread while the run's kernels (and devlab's threads) use the cores
-        with lock, (parallel.one_blas_thread() if _calls_blas(plan) else contextlib.nullcontext()):
+        with lock, time_limits.limited(self, plan, options) as manager, \
+                (parallel.one_blas_thread() if _calls_blas(plan) else contextlib.nullcontext()):
             run = self.new_run(plan, feed_values, (tracer,) if tracer else ())
             try:
-                run.run_to_end()
+                publish = getattr(self.variables, "publish", None)  # a cluster's shared variables
+                if publish is None:
+                    run.run_to_end()
+                else:
+                    with publishing.publishing(lambda: publish(run)):
+                        run.run_to_end()
                 results = run.fetch()
+            except errors.CancelledError:
+                run.abandon()
+                if manager is not None and manager.error is not None:
+                    raise manager.error from None  # the time limit passed: TF's DeadlineExceededError
+                raise
             except BaseException:
                 run.abandon()
                 raise

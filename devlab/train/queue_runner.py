@@ -21,6 +21,8 @@ class QueueRunner:
         self._cancel_op = cancel_op if cancel_op is not None else queue.close(cancel_pending_enqueues=True)
         self._closed_types = tuple(queue_closed_exception_types or (errors.OutOfRangeError,))
         self._exceptions_raised = []
+        self._lock = threading.Lock()
+        self._runs = {}  # id of a session -> how many of its enqueue threads still run
 
     @property
     def queue(self):
@@ -52,7 +54,17 @@ class QueueRunner:
                 try:
                     sess.run(enqueue_op)
                 except self._closed_types:
-                    return  # the queue closed: this runner is done
+                    # the input ended (or the queue closed): the last thread to stop closes the
+                    # queue, so its readers get OutOfRangeError once it is empty, as in TF
+                    with self._lock:
+                        self._runs[id(sess)] = self._runs.get(id(sess), 1) - 1
+                        last = self._runs[id(sess)] <= 0
+                    if last:
+                        try:
+                            sess.run(self._close_op)
+                        except Exception:  # noqa: BLE001 - TF only logs it (the session may be closed)
+                            pass
+                    return
         except Exception as e:  # noqa: BLE001 - handed to the Coordinator, as TF does
             if coord is not None:
                 coord.request_stop(e)
@@ -71,6 +83,8 @@ class QueueRunner:
         """One thread per enqueue op (and one that closes the queue when ``coord`` stops)."""
         threads = [threading.Thread(target=self._run, args=(sess, op, coord), daemon=daemon)
                    for op in self._enqueue_ops]
+        with self._lock:
+            self._runs[id(sess)] = len(self._enqueue_ops)
         if coord is not None and hasattr(coord, "wait_for_stop"):
             threads.append(threading.Thread(target=self._close_on_stop, args=(sess, coord), daemon=True))
         for t in threads:

@@ -1,0 +1,156 @@
+"""TF1's queue-based input producers and batching: ``tf.train.input_producer``,
+``string_input_producer`` and ``batch``, built as TF builds them (training/input.py): a FIFOQueue,
+a QueueRunner in the graph's QUEUE_RUNNERS collection that fills it (started by
+``start_queue_runners``, a Supervisor or a MonitoredSession), and for ``num_epochs`` a local
+variable counted up by ``CountUpTo`` until the producer closes its queue.
+
+``shuffle_batch`` draws from a RandomShuffleQueue whose order is its own, not TF's. Not in devlab:
+an input producer that shuffles more than one element (``shuffle=True`` needs TF's RandomShuffle
+op); it is refused by name.
+"""
+from ..api.array_ops import identity
+from ..api.data_flow_ops import FIFOQueue, RandomShuffleQueue
+from ..api.variables import Variable
+from ..framework import dtypes as dtypes_mod
+from ..framework.graph_keys import GraphKeys
+from ..framework.scopes import control_dependencies, name_scope
+from ..ops.build import apply_op, convert_to_tensor
+from ..ops.tensor_util import constant_value
+from .queue_runner import QueueRunner, add_queue_runner
+
+
+def limit_epochs(tensor, num_epochs=None, name=None):
+    """``tensor``, but each evaluation counts an epoch, and after ``num_epochs`` it is OutOfRangeError."""
+    if num_epochs is None:
+        return tensor
+    if num_epochs <= 0:
+        raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
+    with name_scope(name or "limit_epochs"):
+        epochs = Variable(0, name="epochs", trainable=False, collections=[GraphKeys.LOCAL_VARIABLES],
+                          dtype=dtypes_mod.int64)
+        counter = apply_op("CountUpTo", [epochs._variable], {"limit": int(num_epochs), "T": dtypes_mod.int64},
+                           "CountUpTo").outputs[0]
+        with control_dependencies([counter]):
+            return identity(tensor)
+
+
+def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                   shared_name=None, summary_name=None, name=None, cancel_op=None):
+    """A queue filled, epoch after epoch, with the rows of ``input_tensor``."""
+    input_tensor = convert_to_tensor(input_tensor)
+    if shuffle:
+        known = constant_value(input_tensor)
+        if known is None or len(known) > 1:
+            raise NotImplementedError("input_producer(shuffle=True): devlab cannot shuffle (TF's RandomShuffle); "
+                                      "pass shuffle=False")
+    if summary_name is not None or cancel_op is not None:
+        raise NotImplementedError("input_producer(summary_name=/cancel_op=): not supported by devlab")
+    with name_scope(name or "input_producer"):
+        shape = element_shape if element_shape is not None else input_tensor.shape[1:]
+        produced = limit_epochs(input_tensor, num_epochs)
+        queue = FIFOQueue(capacity, [input_tensor.dtype.base_dtype], shapes=[shape], shared_name=shared_name,
+                          name="input_producer" if name is None else name)
+        enqueue = queue.enqueue_many([produced])
+        add_queue_runner(QueueRunner(queue, [enqueue]))
+        return queue
+
+
+def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
+                          name=None, cancel_op=None):
+    """A queue of file names for a reader (``tf.TFRecordReader().read(queue)``)."""
+    string_tensor = convert_to_tensor(string_tensor, dtypes_mod.string)
+    return input_producer(string_tensor, [], num_epochs, shuffle, seed, capacity, shared_name, None,
+                          name or "input_producer", cancel_op)
+
+
+def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
+          allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches of ``batch_size`` of ``tensors`` (a list or dict), made by ``num_threads`` threads."""
+    if dynamic_pad:
+        raise NotImplementedError("tf.train.batch(dynamic_pad=True): devlab has no PaddingFIFOQueue")
+    keys = sorted(tensors) if isinstance(tensors, dict) else None
+    items = [tensors[k] for k in keys] if keys is not None else list(tensors)
+    with name_scope(name or "batch") as scope:
+        items = [convert_to_tensor(t) for t in items]
+        if shapes is None:
+            shapes = [t.shape[1:] if enqueue_many else t.shape for t in items]
+        for t, s in zip(items, shapes):
+            if not s.is_fully_defined() if hasattr(s, "is_fully_defined") else False:
+                raise ValueError(f"All shapes must be fully defined: {list(shapes)}")
+        queue = FIFOQueue(capacity, [t.dtype.base_dtype for t in items], shapes=shapes, shared_name=shared_name)
+        enqueue = queue.enqueue_many(items) if enqueue_many else queue.enqueue(items)
+        add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
+            queue.dequeue_many(batch_size, name=scope)
+    out = out if isinstance(out, (list, tuple)) else [out]
+    return _as_original(keys, out)
+
+
+def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
+                  shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches of ``batch_size`` drawn at random from a queue that keeps ``min_after_dequeue``
+    elements while the input lasts."""
+    keys = sorted(tensors) if isinstance(tensors, dict) else None
+    items = [tensors[k] for k in keys] if keys is not None else list(tensors)
+    with name_scope(name or "shuffle_batch") as scope:
+        items = [convert_to_tensor(t) for t in items]
+        if shapes is None:
+            shapes = [t.shape[1:] if enqueue_many else t.shape for t in items]
+        queue = RandomShuffleQueue(capacity, min_after_dequeue, [t.dtype.base_dtype for t in items], shapes=shapes,
+                                   seed=seed, shared_name=shared_name)
+        enqueue = queue.enqueue_many(items) if enqueue_many else queue.enqueue(items)
+        add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
+            queue.dequeue_many(batch_size, name=scope)
+    out = out if isinstance(out, (list, tuple)) else [out]
+    return _as_original(keys, out)
+
+
+def _join(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope):
+    """The batch of ``batch_join``/``shuffle_batch_join``: one enqueue op (and thread) per tensor list."""
+    if not tensors_list:
+        raise ValueError("Expected at least one set of tensors in tensors_list.")
+    first = tensors_list[0]
+    keys = sorted(first) if isinstance(first, dict) else None
+    lists = [[convert_to_tensor(ts[k]) for k in keys] if keys is not None else [convert_to_tensor(t) for t in ts]
+             for ts in tensors_list]
+    if any(len(items) != len(lists[0]) for items in lists):
+        raise ValueError("Expected all elements in tensors_list to have the same length.")
+    if shapes is None:
+        shapes = [t.shape[1:] if enqueue_many else t.shape for t in lists[0]]
+    queue = make_queue([t.dtype.base_dtype for t in lists[0]], shapes)
+    enqueues = [queue.enqueue_many(items) if enqueue_many else queue.enqueue(items) for items in lists]
+    add_queue_runner(QueueRunner(queue, enqueues))
+    out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
+        queue.dequeue_many(batch_size, name=scope)
+    out = out if isinstance(out, (list, tuple)) else [out]
+    return _as_original(keys, out)
+
+
+def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
+               allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches from several lists of tensors (one reader each), one thread per list."""
+    if dynamic_pad:
+        raise NotImplementedError("tf.train.batch_join(dynamic_pad=True): devlab has no PaddingFIFOQueue")
+    with name_scope(name or "batch_join") as scope:
+        return _join(tensors_list, lambda types, shapes_: FIFOQueue(capacity, types, shapes=shapes_,
+                                                                     shared_name=shared_name),
+                     batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
+
+
+def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
+                       shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``shuffle_batch`` from several lists of tensors, one thread per list."""
+    with name_scope(name or "shuffle_batch_join") as scope:
+        return _join(tensors_list, lambda types, shapes_: RandomShuffleQueue(
+            capacity, min_after_dequeue, types, shapes=shapes_, seed=seed, shared_name=shared_name),
+            batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
+
+
+def _as_original(keys, out):
+    """The dequeued tensors in the form given: a dict by key, else a list, or one Tensor for one
+    (TF's ``_as_original_type``)."""
+    out = list(out)
+    if keys is not None:
+        return dict(zip(keys, out))
+    return out[0] if len(out) == 1 else out
