@@ -210,7 +210,7 @@ class PlacementMagics(Magics):
     def _show(self, cap, args):
         for report in cap.reports:
             if report.records:
-                display(PlacementReport(report.session, report.records, report.plans))
+                display(PlacementReport(report.session, report.records, report.plans, report.run_metadata))
         last = cap.last
         if args.draw and last is not None:
             from .graph_widget import GraphWidget

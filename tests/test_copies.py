@@ -1,0 +1,139 @@
+"""The copies table (devlab/views/copies.py) lists exactly what a run moves between devices: on
+tutorial 10's towers and on the tower programs p02/p03, its rows equal the traced run's _Recv
+nodes (count, tensors, destinations and bytes), and it names the user's line of each producer."""
+import os
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import devlab as tf
+from devlab.views.copies import by_route, copies, copies_html, copies_text, total_bytes
+from devlab.views.placement_report import PlacementReport
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "programs"))
+
+import p02_cnn_towers  # noqa: E402
+import p03_mlp_towers  # noqa: E402
+
+FULL = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+
+
+def recvs(md):
+    """{(tensor, destination): bytes} of a traced run's _Recv nodes."""
+    return {(n.tensor, d.device): n.bytes for d in md.step_stats.dev_stats for n in d.node_stats if n.op == "_Recv"}
+
+
+def traced(sess, fetches, feed=None):
+    md = tf.RunMetadata()
+    sess.run(fetches, feed, options=FULL, run_metadata=md)
+    return md
+
+
+def assert_matches_the_run(sess, md):
+    rows = copies(sess.last_plan, md)
+    moved = recvs(md)
+    assert len(rows) == len(moved) == len(sess.last_plan.transfers) > 0
+    assert {(c.tensor, c.destination): c.nbytes for c in rows} == moved
+    assert total_bytes(rows) == sum(moved.values()) > 0
+    for c in rows:  # every copy crosses devices and names its producer
+        assert c.source != c.destination
+        assert c.tensor.startswith(c.op_name + ":")
+    return rows
+
+
+def tutorial_10_program():
+    """The code cells of notebooks/src/10_towers.md that define its program (no magics, no exercises)."""
+    text = open(os.path.join(HERE, "..", "notebooks", "src", "10_towers.md")).read()
+    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", text, re.S)
+    ns = {"tf": tf, "np": np}
+    for cell in cells:
+        if cell.startswith(("%", ":tags")) or "def " not in cell and "BATCH" not in cell:
+            continue
+        exec(compile(cell, "10_towers.md", "exec"), ns)  # noqa: S102 - the tutorial's own code
+        if "def measure" in cell:
+            return ns
+    raise AssertionError("tutorial 10 no longer defines measure()")
+
+
+@pytest.mark.parametrize("layout, expected", [(("/cpu:0", "/cpu:0"), 12), (("/gpu:0", "/gpu:0"), None)])
+def test_tutorial_10_towers_copies_are_the_runs_transfers(layout, expected):
+    ns = tutorial_10_program()
+    with tf.Graph().as_default():
+        sess, train, feed = ns["towers"](*layout)
+        md = traced(sess, train, feed)
+        rows = assert_matches_the_run(sess, md)
+        count, nbytes, _ = ns["measure"](sess, train, feed)  # the tutorial's own count
+    assert len(rows) == count and total_bytes(rows) == nbytes
+    if expected is not None:
+        assert count == expected  # the text says: 4 slices + 4 variable reads + 4 gradients
+    # the batch slices are 128 rows of 32 floats each
+    sliced = [c for c in rows if c.op_type == "Split"]
+    assert sliced and all(c.nbytes == 128 * 32 * 4 for c in sliced)
+    assert all(c.where.startswith("10_towers.md:") for c in rows)
+
+
+@pytest.mark.parametrize("module", [p02_cnn_towers, p03_mlp_towers], ids=["p02", "p03"])
+def test_tower_programs_copies_are_the_runs_transfers(module):
+    with tf.Graph().as_default():
+        spec = module.build(tf)
+        sess = tf.Session(config=tf.ConfigProto(device_count={"CPU": 3}))
+        sess.run(tf.global_variables_initializer())
+        md = traced(sess, spec["train"], spec.get("feed"))
+        rows = assert_matches_the_run(sess, md)
+    routes = by_route(rows)
+    assert {("CPU:0" in s, "CPU:0" in d) for s, d in routes} >= {(True, False), (False, True)}  # to towers and back
+    assert sum(len(v) for v in routes.values()) == len(rows)
+    assert any(os.path.basename(module.__file__) in c.where for c in rows)
+
+
+def test_untraced_bytes_come_from_static_shapes_or_are_unknown():
+    with tf.Graph().as_default():
+        with tf.device("/cpu:0"):
+            a = tf.constant(np.ones((3, 4), np.float32))
+            p = tf.placeholder(tf.float32, [None])
+        with tf.device("/gpu:0"):
+            b = a * 2.0
+            c = p + 1.0
+        sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}))
+        sess.run([b, c], {p: np.ones(5, np.float32)})
+        rows = {r.tensor: r for r in copies(sess.last_plan)}
+        assert rows[a.name].nbytes == 48 and rows[p.name].nbytes is None
+        text = copies_text(list(rows.values()))
+        assert "2 copies between devices (48 B per run)" in text
+        assert text.index(a.name) < text.index(p.name)  # largest first, unknown last
+        traced_rows = {r.tensor: r for r in copies(sess.last_plan, traced(sess, [b, c], {p: np.ones(5, np.float32)}))}
+        assert traced_rows[p.name].nbytes == 20  # the trace knows what was fed
+
+
+def test_html_table_sorts_bytes_as_numbers_and_puts_devices_first():
+    with tf.Graph().as_default():
+        with tf.device("/cpu:0"):
+            small, big = tf.ones([2]), tf.ones([300])
+        with tf.device("/gpu:0"):
+            out = small * 2.0, big * 2.0
+        sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}))
+        sess.run(out)
+        page = copies_html(copies(sess.last_plan))
+    heads = re.findall(r"<th[^>]*>([^<]*)</th>", page)
+    assert heads[:3] == ["from", "to", "bytes"]
+    assert re.findall(r"data-sort='(-?\d+)'", page) == ["8", "1200"]
+    assert "2 copies, 1.2 KB per run" in page
+
+
+def test_placement_report_holds_the_copies_table_and_device_first_table():
+    with tf.Graph().as_default():
+        with tf.device("/cpu:0"):
+            a = tf.ones([4])
+        with tf.device("/gpu:0"):
+            b = a + 1.0
+        with tf.device("/cpu:0"):
+            c = b * 2.0
+        sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}))
+        sess.run(c)
+        report = PlacementReport(sess, sess.placement_log, [sess.last_plan])
+        page = report._repr_html_()
+    assert "copies table (2 copies, 32 B per run)" in page
+    assert "2 copies between devices (32 B)" in report.summary()
