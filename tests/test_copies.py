@@ -137,3 +137,66 @@ def test_placement_report_holds_the_copies_table_and_device_first_table():
         page = report._repr_html_()
     assert "copies table (2 copies, 32 B per run)" in page
     assert "2 copies between devices (32 B)" in report.summary()
+
+
+# -- devlab place: summary, copies table, then the log; --explain, --fetch; the --gpus hint ----------
+from devlab import cli  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+
+
+def place(capsys, *argv):
+    code = cli.main(["place", *argv, "--timeout", "0"])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_place_prints_summary_and_copies_before_the_log(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out, err = place(capsys, "examples/seed004_mixed_sum.py", "--gpus", "4")
+    assert code == 0, err
+    summary = out.index("devlab: 7 ops placed on 3 devices (GPU:2 3, GPU:3 3, CPU:0 1); 2 copies")
+    table = out.index("devlab: 2 copies between devices (32 B per run), largest first:")
+    log = out.index("placement log (7 lines):")
+    assert summary < table < log < out.index("AddN: (AddN): /job:localhost/replica:0/task:0/device:CPU:0")
+    rows = [line.split() for line in out[table:log].splitlines()[2:]]
+    assert sorted((r[0], r[1], r[2], r[3] + r[4]) for r in rows) == [("MatMul:0", "GPU:2", "CPU:0", "16B"),
+                                                                     ("MatMul_1:0", "GPU:3", "CPU:0", "16B")]
+    assert all(r[-1] == "examples/seed004_mixed_sum.py:12" for r in rows)
+
+
+def test_place_explain_and_fetch(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out, err = place(capsys, "examples/seed004_mixed_sum.py", "--gpus", "4", "--explain", "MatMul_1",
+                           "--fetch", "MatMul_1")
+    assert code == 0, err
+    assert "MatMul_1 (MatMul) -> /job:localhost/replica:0/task:0/device:GPU:3" in out
+    fetched = out[out.index("--fetch MatMul_1: one modelled run"):]
+    assert "devlab: no copies between devices" in fetched  # MatMul_1 alone stays on GPU:3
+    assert "one run of 3 ops and 0 transfers" in fetched
+    code, out, err = place(capsys, "examples/seed004_mixed_sum.py", "--gpus", "4", "--explain", "nope")
+    assert code == 2 and err.startswith("devlab: --explain nope:") and len(err.strip().splitlines()) == 1
+
+
+NEEDS_GPUS = ["seed001_assign_to_device.py", "seed001_colocate_gradients.py", "seed001_update_ops.py",
+              "seed002_device_scope.py", "seed004_mixed_sum.py"]
+
+
+@pytest.mark.parametrize("example", NEEDS_GPUS)
+def test_a_script_given_no_gpus_gets_a_hint_that_works(example, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out, err = place(capsys, f"examples/{example}")
+    assert code == 1 and "CUDA is not enabled" in err
+    hint = err.strip().splitlines()[-1]
+    found = re.search(r"`devlab place (\S+) --gpus (\d+)`", hint)
+    assert hint.startswith(f"devlab: examples/{example} asks for GPU:") and found
+    code, out, err = place(capsys, found.group(1), "--gpus", found.group(2))
+    assert code == 0, err
+
+
+def test_no_hint_when_the_gpu_is_there_but_the_kernel_is_not(capsys, monkeypatch, tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("import tensorflow as tf\nwith tf.device('/gpu:0'):\n    s = tf.as_string(tf.constant(1))\n"
+                      "tf.Session().run(s)\n")
+    code, out, err = place(capsys, str(script), "--gpus", "1")
+    assert code == 1 and "--gpus" not in err
