@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .. import config
 from .colours import device_colour, short_device
-from .graph_view import human_bytes, tensor_bytes
+from .sizes import human_bytes, tensor_bytes
 
 _ids = itertools.count()
 TEXT_LIMIT = 40  # rows ``copies_text`` prints before saying how many more there are

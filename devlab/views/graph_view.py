@@ -30,6 +30,8 @@ import shutil
 import subprocess
 
 from .colours import COPY_COLOUR, CURRENT_COLOUR, device_colour, short_device
+from .copies import by_route, copies, total_bytes
+from .sizes import human_bytes, tensor_bytes  # noqa: F401 - also read from here by other views
 
 DEVICE_VIEW_OPS = 150  # ops above which the default drawing is one node per device
 NODE_BUDGET = 60  # drawn nodes above which series, then scopes, fold
@@ -400,7 +402,6 @@ class GraphView:
 
     def _device_dot(self):
         """One node per device, one arrow per route labelled with its copies and bytes per run."""
-        from .copies import by_route, copies, total_bytes  # copies.py reads this module's helpers
         self.folds, self.copy_ids, self.node_ids, self._of_op = {}, {}, {}, {}
         self.routes_copies = by_route(copies(self.plans))
         counts, scopes = {}, {}
@@ -576,20 +577,6 @@ def fit_svg(svg):
     """Lets a graphviz SVG shrink to the width of its output area (it never grows past 1:1). Also
     writes graphviz's ``&#45;`` as the plain hyphen it stands for, so ids and classes read as written."""
     return svg.replace("<svg width=", '<svg style="max-width:100%;height:auto" width=', 1).replace("&#45;", "-")
-
-
-def tensor_bytes(t):
-    """Bytes of a fully-shaped numeric tensor, else None."""
-    if t.shape.is_fully_defined() and t.dtype.base_dtype.name != "string":
-        return t.shape.num_elements() * t.dtype.base_dtype.size
-    return None
-
-
-def human_bytes(n):
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
 
 
 def _class_groups(op):
