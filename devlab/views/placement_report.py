@@ -89,7 +89,8 @@ def log_text(records, head=LOG_HEAD, limit=LOG_LIMIT):
                                       f"below, or print(sess.placement_log)"])
 
 
-_SCRIPT = """<script>
+_SCRIPT = """<style>.devlab-placement table td, .devlab-placement table th { text-align: left; }</style>
+<script>
 window.devlabFilter = window.devlabFilter || function (id, q) {
   q = q.toLowerCase();
   document.querySelectorAll('#' + id + ' tbody tr').forEach(function (tr) {
