@@ -240,18 +240,9 @@ def _place_here(args):
 def print_reports(cap, args):
     """Each session's device mapping, its one-line summary (ops per device, copies, bytes), its
     copies table (largest first) and then its raw placement log, as TensorFlow prints it."""
-    from .views.copies import copies, copies_text
-    from .views.placement_report import PlacementReport
+    from .views.placement_report import report_text
     for report in cap.reports:
-        print(report.session.device_mapping)
-        if not report.records:
-            continue
-        placed = PlacementReport(report.session, report.records, report.plans, report.run_metadata)
-        print(placed.summary())
-        if report.plans:
-            print(copies_text(copies(report.plans, report.run_metadata), limit=args.copies or None))
-        print(f"placement log ({len(report.records)} lines):")
-        print("\n".join(str(r) for r in report.records))
+        print(report_text(report, copies_limit=args.copies or None))
 
 
 def gpu_hint(error, args):

@@ -634,7 +634,8 @@ def test_cli_draws_a_script_whose_sessions_only_model_their_runs(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "the script ran no session" not in done.stderr
     svg = out.read_text()
-    assert "cluster_GPU:3" in svg and "cluster_CPU:0" in svg  # the four towers' GPUs and the host
+    # above 150 ops, one node per device: the four towers' GPUs and the host
+    assert svg.replace("&#45;", "-").count('class="node devlab-device"') == 5 and ">GPU:3<" in svg and ">CPU:0<" in svg
     assert "click to open" not in svg  # a static drawing: nothing to click
     assert "modelled timeline written" in done.stdout and json.loads((tmp_path / "t.json").read_text())["traceEvents"]
 

@@ -200,3 +200,19 @@ def test_no_hint_when_the_gpu_is_there_but_the_kernel_is_not(capsys, monkeypatch
                       "tf.Session().run(s)\n")
     code, out, err = place(capsys, str(script), "--gpus", "1")
     assert code == 1 and "--gpus" not in err
+
+
+def test_place_on_a_graph_file_lists_the_modelled_runs_copies(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    graph = "tests/data/tf_graphs/tower_cnn_gpu.pbtxt"
+    code, out, err = place(capsys, graph, "--gpus", "4", "--copies", "0")
+    assert code == 0, err
+    transfers = int(re.search(r"^transfers: (\d+)", out, re.M).group(1))
+    table = re.search(r"devlab: (\d+) copies between devices \([^)]* per run\), largest first:\n(.*?)\nplacement log",
+                      out, re.S)
+    assert int(table.group(1)) == transfers == len(table.group(2).splitlines()) - 1  # every row, under a header
+    assert out.index("largest first:") < out.index("placement log (")
+    code, out, err = place(capsys, graph, "--gpus", "4", "--fetch", "tower_1/model/Conv2D")
+    assert code == 0, err
+    fetched = int(re.search(r"^transfers: (\d+)", out, re.M).group(1))
+    assert 0 < fetched < transfers and "fetches modelled: tower_1/model/Conv2D" in out

@@ -48,9 +48,10 @@ def _traced_bytes(step_stats):
     return out
 
 
-def copies(plans, run_metadata=None):
+def copies(plans, run_metadata=None, lines=True):
     """The copies of ``plans`` (one run's plan, or several: each tensor and destination once),
-    in plan order; bytes from ``run_metadata``'s step stats where the run was traced."""
+    in plan order; bytes from ``run_metadata``'s step stats where the run was traced. ``lines``
+    False: no user's line (a graph loaded from a file was made by no line of the user's)."""
     if not isinstance(plans, (list, tuple)):
         plans = [plans]
     traced = _traced_bytes(getattr(run_metadata, "step_stats", None))
@@ -64,7 +65,7 @@ def copies(plans, run_metadata=None):
             if nbytes is None:
                 nbytes = tensor_bytes(step.tensor)
             op = step.tensor.op
-            seen[key] = Copy(step.tensor.name, step.src.name, step.device.name, nbytes, op.name, op.type, _where(op))
+            seen[key] = Copy(step.tensor.name, step.src.name, step.device.name, nbytes, op.name, op.type, _where(op) if lines else "")
     return list(seen.values())
 
 

@@ -79,6 +79,22 @@ class PlacementReport:
                 + copies_html(copies(self.plans, self.run_metadata)) + f"{_SCRIPT}</div>")
 
 
+def report_text(report, copies_limit=20, lines=True):
+    """What ``devlab place`` prints for one session (a ``runtime.events.SessionReport``): its device
+    mapping, the summary line, the copies table (largest first, ``copies_limit`` rows; None: all)
+    and then the raw placement log, as TensorFlow prints it."""
+    from .copies import copies_text
+    out = [report.session.device_mapping]
+    if report.records:
+        placed = PlacementReport(report.session, report.records, report.plans, report.run_metadata)
+        out.append(placed.summary())
+        if report.plans:
+            out.append(copies_text(copies(report.plans, report.run_metadata, lines=lines), limit=copies_limit))
+        out.append(f"placement log ({len(report.records)} lines):")
+        out += [str(r) for r in report.records]
+    return "\n".join(out)
+
+
 def log_text(records, head=LOG_HEAD, limit=LOG_LIMIT):
     """The placement log lines of ``records``; more than ``limit`` (None: no limit) are cut to the
     first ``head``, with a line saying where the rest is."""
