@@ -96,6 +96,8 @@ def parser():
                        help="model one run of tensor or op NAME in the last session and list its copies (repeatable)")
     place.add_argument("--copies", type=int, default=20, metavar="N",
                        help="rows of the copies table to print, largest first (default 20; 0: every copy)")
+    place.add_argument("--ops", action="store_true",
+                       help="draw the ops even above 150 ops (there the drawing is one node per device)")
     place.add_argument("--trace", metavar="OUT", help="write the last run's timeline as Chrome trace JSON")
     place.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                        help=f"stop the script after this long (default {DEFAULT_TIMEOUT:g}; 0: no limit, in this process)")
@@ -166,6 +168,8 @@ def _place_in_child(args):
             argv += [f"--{flag}", value]
     if args.soft:
         argv.append("--soft")
+    if args.ops:
+        argv.append("--ops")
     env = dict(os.environ)
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
@@ -319,7 +323,7 @@ def _write_outputs(last, args):
     for fmt, path in drawings(args):
         from .views.graph_view import GraphView
         try:
-            GraphView(last.session, last.plan).save(path, fmt)
+            GraphView(last.session, last.plan, level="ops" if args.ops else None).save(path, fmt)
         except (OSError, RuntimeError, ValueError) as e:
             return fail(f"--{fmt} {path}: could not write the drawing: {_one_line(e)}")
         print(f"devlab: placed graph written to {path}")

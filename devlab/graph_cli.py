@@ -88,7 +88,7 @@ def _outputs(session, run, args):
             continue
         from .views.graph_view import GraphView
         try:
-            GraphView(session, run.plan).save(path, fmt)
+            GraphView(session, run.plan, level="ops" if getattr(args, "ops", False) else None).save(path, fmt)
         except (OSError, RuntimeError, ValueError) as e:
             return _fail(f"--{fmt} {path}: could not write the drawing: {_one_line(e)}")
         print(f"devlab: placed graph written to {path}")
