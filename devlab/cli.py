@@ -1,8 +1,12 @@
-"""``devlab place SCRIPT.py [--gpus N] [--cpus N] [--soft] [--svg/--png/--pdf OUT] [--trace OUT] [--timeout S]``
+"""``devlab place SCRIPT.py [--gpus N] [--cpus N] [--soft] [--explain OP] [--fetch NAME] [--copies N]
+[--svg/--png/--pdf OUT] [--trace OUT] [--timeout S]``
 
 Runs a TF1-style script with devlab standing in for TensorFlow (``import tensorflow as tf``
-gives devlab), prints each session's device mapping and placement log, and optionally draws the
-last run's placed graph and writes its timeline as a Chrome trace. Also ``devlab --version``,
+gives devlab), then prints for each session its device mapping, a one-line summary (ops per
+device, copies, bytes), its copies table and its placement log, as ``%%placement`` shows them;
+``--explain OP`` says why an op is where it is, ``--fetch NAME`` models one run of NAME and lists
+its copies. A script that asks for a GPU it was not given gets a hint naming ``--gpus N``.
+Optionally it draws the last run's placed graph and writes its timeline as a Chrome trace. Also ``devlab --version``,
 ``devlab --help`` and ``python -m devlab``.
 
 Every failure is one line on stderr and a non-zero exit, never a Python traceback: a missing
@@ -88,6 +92,14 @@ def parser():
     for fmt in DRAWING_FORMATS:
         place.add_argument(f"--{fmt}", metavar="OUT", help=f"draw the last run's placed graph as {fmt.upper()} "
                            f"(OUT.{fmt}; needs Graphviz's dot)")
+    place.add_argument("--explain", metavar="OP", action="append", default=[],
+                       help="say why op OP of the last session is on its device (repeatable)")
+    place.add_argument("--fetch", metavar="NAME", action="append", default=[],
+                       help="model one run of tensor or op NAME in the last session and list its copies (repeatable)")
+    place.add_argument("--copies", type=int, default=20, metavar="N",
+                       help="rows of the copies table to print, largest first (default 20; 0: every copy)")
+    place.add_argument("--ops", action="store_true",
+                       help="draw the ops even above 150 ops (there the drawing is one node per device)")
     place.add_argument("--trace", metavar="OUT", help="write the last run's timeline as Chrome trace JSON")
     place.add_argument("--doctor", action="store_true",
                        help="name the last run's costly placement patterns, what each costs and the change that removes it")
@@ -152,13 +164,18 @@ def place(args):
 def _place_in_child(args):
     """Runs ``devlab place`` (with no limit) in a child process and stops it when time is up."""
     argv = [sys.executable, "-m", "devlab", "place", args.script, "--timeout", "0"]
-    for flag in ("gpus", "cpus", *DRAWING_FORMATS, "trace"):
+    for flag in ("gpus", "cpus", *DRAWING_FORMATS, "trace", "copies"):
         if getattr(args, flag) is not None:
             argv += [f"--{flag}", str(getattr(args, flag))]
+    for flag in ("explain", "fetch"):
+        for value in getattr(args, flag):
+            argv += [f"--{flag}", value]
     if args.soft:
         argv.append("--soft")
     if args.doctor:
         argv.append("--doctor")
+    if args.ops:
+        argv.append("--ops")
     env = dict(os.environ)
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
@@ -188,7 +205,9 @@ def _place_here(args):
     from .aliases import tensorflow_is_devlab
     from .framework import errors
     from .runtime.events import Recorder
-    settings = {"force_log": True, "trace_all": bool(args.trace)}
+    # The log is printed from the sessions' events after the script, under each session's summary
+    # and copies table (a long log is easier to read once you know what to look for in it).
+    settings = {"force_log": True, "log_to_stdout": False, "trace_all": bool(args.trace)}
     if args.gpus is not None:
         settings["simulated_gpus"] = args.gpus
     if args.cpus is not None:
@@ -202,7 +221,11 @@ def _place_here(args):
             runpy.run_path(args.script, run_name="__main__")
         except errors.OpError as e:
             from .views.tracebacks import short_traceback
+            print_reports(cap, args)
             print("\n".join(short_traceback(e)), file=sys.stderr)
+            hint = gpu_hint(e, args)
+            if hint:
+                print(hint, file=sys.stderr)
             return EXIT_ERROR
         except SystemExit as e:
             if e.code not in (None, 0):
@@ -217,7 +240,64 @@ def _place_here(args):
         finally:
             if script_dir in sys.path:
                 sys.path.remove(script_dir)
+    print_reports(cap, args)
+    code = _explain_and_fetch(cap.last, args)
+    if code:
+        return code
     return _write_outputs(cap.last, args)
+
+
+def print_reports(cap, args):
+    """Each session's device mapping, its one-line summary (ops per device, copies, bytes), its
+    copies table (largest first) and then its raw placement log, as TensorFlow prints it."""
+    from .views.placement_report import report_text
+    for report in cap.reports:
+        print(report_text(report, copies_limit=args.copies or None))
+
+
+def gpu_hint(error, args):
+    """A one-line hint when the script asked for a GPU (or a second CPU) that ``--gpus`` (``--cpus``)
+    did not give it, naming the flag and the count that would; else None."""
+    import re
+    op = getattr(error, "op", None)
+    text = " ".join([getattr(op, "device", "") or "", str(error).partition("\n")[0]])
+    available = re.search(r"available devices are \[([^\]]*)\]", text)
+    if available is None:
+        return None  # not a missing device (a kernel or colocation problem)
+    graph = getattr(op, "graph", None)  # the count must cover every op's request, not only the first to fail
+    requests = text.split("available devices")[0] + " " + " ".join(o.device or "" for o in (
+        graph.get_operations() if graph is not None else ()))
+    for kind, flag in (("GPU", "gpus"), ("CPU", "cpus")):
+        wanted = [int(i) for i in re.findall(rf"(?i)/(?:device:)?{kind}:(\d+)", requests)]
+        if wanted and getattr(args, flag) is None and f"{kind}:{max(wanted)}" not in available.group(1):
+            given = "no GPUs" if kind == "GPU" else "one CPU"
+            return (f"devlab: {args.script} asks for {kind}:{max(wanted)} and was given {given}: run it with "
+                    f"`devlab place {args.script} --{flag} {max(wanted) + 1}` (simulated devices)")
+    return None
+
+
+def _explain_and_fetch(last, args):
+    """``--explain OP`` and ``--fetch NAME`` on the last session; an exit code on a bad name."""
+    if not (args.explain or args.fetch):
+        return 0
+    if last is None:
+        return fail("--explain and --fetch need a session, and the script ran none")
+    from .views.copies import copies, copies_text
+    for name in args.explain:
+        try:
+            print(last.session.explain(name))
+        except (KeyError, ValueError, TypeError) as e:
+            return fail(f"--explain {name}: {_one_line(e)}", EXIT_USAGE)
+    for name in args.fetch:
+        from .framework import errors
+        try:
+            run = last.session.modelled_run(name)
+        except (KeyError, ValueError, TypeError, errors.OpError) as e:
+            return fail(f"--fetch {name}: {_one_line(e)}", EXIT_USAGE)
+        print(f"--fetch {name}: one modelled run")
+        print(copies_text(copies(run.plan), limit=args.copies or None))
+        print(run.summary())
+    return 0
 
 
 def _one_line(e):
@@ -249,7 +329,7 @@ def _write_outputs(last, args):
     for fmt, path in drawings(args):
         from .views.graph_view import GraphView
         try:
-            GraphView(last.session, last.plan).save(path, fmt)
+            GraphView(last.session, last.plan, level="ops" if args.ops else None).save(path, fmt)
         except (OSError, RuntimeError, ValueError) as e:
             return fail(f"--{fmt} {path}: could not write the drawing: {_one_line(e)}")
         print(f"devlab: placed graph written to {path}")

@@ -5,6 +5,7 @@
 ops nothing reads: the train op, the losses...) gives what a real run would cost. Printed: the
 device mapping and the placement log (as for a script), the ops devlab cannot run and those
 whose kernels had to be assumed, the transfers between devices, and the modelled step time.
+``--fetch NAME`` models a run of NAME instead, ``--explain OP`` says why OP is where it is.
 ``--svg``/``--png``/``--pdf`` draw the placed graph, ``--trace`` writes the modelled timeline.
 """
 import os
@@ -25,20 +26,32 @@ def place_graph_file(args):
         return _fail(str(e), 2)
     except (GraphFileError, OSError, errors.OpError, ValueError, TypeError) as e:
         return _fail(f"cannot load {args.script}: {_one_line(e)}")
-    settings = {"force_log": True}
+    settings = {"force_log": True, "log_to_stdout": False}  # printed below, under the summary and copies
     if args.gpus is not None:
         settings["simulated_gpus"] = args.gpus
     if args.cpus is not None:
         settings["default_cpus"] = args.cpus
-    with config.override(**settings):
+    from .runtime.events import Recorder
+    from .views.placement_report import report_text
+    with Recorder() as cap, config.override(**settings):
         session = Session(graph=graph, config=ConfigProto(allow_soft_placement=bool(args.soft)))
         try:
             session.ensure_placed()
-            run = session.modelled_run()
+            fetches = list(getattr(args, "fetch", None) or []) or None  # --fetch NAME: model those, not the sinks
+            run = session.modelled_run(fetches)
+        except (KeyError, ValueError, TypeError) as e:
+            return _fail(f"--fetch {' '.join(args.fetch)}: {_one_line(e)}", 2)
         except errors.OpError as e:
             hint = ("" if args.soft else " (the file requests devices this session lacks: add --cpus N or --gpus N, "
                     "or --soft to let TensorFlow's soft placement choose)")
             return _fail(f"cannot place {os.path.basename(args.script)}: {_one_line(e)}{hint}")
+    for report in cap.reports:
+        print(report_text(report, copies_limit=getattr(args, "copies", 20) or None, lines=False))
+    for name in getattr(args, "explain", None) or []:
+        try:
+            print(session.explain(name))
+        except (KeyError, ValueError, TypeError) as e:
+            return _fail(f"--explain {name}: {_one_line(e)}", 2)
     print()
     print(kernel_report(graph))
     print()
@@ -78,7 +91,7 @@ def _outputs(session, run, args):
             continue
         from .views.graph_view import GraphView
         try:
-            GraphView(session, run.plan).save(path, fmt)
+            GraphView(session, run.plan, level="ops" if getattr(args, "ops", False) else None).save(path, fmt)
         except (OSError, RuntimeError, ValueError) as e:
             return _fail(f"--{fmt} {path}: could not write the drawing: {_one_line(e)}")
         print(f"devlab: placed graph written to {path}")

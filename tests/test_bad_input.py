@@ -647,9 +647,13 @@ def test_cli_draws_a_script_whose_sessions_only_model_their_runs(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "the script ran no session" not in done.stderr
     svg = out.read_text()
-    assert "cluster_GPU:3" in svg and "cluster_CPU:0" in svg  # the four towers' GPUs and the host
+    # above 150 ops, one node per device: the four towers' GPUs and the host
+    assert svg.replace("&#45;", "-").count('class="node devlab-device"') == 5 and ">GPU:3<" in svg and ">CPU:0<" in svg
     assert "click to open" not in svg  # a static drawing: nothing to click
     assert "modelled timeline written" in done.stdout and json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+    done = devlab_cli("place", "examples/debug_a_model_graph.py", "--svg", str(out), "--ops")  # the ops, folded
+    assert done.returncode == 0, done.stderr
+    assert "cluster_GPU:3" in out.read_text() and "devlab&#45;device" not in out.read_text()
 
 
 def test_cli_svg_without_graphviz_says_how_to_install(monkeypatch, capsys):

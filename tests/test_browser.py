@@ -9,7 +9,9 @@ then README's picture, a ``%%placement --step`` cell (log, graph, stepper), comp
 docs/placement_cell.png (``DEVLAB_REFRESH_DOCS=1`` writes it there). A second JupyterLab runs
 with Graphviz's ``dot`` off the PATH, as after a bare ``pip install``: there the browser lays the
 graphs out (WebAssembly Graphviz): tutorial 00 run from the top, and a 500-op model whose
-first-draw time goes to test-artifacts/browser-timings.json.
+first-draw time goes to test-artifacts/browser-timings.json. A third opens a 1,000-op two-tower
+model: its default drawing (one node per device) is legible, the placement table's device column
+is in view, and one click finds a copy.
 
 Screenshots are kept in test-artifacts/.
 """
@@ -36,7 +38,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 CELLS = [
     "%load_ext devlab\nimport devlab as tf\nimport numpy as np\nfrom devlab.notebook import StepperWidget",
     # 1. a graph big enough to fold by scope
-    "%%placement\nx = tf.constant(1.0, name='x')\nfor i in range(4):\n    with tf.name_scope(f'block{i}'):\n"
+    "%%placement --ops\nx = tf.constant(1.0, name='x')\nfor i in range(4):\n    with tf.name_scope(f'block{i}'):\n"
     "        for _ in range(20):\n            x = tf.sin(x) + 1.0\ntf.Session().run(x)",
     # 2. the stepper on tutorial 4's mixed sum
     "c = []\nfor d in ['/device:GPU:2', '/device:GPU:3']:\n    with tf.device(d):\n"
@@ -67,7 +69,7 @@ README_PNG = os.path.join(ROOT, "docs", "placement_cell.png")
 # Without Graphviz: what the kernel sees, and a model of about 500 ops (eighteen layers, two GPUs)
 CELLS_WITHOUT_DOT = [
     "%load_ext devlab\nimport devlab as tf\nimport numpy as np\nimport shutil\nprint('dot on PATH:', shutil.which('dot'))",
-    "%%placement --gpus 2\nx = tf.placeholder(tf.float32, [8, 16], name='x')\nh = x\nfor i in range(18):\n"
+    "%%placement --gpus 2 --ops\nx = tf.placeholder(tf.float32, [8, 16], name='x')\nh = x\nfor i in range(18):\n"
     "    with tf.variable_scope(f'layer{i}'), tf.device(f'/gpu:{i % 2}'):\n"
     "        w = tf.get_variable('w', [16, 16], initializer=tf.ones_initializer())\n"
     "        b = tf.get_variable('b', [16], initializer=tf.zeros_initializer())\n"
@@ -349,3 +351,77 @@ def test_without_graphviz_tutorial_00_draws_every_graph(page_without_dot):
     graphs.first.evaluate("(g) => g.closest('.jp-Cell').scrollIntoView({block: 'start'})")
     pg.wait_for_timeout(500)
     pg.screenshot(path=os.path.join(ARTIFACTS, "browser-tutorial-00-without-dot.png"), full_page=True)
+
+
+# A 1,000-op two-tower model, the variables on the CPU (cifar10_multi_gpu_train's layout)
+TOWERS_CELLS = [
+    "%load_ext devlab\nimport devlab as tf\nimport numpy as np",
+    "%%placement --gpus 2\nwith tf.device('/cpu:0'):\n    x = tf.placeholder(tf.float32, [16, 32], name='x')\n"
+    "    ws = [tf.get_variable(f'w{i}', [32, 32], initializer=tf.ones_initializer()) for i in range(18)]\n"
+    "    xs = tf.split(x, 2)\ngrads = []\nfor t in range(2):\n"
+    "    with tf.device(f'/gpu:{t}'), tf.name_scope(f'tower_{t}'):\n        h = xs[t]\n"
+    "        for i, w in enumerate(ws):\n            with tf.name_scope(f'layer{i}'):\n"
+    "                h = tf.nn.relu(tf.matmul(h, w) * 0.5 + 0.1)\n"
+    "        grads.append(tf.gradients(tf.reduce_mean(tf.square(h)), ws))\nwith tf.device('/cpu:0'):\n"
+    "    train = tf.group(*[w.assign_sub(0.01 * tf.add_n(list(g)) / 2.0) for w, g in zip(ws, zip(*grads))])\n"
+    "sess = tf.Session()\nsess.run(tf.global_variables_initializer())\nsess.run(train, {x: np.ones((16, 32))})\n"
+    "print(len(tf.get_default_graph().get_operations()), 'ops')",
+]
+
+
+@pytest.fixture(scope="module")
+def page_towers(browser, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab-towers")
+    write_notebook(folder / "towers.ipynb", TOWERS_CELLS)
+    with jupyter_lab(browser, folder, "towers.ipynb") as pg:
+        yield pg
+
+
+def smallest_text_px(cell):
+    """The smallest on-screen font size (px) of the drawing's text, after fitting."""
+    return cell.evaluate("""(c) => Math.min(...[...c.querySelectorAll('.devlab-graph svg text')].map((t) =>
+        parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a))""")
+
+
+@pytest.mark.browser
+def test_a_1000_op_tower_model_reads_as_devices_tables_and_copies(page_towers):
+    pg = page_towers
+    run_next_cell(pg, None)  # %load_ext
+    pg.wait_for_timeout(500)
+    cell = run_next_cell(pg, ".devlab-graph svg g.devlab-device")
+    n_ops = int(re.search(r"(\d+) ops\n", cell.inner_text()).group(1))
+    assert 900 <= n_ops <= 1200, n_ops
+    svg = cell.locator(".devlab-graph svg")
+    assert svg.locator("g.devlab-device").count() == 3  # CPU:0, GPU:0, GPU:1: one node each
+    assert svg.locator("g.devlab-route").count() >= 4  # batch slices and variables out, gradients back
+    assert smallest_text_px(cell) >= 11
+    pg.add_style_tag(content=".Toastify, .jp-toast-container { display: none !important; }")
+    cell.locator(".devlab-graph").first.screenshot(path=os.path.join(ARTIFACTS, "browser-towers-device-view.png"))
+
+    # The placement table, opened: its device column is in view, left of the op names
+    cell.locator("details:not(.devlab-copies) > summary").first.click()
+    first = cell.locator("table[id^=devlab-placement] tbody tr").first.locator("td").first
+    first.wait_for(timeout=10_000)
+    box, area = first.bounding_box(), cell.locator(".jp-OutputArea").first.bounding_box()
+    assert re.fullmatch(r"(CPU|GPU):\d", first.inner_text()) and box["width"] > 0
+    assert area["x"] <= box["x"] and box["x"] + box["width"] <= area["x"] + area["width"]
+
+    # One click on the copies table's summary shows its rows, devices and bytes first
+    cell.locator("details.devlab-copies > summary").first.click()
+    row = cell.locator("table[id^=devlab-copies] tbody tr").first
+    row.wait_for(timeout=10_000)
+    assert row.is_visible() and re.match(r"(CPU|GPU):\d", row.locator("td").first.inner_text())
+    cell.screenshot(path=os.path.join(ARTIFACTS, "browser-towers-tables.png"))
+
+    # One click on an arrow of the device view lists that arrow's copies under the drawing
+    cell.locator(".devlab-graph svg g.devlab-route text").first.click()
+    listed = cell.locator(".devlab-graph-copies tbody tr")
+    listed.first.wait_for(timeout=10_000)
+    assert listed.count() >= 1 and "copies" in cell.locator(".devlab-graph-copies-title").inner_text()
+    cell.locator(".devlab-graph").first.screenshot(path=os.path.join(ARTIFACTS, "browser-towers-arrow-copies.png"))
+
+    # A click on a device opens its ops, folded by scope
+    cell.locator(".devlab-graph svg g.devlab-device", has_text="GPU:1").first.click()
+    cell.locator(".devlab-graph svg g.devlab-fold").first.wait_for(timeout=60_000)
+    assert cell.locator(".devlab-graph svg g.devlab-device").count() == 0
+    cell.locator(".devlab-graph").first.screenshot(path=os.path.join(ARTIFACTS, "browser-towers-gpu1-opened.png"))

@@ -105,7 +105,7 @@ def test_numbered_ops_fold_into_a_series_and_to_dot_stays_linear():
         return sess
 
     small, big = chain(1000), chain(8000)
-    view = GraphView(big)
+    view = GraphView(big, level="ops")  # the op drawing (the default above 150 ops is the device view)
     nodes = view.layout()[0]
     assert view.layout()[3] == "series" and len(nodes) <= 4
     dot = view.to_dot().source
@@ -114,7 +114,7 @@ def test_numbered_ops_fold_into_a_series_and_to_dot_stays_linear():
     def calls(sess):  # Python calls made, not seconds: the same count on a loaded machine
         profile = cProfile.Profile()
         profile.enable()
-        GraphView(sess).to_dot()
+        GraphView(sess, level="ops").to_dot()
         profile.disable()
         return sum(entry.callcount for entry in profile.getstats())
     assert calls(big) < 12 * calls(small)  # 8x the ops: about 8x the work, not 64x (timings: benchmarks/bench_draw.py)
@@ -219,7 +219,7 @@ def test_graph_widget_unfolds_a_scope_on_a_click_message():
                 x = tf.sin(x) + 1.0
     sess = tf.Session()
     sess.run(x)
-    w = GraphWidget(sess)
+    w = GraphWidget(sess, level="ops")
     fold_id = next(i for i, scope in w.folds.items() if scope == "b0")
     w._on_message(w, {"event": "unfold", "id": fold_id}, [])
     assert w.unfolded == ["b0"] and "b0" not in w.folds.values() and "b0/Sin" in w.svg

@@ -1,6 +1,8 @@
 // The placed graph in the notebook: the SVG that devlab.views draws, fitted to the output width,
 // with pan (drag), zoom (buttons, or Ctrl + wheel), a click on a folded scope (3-D box) to open
-// it, and the current op or copy of a stepper kept in view.
+// it, and the current op or copy of a stepper kept in view. In the device view (one node per
+// device), a click on a device asks the kernel for its ops, a click on an arrow lists its copies
+// below the drawing from the rows that came with it.
 //
 // Where the kernel's machine has no Graphviz `dot`, the kernel sends the graph as DOT text with a
 // WebAssembly build of Graphviz (graphviz.js, built by tools/build_widget.sh), and the layout
@@ -29,7 +31,9 @@ function render({ model, el }) {
   const inner = document.createElement("div");
   inner.className = "devlab-graph-inner";
   view.appendChild(inner);
-  el.append(bar, view);
+  const panel = document.createElement("div");
+  panel.className = "devlab-graph-copies";
+  el.append(bar, view, panel);
 
   let scale = 1, tx = 0, ty = 0, natural = null;
   const apply = () => { inner.style.transform = `translate(${tx}px, ${ty}px) scale(${scale})`; };
@@ -47,6 +51,7 @@ function render({ model, el }) {
   button("1:1", "Actual size", () => { scale = 1; apply(); keepInView(); });
   button("+", "Zoom in", () => zoom(1.25));
   button("\u2212", "Zoom out", () => zoom(0.8));
+  const back = button("devices", "Back to one node per device", () => model.send({ event: "devices" }));
   const foldAll = button("fold all", "Fold the scopes you opened", () => model.send({ event: "fold_all" }));
   const hint = document.createElement("span");
   hint.className = "devlab-graph-hint";
@@ -103,8 +108,14 @@ function render({ model, el }) {
     inner.innerHTML = text;
     const svg = inner.querySelector("svg");
     const folds = model.get("folds") || {};
+    const devices = model.get("devices") || {};
+    const routes = model.get("routes") || {};
     foldAll.style.display = model.get("unfolded").length ? "" : "none";
-    hint.textContent = (Object.keys(folds).length ? "click a 3-D box to open its scope \u00b7 " : "") +
+    back.style.display = model.get("opened") ? "" : "none";
+    panel.innerHTML = "";
+    hint.textContent = (model.get("opened") ? `${model.get("opened")}'s ops \u00b7 ` : "") +
+      (Object.keys(devices).length ? "click a device to open it, an arrow to list its copies \u00b7 " : "") +
+      (Object.keys(folds).length ? "click a 3-D box to open its scope \u00b7 " : "") +
       "drag to pan \u00b7 Ctrl+wheel to zoom";
     if (!svg) { natural = null; view.style.height = "auto"; return; }
     svg.removeAttribute("style");
@@ -117,10 +128,32 @@ function render({ model, el }) {
       node.style.cursor = "pointer";
       node.addEventListener("click", (e) => { e.stopPropagation(); model.send({ event: "unfold", id }); });
     }
+    for (const id of Object.keys(devices)) {
+      const node = inner.querySelector(`[id="${CSS.escape(id)}"]`);
+      if (!node) continue;
+      node.style.cursor = "pointer";
+      node.addEventListener("click", (e) => { e.stopPropagation(); model.send({ event: "open_device", id }); });
+    }
+    for (const id of Object.keys(routes)) {
+      const edge = inner.querySelector(`[id="${CSS.escape(id)}"]`);
+      if (!edge) continue;
+      edge.style.cursor = "pointer";
+      edge.addEventListener("click", (e) => { e.stopPropagation(); listCopies(routes[id]); });
+    }
     const keep = model.get("keep_zoom") && model._devlabDrawn;
     model._devlabDrawn = true;
     if (!keep) fit();
     requestAnimationFrame(keepInView);
+  }
+
+  // The copies of one arrow, as a table under the drawing (tensor, bytes, producing op, line).
+  function listCopies(route) {
+    const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+    const rows = route.rows.map((r) => `<tr><td>${esc(r[0])}</td><td style="text-align:right">${esc(r[1])}</td>` +
+      `<td>${esc(r[3])}</td><td>${esc(r[4])}</td></tr>`).join("");
+    panel.innerHTML = `<div class="devlab-graph-copies-title">${esc(route.title)}</div>` +
+      `<table><thead><tr><th>tensor</th><th>bytes</th><th>producing op</th><th>line</th></tr></thead>` +
+      `<tbody>${rows}</tbody></table>` + (route.more ? `<div>\u2026 and ${route.more} more</div>` : "");
   }
 
   let drag = null;
@@ -144,6 +177,7 @@ function render({ model, el }) {
 
   model.on("change:svg", draw);
   model.on("change:dot", draw);
+  model.on("change:routes", () => { panel.innerHTML = ""; });
   model.on("change:focus", () => requestAnimationFrame(keepInView));
   draw();
   // The output area may get its width only after the first paint.

@@ -6,13 +6,19 @@ Graphviz's ``dot`` lays the graph out here when it is installed. Without it (a p
 cannot bring it), the widget sends the DOT text instead, with ``graphviz.js``: Graphviz compiled
 to WebAssembly (built by tools/build_widget.sh), which lays it out in the browser.
 
+Above 150 ops the default drawing is one node per device (``GraphView``'s device view): a click
+on a device redraws that device's ops folded by scope ("devices" goes back), and a click on an
+arrow lists its copies under the drawing, from rows sent with the drawing (no round trip).
+
 Saved in a notebook and opened before it runs, a widget has no state to show; its text says to
 run the cell, and the static SVG travels with it for viewers that draw SVG (GitHub, nbviewer).
 """
 import pathlib
 
 from ..framework.extras import require
-from ..views.graph_view import GraphView, GraphvizMissing, fit_svg
+from ..views.colours import short_device
+from ..views.copies import total_bytes
+from ..views.graph_view import GraphView, GraphvizMissing, fit_svg, human_bytes
 
 anywidget = require("anywidget", "devlab.notebook.GraphWidget")
 traitlets = require("traitlets", "devlab.notebook.GraphWidget")
@@ -20,6 +26,7 @@ traitlets = require("traitlets", "devlab.notebook.GraphWidget")
 HERE = pathlib.Path(__file__).parent
 STATIC_SVG_LIMIT = 300_000  # characters: bigger drawings are not copied into the static output
 GRAPHVIZ_JS = HERE / "graphviz.js"
+ROUTE_ROWS = 500  # copies of one arrow sent to the browser for its list
 
 
 def graphviz_js():
@@ -43,6 +50,9 @@ class GraphWidget(anywidget.AnyWidget):
     unfolded = traitlets.List([]).tag(sync=True)
     focus = traitlets.Unicode("").tag(sync=True)  # svg id to keep in view (the stepper's current)
     keep_zoom = traitlets.Bool(False).tag(sync=True)  # redraws keep the zoom and pan (the stepper)
+    devices = traitlets.Dict({}).tag(sync=True)  # device view: svg id of each device node -> its short name
+    routes = traitlets.Dict({}).tag(sync=True)  # device view: svg id of each arrow -> {"title", "rows", "more"}
+    opened = traitlets.Unicode("").tag(sync=True)  # the device whose ops are drawn alone, or ""
 
     def __init__(self, session, keep_zoom=False, **view_options):
         super().__init__(keep_zoom=keep_zoom)
@@ -65,8 +75,33 @@ class GraphWidget(anywidget.AnyWidget):
             if source and not self.graphviz_js:
                 self.graphviz_js = graphviz_js()
             self.folds = dict(self.view.folds)
+            self.devices = {i: short_device(d) for i, d in self.view.device_nodes.items()}
+            self.routes = self._route_rows()
+            self.opened = short_device(self.view.open_device) if self.view.open_device else ""
             self.svg, self.dot = svg, source
         return self.view
+
+    def _route_rows(self):
+        """{svg id of an arrow: its title and its copies' rows (the first ROUTE_ROWS)}."""
+        out = {}
+        for eid, route in self.view.routes.items():
+            rows = self.view.routes_copies[route]
+            out[eid] = {"title": f"{len(rows)} copies {short_device(route[0])} \u2192 {short_device(route[1])}, "
+                                 f"{human_bytes(total_bytes(rows))} per run",
+                        "rows": [[c.tensor, "?" if c.nbytes is None else human_bytes(c.nbytes), c.nbytes or 0,
+                                  f"{c.op_name} ({c.op_type})", c.where] for c in rows[:ROUTE_ROWS]],
+                        "more": max(0, len(rows) - ROUTE_ROWS)}
+        return out
+
+    def open_device(self, name):
+        """Draws the ops of one device, folded by scope (what a click on a device node does)."""
+        self.unfolded = []
+        self.redraw(level="ops", open_device=name)
+
+    def show_devices(self):
+        """Back to the device view."""
+        self.unfolded = []
+        self.redraw(level="device", open_device=None)
 
     def unfold(self, scope):
         """Opens a folded name scope (what a click on its 3-D box does)."""
@@ -83,6 +118,10 @@ class GraphWidget(anywidget.AnyWidget):
             self.unfold(self.folds[content["id"]])
         elif content.get("event") == "fold_all":
             self.fold_all()
+        elif content.get("event") == "open_device" and content.get("id") in self.devices:
+            self.open_device(self.devices[content["id"]])
+        elif content.get("event") == "devices":
+            self.show_devices()
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)

@@ -4,7 +4,8 @@
 then shows in that cell, in this order: the device mapping and placement log once, as TF's lines,
 printed from each session's events as it places (a long log only its first lines), the cell's own output, a
 one-line summary per session (ops, devices, copies, bytes) over the placement table (folded), the
-placed graph of everything the cell ran (a widget: pan, zoom, click a folded scope to open it),
+placed graph of everything the cell ran (a widget: pan, zoom, click a folded scope to open it; above
+150 ops one node per device, a click on a device opens its ops, on an arrow lists its copies),
 and, on request, the stepper, the timeline or an explanation. Inside
 the cell ``import tensorflow as tf`` (or ``tensorflow.compat.v1``) gives devlab, so pasted code
 runs as pasted; outside the magic nothing is redirected.
@@ -129,6 +130,8 @@ class PlacementMagics(Magics):
               help="fold numbered ops and name scopes in the drawing (default: when it is big)")
     @argument("--no-fold", dest="fold", action="store_false", help="never fold the drawing")
     @argument("--collapse", dest="fold", action="store_true", help="the old name of --fold")
+    @argument("--ops", action="store_true",
+              help="draw the ops even above 150 ops (the default there: one node per device)")
     @argument("--unfold", metavar="SCOPE", action="append", default=[], help="open this folded name scope")
     @argument("--runs", metavar="I,J", default=None,
               help="draw only these of the cell's different runs (0 is the first); default: all of them")
@@ -236,7 +239,7 @@ class PlacementMagics(Magics):
     def _show(self, cap, args):
         for report in cap.reports:
             if report.records:
-                display(PlacementReport(report.session, report.records, report.plans))
+                display(PlacementReport(report.session, report.records, report.plans, report.run_metadata))
         last = cap.last
         if args.draw and not args.step and last is not None:  # the stepper draws the graph itself
             from .graph_widget import GraphWidget
@@ -247,7 +250,7 @@ class PlacementMagics(Magics):
                 except (ValueError, IndexError):
                     raise UsageError(f"--runs names runs 0 to {len(plans) - 1} of this cell, "
                                      f"got {args.runs!r}") from None
-            graph = GraphWidget(last.session, runs=plans, fold=args.fold)
+            graph = GraphWidget(last.session, runs=plans, fold=args.fold, level="ops" if args.ops or args.unfold else None)
             for scope in args.unfold:
                 graph.unfold(scope)
             display(graph)

@@ -13,6 +13,12 @@ Big drawings fold, decided by their drawn size (nodes, and nodes side by side), 
    (TensorBoard-style). ``unfold=["layer3"]`` opens a scope (its sub-scopes stay folded);
    in the notebook a click on the box does it.
 
+Above ``DEVICE_VIEW_OPS`` ops the default drawing is the *device view*: one node per device (its
+op count and biggest scopes), one arrow per (source, destination) labelled with its copies and
+bytes per run, so the drawing has as many nodes as devices whether the graph has 10 ops or
+100,000. ``level="ops"`` draws the ops; ``open_device="GPU:0"`` draws one device's ops (folded
+by scope); in the notebook a click on a device opens it and a click on an arrow lists its copies.
+
 The DOT text is written here directly, one line per node and edge with op names quoted safely,
 so building it stays linear (a 10,000-op chain with 10,000 copies takes a few ms once folded);
 ``dot`` runs in a subprocess with a time limit. Node ids are op names or their folds, never
@@ -24,7 +30,10 @@ import shutil
 import subprocess
 
 from .colours import COPY_COLOUR, CURRENT_COLOUR, device_colour, short_device
+from .copies import by_route, copies, total_bytes
+from .sizes import bytes_label, human_bytes, tensor_bytes  # noqa: F401 - also read from here by other views
 
+DEVICE_VIEW_OPS = 150  # ops above which the default drawing is one node per device
 NODE_BUDGET = 60  # drawn nodes above which series, then scopes, fold
 RANK_BUDGET = 14  # nodes side by side (same depth) above which they fold too
 SERIES_MIN = 3  # numbered ops that make a series
@@ -100,11 +109,15 @@ class GraphView:
     name to mark as current; ``highlight_copy``: ``(tensor name, device name)`` of a copy to mark;
     ``done``: names of ops already run and ``done_copies``: ``(tensor name, device name)`` of copies
     already made (drawn solid, the rest faded), when stepping. ``interactive``: drawn for the
-    widget, where a click opens a folded scope (a static drawing does not say so).
+    widget, where a click opens a folded scope (a static drawing does not say so). ``level``:
+    "device" (one node per device), "ops", or None: devices above ``DEVICE_VIEW_OPS`` ops unless
+    stepping or told never to fold. ``open_device``: draw only this device's ops (a short or full
+    name), folded by scope.
     """
 
     def __init__(self, session, plan=None, runs=None, fold=None, unfold=(), highlight=None,
-                 highlight_copy=None, done=None, done_copies=(), collapse=None, interactive=False):
+                 highlight_copy=None, done=None, done_copies=(), collapse=None, interactive=False,
+                 level=None, open_device=None):
         self.session = session
         self.interactive = interactive
         if plan is not None:
@@ -122,6 +135,18 @@ class GraphView:
         self.done = set(done) if done is not None else None
         self.done_copies = set(done_copies)
         self._collect()
+        self.open_device = None
+        if open_device:
+            self._keep_device(open_device)
+        if level not in (None, "device", "ops"):
+            raise ValueError(f"level must be 'device' or 'ops', got {level!r}")
+        if level is None:
+            stepping = highlight is not None or highlight_copy is not None or done is not None
+            big = len(self.ops) > DEVICE_VIEW_OPS
+            level = "device" if big and not stepping and self.fold is not False and not open_device else "ops"
+        self.level = level
+        self.device_nodes = {}  # svg id of each device node (device view) -> the device's full name
+        self.routes = {}  # svg id of each arrow (device view) -> (source, destination) full names
         self._layout = None
         self._bases = {}  # op name -> its series name (the name without its _N)
 
@@ -145,6 +170,21 @@ class GraphView:
         self.feeds = {t: d for t, d in feeds.items() if t.op.name not in ops}
         self.transfers = list(transfers.values())
         self.device_of = {op.name: placement.device_of(op) for op in self.ops} if placement else {}
+
+    def _keep_device(self, name):
+        """Only the ops of device ``name`` (short or full), folded by scope unless told otherwise."""
+        wanted = [d for d in {d.name: d for d in self.device_of.values()}.values()
+                  if name in (d.name, short_device(d.name))]
+        if not wanted:
+            known = ", ".join(sorted({short_device(d.name) for d in self.device_of.values()}))
+            raise ValueError(f"open_device: no ops ran on {name!r}; the devices drawn are {known}")
+        device = wanted[0]
+        self.open_device = device.name
+        self.ops = [op for op in self.ops if self.device_of[op.name] is device]
+        self.device_of = {op.name: device for op in self.ops}
+        self.feeds = {t: d for t, d in self.feeds.items() if d is device}
+        if self.fold is None:
+            self.fold = True
 
     @property
     def devices(self):
@@ -296,6 +336,8 @@ class GraphView:
     # -- DOT -----------------------------------------------------------------------------------------
     def to_dot(self):
         """The drawing as DOT text (a ``Dot``: ``.source``, ``.pipe(format=...)``)."""
+        if self.level == "device":
+            return self._device_dot()
         nodes, of_op, of_feed, folding = self.layout()
         self.folds = {}  # svg id of each folded scope -> the scope (what a click unfolds)
         self.copy_ids = {}  # (tensor name, device name) -> svg id of its copy edge
@@ -356,6 +398,66 @@ class GraphView:
                 attrs.append(f"label={dot_quote(label)}")
             lines.append(f'  {ids[src]} -> {ids[dst]} [{", ".join(attrs)}];')
         lines.append(self._legend(folding))
+        lines.append('}')
+        return Dot("\n".join(lines))
+
+    def _device_dot(self):
+        """One node per device, one arrow per route labelled with its copies and bytes per run."""
+        self.folds, self.copy_ids, self.node_ids, self._of_op = {}, {}, {}, {}
+        self.routes_copies = by_route(copies(self.plans))
+        counts, scopes = {}, {}
+        for op in self.ops:
+            d = self.device_of[op.name].name
+            counts[d] = counts.get(d, 0) + 1
+            top = op.name.split("/")[0] + "/" if "/" in op.name else None
+            if top:
+                per = scopes.setdefault(d, {})
+                per[top] = per.get(top, 0) + 1
+        fed = {}
+        for d in self.feeds.values():
+            fed[d.name] = fed.get(d.name, 0) + 1
+        lines = ['digraph devices {',
+                 '  graph [rankdir=LR, fontname="Helvetica", fontsize=12, nodesep=0.6, ranksep=1.6];',
+                 '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=14, margin="0.25,0.12"];',
+                 '  edge [color="' + COPY_COLOUR + '", fontcolor="' + COPY_COLOUR + '", fontname="Helvetica", '
+                 'fontsize=13, style=dashed, penwidth=2];']
+        ids = {}
+        for device in self.devices:
+            name, colour = device.name, device_colour(device.name)
+            nid = ids[name] = f"device-{len(ids)}"
+            self.device_nodes[nid] = name
+            n = counts.get(name, 0)
+            top = sorted(((sc, k) for sc, k in scopes.get(name, {}).items() if k > 2),  # scopes, not an op's Const
+                         key=lambda kv: (-kv[1], kv[0]))[:3]
+            label = [short_device(name), f"{n} op{'s' if n != 1 else ''}" + (f", {fed[name]} fed" if name in fed else "")]
+            label += [f"{scope} {k}" for scope, k in top]
+            tip = f"{short_device(name)}: {n} ops ({_backing(device)})" + (" (click to open)" if self.interactive else "")
+            lines.append(f'  "{nid}" [id="{nid}", class="devlab-device", label={dot_quote(chr(10).join(label))}, '
+                         f'fillcolor="{colour}30", color="{colour}", fontcolor="#222222", penwidth=2, '
+                         f'tooltip={dot_quote(tip)}];')
+        for i, ((src, dst), rows) in enumerate(sorted(self.routes_copies.items(),
+                                                        key=lambda kv: (ids.get(kv[0][0], ""), ids.get(kv[0][1], "")))):
+            if src not in ids or dst not in ids:
+                continue
+            eid = f"route-{i}"
+            self.routes[eid] = (src, dst)
+            for c in rows:
+                self.copy_ids.setdefault((c.tensor, c.destination), eid)
+            nbytes = total_bytes(rows)
+            label = f"{len(rows)} cop{'ies' if len(rows) != 1 else 'y'}\n{human_bytes(nbytes)} per run"
+            tip = (f"{len(rows)} copies {short_device(src)} -> {short_device(dst)}: "
+                   + ", ".join(c.tensor for c in rows[:5]) + (" ..." if len(rows) > 5 else "")
+                   + (" (click to list them)" if self.interactive else ""))
+            width = 1.5 + min(4.0, len(str(max(nbytes, 1))) / 2.5)  # thicker for more bytes
+            lines.append(f'  "{ids[src]}" -> "{ids[dst]}" [id="{eid}", class="devlab-route", label={dot_quote(label)}, '
+                         f'penwidth={width:.1f}, tooltip={dot_quote(tip)}];')
+        n_ops = len(self.ops)
+        moved = total_bytes([c for rows in self.routes_copies.values() for c in rows])
+        n_copies = sum(len(rows) for rows in self.routes_copies.values())
+        key = (f"device view: {n_ops} ops on {len(ids)} devices, {n_copies} copies ({human_bytes(moved)}) per run"
+               + (" · click a device to open its ops, an arrow to list its copies" if self.interactive else
+                  " · level='ops' or open_device=... draws the ops"))
+        lines.append(f'  label={dot_quote(key)}; labelloc=b; labeljust=l; fontsize=12;')
         lines.append('}')
         return Dot("\n".join(lines))
 
@@ -477,29 +579,6 @@ def fit_svg(svg):
     """Lets a graphviz SVG shrink to the width of its output area (it never grows past 1:1). Also
     writes graphviz's ``&#45;`` as the plain hyphen it stands for, so ids and classes read as written."""
     return svg.replace("<svg width=", '<svg style="max-width:100%;height:auto" width=', 1).replace("&#45;", "-")
-
-
-def tensor_bytes(t):
-    """Bytes of a fully-shaped numeric tensor, else None."""
-    if t.shape.is_fully_defined() and t.dtype.base_dtype.name != "string":
-        return t.shape.num_elements() * t.dtype.base_dtype.size
-    return None
-
-
-def bytes_label(known, unsized=0):
-    """``"8.0 KB"``; with copies whose size only the run knows (a shape the graph leaves open, as
-    ``dynamic_partition``'s), says so rather than counting them as 0 B: ``"8.0 KB + 2 sized at run time"``."""
-    if not unsized:
-        return human_bytes(known)
-    what = f"{unsized} sized at run time" if unsized > 1 else "sized at run time"
-    return what if not known else f"{human_bytes(known)} + {what}"
-
-
-def human_bytes(n):
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
 
 
 def _class_groups(op):

@@ -8,7 +8,8 @@ import html
 import itertools
 
 from .colours import device_colour, short_device, swatch
-from .graph_view import bytes_label, tensor_bytes
+from .copies import copies, copies_html, total_bytes
+from .sizes import bytes_label
 
 _ids = itertools.count()
 LOG_HEAD = 12  # placement lines printed when a log is long
@@ -16,8 +17,9 @@ LOG_LIMIT = 20  # a log up to this many lines is printed whole
 
 
 class PlacementReport:
-    def __init__(self, session, records, plans=()):
+    def __init__(self, session, records, plans=(), run_metadata=None):
         self.session = session
+        self.run_metadata = run_metadata  # a traced run's: the copies table's bytes are the ones it moved
         self.records = list(records)
         self.plans = list({id(p): p for p in plans}.values())  # each different run once
 
@@ -38,14 +40,13 @@ class PlacementReport:
 
     def summary(self):
         counts = self.counts()
-        copies = self.transfers()
-        sizes = [tensor_bytes(s.tensor) for s in copies]
-        nbytes = bytes_label(sum(n or 0 for n in sizes), sizes.count(None))
+        rows = copies(self.plans, self.run_metadata)
+        nbytes = total_bytes(rows)
         where = ", ".join(f"{short_device(d)} {n}" for d, n in counts.items())
         runs = len(self.plans)
         return (f"devlab: {len(self.records)} ops placed on {len(counts)} device{'s' if len(counts) != 1 else ''} "
-                f"({where}); {len(copies)} cop{'ies' if len(copies) != 1 else 'y'} between devices "
-                f"({nbytes}) " + ("in 1 run" if runs == 1 else f"across {runs} different runs"))
+                f"({where}); {len(rows)} cop{'ies' if len(rows) != 1 else 'y'} between devices "
+                f"({bytes_label(nbytes, sum(c.nbytes is None for c in rows))}) " + ("in 1 run" if runs == 1 else f"across {runs} different runs"))
 
     def text(self):
         return self.summary()
@@ -61,18 +62,37 @@ class PlacementReport:
         tid = f"devlab-placement-{next(_ids)}"
         counts = "".join(f"<span style='margin-right:1em'>{swatch(d)}{html.escape(short_device(d))}: {n}</span>"
                          for d, n in self.counts().items())
+        # The device column comes first and the table scrolls in a box of its own, so a long op name
+        # never pushes the device off-screen and the header stays at the top of a 1,000-op table.
         rows = "".join(
-            f"<tr><td>{html.escape(r.op_name)}</td><td>{html.escape(r.op_type)}</td>"
-            f"<td style='color:{device_colour(r.device)}'>{html.escape(r.device)}</td></tr>" for r in self.records)
+            f"<tr><td style='color:{device_colour(r.device)};white-space:nowrap'>{html.escape(short_device(r.device))}"
+            f"</td><td>{html.escape(r.op_type)}</td><td>{html.escape(r.op_name)}</td></tr>" for r in self.records)
         mapping = html.escape(self.session.device_mapping)
         return (f"<div class='devlab-placement'><div><b>{html.escape(self.summary())}</b></div>"
                 f"<details><summary>placement table ({len(self.records)} ops) and device mapping: "
                 f"{counts}</summary><pre>{mapping}</pre>"
                 f"<input placeholder='filter ops, types, devices' oninput=\"devlabFilter('{tid}', this.value)\">"
-                f"<table id='{tid}'><thead><tr>"
-                + "".join(f"<th style='cursor:pointer' onclick=\"devlabSort('{tid}', {i})\">{h}</th>"
-                          for i, h in enumerate(("op", "type", "device")))
-                + f"</tr></thead><tbody>{rows}</tbody></table></details>{_SCRIPT}</div>")
+                f"<div style='max-height:24em;overflow:auto'><table id='{tid}' style='text-align:left'><thead><tr>"
+                + "".join(f"<th style='cursor:pointer;text-align:left' onclick=\"devlabSortBy('{tid}', {i})\">{h}</th>"
+                          for i, h in enumerate(("device", "type", "op")))
+                + f"</tr></thead><tbody>{rows}</tbody></table></div></details>"
+                + copies_html(copies(self.plans, self.run_metadata)) + f"{_SCRIPT}</div>")
+
+
+def report_text(report, copies_limit=20, lines=True):
+    """What ``devlab place`` prints for one session (a ``runtime.events.SessionReport``): its device
+    mapping, the summary line, the copies table (largest first, ``copies_limit`` rows; None: all)
+    and then the raw placement log, as TensorFlow prints it."""
+    from .copies import copies_text
+    out = [report.session.device_mapping]
+    if report.records:
+        placed = PlacementReport(report.session, report.records, report.plans, report.run_metadata)
+        out.append(placed.summary())
+        if report.plans:
+            out.append(copies_text(copies(report.plans, report.run_metadata, lines=lines), limit=copies_limit))
+        out.append(f"placement log ({len(report.records)} lines):")
+        out += [str(r) for r in report.records]
+    return "\n".join(out)
 
 
 def log_text(records, head=LOG_HEAD, limit=LOG_LIMIT):
@@ -85,16 +105,23 @@ def log_text(records, head=LOG_HEAD, limit=LOG_LIMIT):
                                       f"below, or print(sess.placement_log)"])
 
 
-_SCRIPT = """<script>
+_SCRIPT = """<style>.devlab-placement table td, .devlab-placement table th { text-align: left; }</style>
+<script>
 window.devlabFilter = window.devlabFilter || function (id, q) {
   q = q.toLowerCase();
   document.querySelectorAll('#' + id + ' tbody tr').forEach(function (tr) {
     tr.style.display = tr.textContent.toLowerCase().indexOf(q) >= 0 ? '' : 'none'; });
 };
-window.devlabSort = window.devlabSort || function (id, col) {
+window.devlabSortBy = window.devlabSortBy || function (id, col) {
   var body = document.querySelector('#' + id + ' tbody');
   var rows = Array.prototype.slice.call(body.rows);
-  rows.sort(function (a, b) { return a.cells[col].textContent.localeCompare(b.cells[col].textContent); });
+  var th = document.querySelector('#' + id + ' thead').rows[0].cells[col];
+  var dir = th.dataset.dir === 'up' ? -1 : 1;  // a second click sorts the other way
+  th.dataset.dir = dir === 1 ? 'up' : 'down';
+  rows.sort(function (a, b) {
+    var x = a.cells[col], y = b.cells[col];
+    if (x.dataset.sort !== undefined) { return dir * (Number(x.dataset.sort) - Number(y.dataset.sort)); }
+    return dir * x.textContent.localeCompare(y.textContent); });
   rows.forEach(function (r) { body.appendChild(r); });
 };
 </script>"""
