@@ -4,7 +4,7 @@ passes. A fixed fast subset runs here; ``python tools/tf_verbatim.py run`` runs 
 
 The files are not in git (code fetched from public repositories stays out of the project's
 commits); ``python tools/tf_verbatim.py extract --mirror GIT_DIR`` puts them in place, checked
-against the pinned hashes. Without them this test skips and says so."""
+against the pinned hashes. Without them conftest.py leaves this file out of the suite."""
 import json
 import pathlib
 import subprocess
