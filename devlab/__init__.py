@@ -44,7 +44,7 @@ from .api.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_n
 from .api.control_flow import cond, while_loop
 from .api.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from .api.control_flow_case import case
-from .api.math_ops import ceil, count_nonzero, log1p, reduce_logsumexp
+from .api.math_ops import ceil, count_nonzero, cumsum, log1p, reduce_logsumexp
 from .api.tensordot import tensordot
 from .api.tensor_array_ops import TensorArray
 from .api.data_flow_ops import (ConditionalAccumulator, FIFOQueue, RandomShuffleQueue, dynamic_partition,
@@ -118,7 +118,7 @@ io = _Namespace("tf.io", write_graph=_write_graph, read_file=read_file, write_fi
                 FixedLenFeature=FixedLenFeature, VarLenFeature=VarLenFeature)
 # tf.math: the names TF 1.13+ scripts reach there, the same functions as at the top level and in tf.nn
 math = _Namespace("tf.math", **{n: globals()[n] for n in (
-    "abs", "add", "add_n", "argmax", "ceil", "cos", "count_nonzero", "divide", "equal", "exp", "floor", "floordiv",
+    "abs", "add", "add_n", "argmax", "ceil", "cos", "count_nonzero", "cumsum", "divide", "equal", "exp", "floor", "floordiv",
     "floormod", "greater", "greater_equal", "invert_permutation", "less", "less_equal", "log", "log1p",
     "logical_and", "logical_not", "logical_or", "maximum", "minimum", "mod", "multiply", "negative", "not_equal",
     "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",

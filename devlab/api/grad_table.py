@@ -661,6 +661,9 @@ def _sparse_to_dense_grad(op, grad):
 GRADIENTS["SparseToDense"] = _sparse_to_dense_grad
 # TF's _CheckNumericsGrad: the gradient is checked too. TF formats the message attr as the bytes
 # its get_attr returns, so its message reads "... gradient. b'msg'"; devlab writes the same words.
+# the gradient of a running sum is the running sum of the gradient run the other way (TF's _CumsumGrad)
+GRADIENTS["Cumsum"] = lambda op, grad: [M.cumsum(grad, op.inputs[1], exclusive=op.get_attr("exclusive"),
+                                                 reverse=not op.get_attr("reverse")), None]
 GRADIENTS["CheckNumerics"] = lambda op, grad: [A.check_numerics(
     grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. "
     f"{str(op.get_attr('message')).encode()!r}")]

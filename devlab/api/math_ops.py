@@ -185,6 +185,15 @@ def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64
                      {"output_type": dtypes.as_dtype(output_type)})
 
 
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running sums of ``x`` along ``axis`` (one Cumsum op): ``exclusive`` leaves each element out
+    of its own sum, ``reverse`` sums from the end."""
+    with name_scope(name, "Cumsum", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return op_output("Cumsum", scope, [("x", x, None), ("axis", axis, None)],
+                         {"exclusive": bool(exclusive), "reverse": bool(reverse)})
+
+
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """min(max(t, clip_value_min), clip_value_max), built as TF builds it: Minimum, then Maximum."""
     with name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:

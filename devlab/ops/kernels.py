@@ -255,6 +255,30 @@ def argmax(k, x, dimension):
     return k.xp.argmax(x, axis=axis).astype(k.attrs["output_type"].as_numpy_dtype)
 
 
+def cumsum(k, x, axis):
+    """Running sums along ``axis`` (TF's ScanOp): ``exclusive`` starts each from 0, ``reverse`` runs
+    from the far end."""
+    xp = k.xp
+    if axis.ndim != 0:
+        raise errors.InvalidArgumentError(None, None, f"ScanOp: axis must be a scalar, not {list(axis.shape)}")
+    a = int(axis)
+    if not -x.ndim <= a < x.ndim:
+        raise errors.InvalidArgumentError(None, None, f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), "
+                                          f"but got {a}")
+    a %= x.ndim
+    if k.attrs["reverse"]:
+        x = xp.flip(x, axis=a)
+    out = xp.cumsum(x, axis=a, dtype=x.dtype)
+    if k.attrs["exclusive"]:  # each sum without its own element: the inclusive sums moved one along
+        shifted = xp.zeros_like(out)
+        inner = [slice(None)] * x.ndim
+        inner[a], outer = slice(1, None), list(inner)
+        outer[a] = slice(None, -1)
+        shifted[tuple(inner)] = out[tuple(outer)]
+        out = shifted
+    return xp.flip(out, axis=a) if k.attrs["reverse"] else out
+
+
 def one_hot(k, indices, depth, on_value, off_value):
     """on_value where the last axis equals the index, off_value elsewhere (-1 matches nothing)."""
     xp = k.xp

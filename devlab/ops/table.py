@@ -148,6 +148,7 @@ OPS = _table(
     OpDef("Any", S.reduction, K.reducer("any"), writes_out=True, required_attrs=("keep_dims",)),
     OpDef("All", S.reduction, K.reducer("all"), writes_out=True, required_attrs=("keep_dims",)),
     OpDef("ArgMax", S.argmax, K.argmax, required_attrs=("output_type",)),
+    OpDef("Cumsum", S.same_as_first, K.cumsum, required_attrs=("exclusive", "reverse")),
     OpDef("OneHot", S.one_hot, K.one_hot, type_input=None),
     # neural networks
     OpDef("LogSoftmax", S.same_as_first, NK.log_softmax),

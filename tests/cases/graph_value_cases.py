@@ -178,4 +178,16 @@ def case_floormod_adam_powers_and_cond_on_a_bool_variable(tf, rewrites_off=False
     return facts
 
 
+# -- tf.cumsum (issue 26's common functions): its op, attrs, gradient and errors ----------------------
+def case_cumsum_its_gradient_and_its_errors(tf, rewrites_off=False):
+    x = tf.constant(X3, name="x")
+    sums = [tf.cumsum(x, axis=a, exclusive=e, reverse=r) for a, e, r in ((1, True, True), (-1, False, True), (0, True, False))]
+    grad = tf.gradients(tf.reduce_sum(sums[0] * x) + tf.reduce_sum(sums[1] * sums[2]), [x])[0]
+    facts = _facts(tf, sums + [grad, tf.cumsum([1, 2, 3])], rewrites_off=rewrites_off)
+    facts["attrs"] = [[op.get_attr("exclusive"), op.get_attr("reverse")]
+                      for op in tf.get_default_graph().get_operations() if op.type == "Cumsum"]
+    facts["errors"] = [_error(lambda: tf.cumsum([1.0, 2.0], axis=1.0)), _error(lambda: tf.cumsum("ab"))]
+    return facts
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
