@@ -211,6 +211,8 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
 
 
 def _as_bytes(arr):
+    if arr.size > 1 and not any(arr.strides):  # one value broadcast to a huge shape: encode it once
+        return np.broadcast_to(_as_bytes(arr.reshape(-1)[:1].copy()).reshape(()), arr.shape)
     flat = [v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1)]
     out = np.empty(len(flat), dtype=object)
     out[:] = flat
