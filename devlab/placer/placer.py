@@ -81,14 +81,14 @@ def place(ops, devices, allow_soft_placement=False, local_task=None):
         raise errors.InvalidArgumentError(None, None, "No devices are registered")
     placement = Placement(devices)
     present = {d.device_type for d in devices}
-    groups = _build_groups(ops, present, allow_soft_placement)
+    ordered = graph_order(ops)  # TF's visiting order, for the groups and for the placing below
+    groups = _build_groups(ops, ordered, present, allow_soft_placement)
     consumers = {}
     for op in ops:
         for t in op.inputs:
             consumers.setdefault(t.op.name, []).append(op)
         for c in op.control_inputs:
             consumers.setdefault(c.name, []).append(op)
-    ordered = graph_order(ops)
     generators = [op for op in ordered if _is_generator(op)]
     first_pass = [op for op in ordered if not _is_generator(op)]
     matches = {}  # (request, kernel types) -> the candidate devices, in TF's order
@@ -200,7 +200,7 @@ def _parse_request(op):
             + errors.defined_at(op)) from None
 
 
-def _build_groups(ops, present, soft):
+def _build_groups(ops, ordered, present, soft):
     """Joins colocated ops as ``ColocationGraph::Initialize`` does; returns {op name: its group}.
 
     Every op starts alone (its request, or, for a variable, its *resource* device). Then, in
@@ -208,8 +208,8 @@ def _build_groups(ops, present, soft):
     is an error even under soft placement), then each op joins the first op seen in each of
     its ``loc:@`` groups, and its own name's group. Under soft placement a ``loc:@`` join that
     fails is skipped, and the op stays apart (TF logs "Ignoring request to colocate node").
+    ``ordered`` is ``ops`` in ``graph_order``.
     """
-    ordered = graph_order(ops)
     uf = UnionFind([op.name for op in ordered])
     group_of = {}
     types_of = {}
@@ -233,9 +233,10 @@ def _build_groups(ops, present, soft):
                 _join_edge(uf, group_of, t.op, dst, soft, present)
     first_of = {}  # ColocateAllNodes: a group name -> the first op seen in it
     for op in ordered:
-        names = [g.decode()[len("loc:@"):] for g in op.attrs.get("_class", ()) or ()
-                 if (g.decode() if isinstance(g, bytes) else g).startswith("loc:@")]
-        for name in names + [op.name]:
+        classes = op.attrs.get("_class")
+        names = [g.decode()[len("loc:@"):] for g in classes
+                 if (g.decode() if isinstance(g, bytes) else g).startswith("loc:@")] if classes else ()
+        for name in (*names, op.name):
             root = first_of.setdefault(name, op)
             if root is op:
                 continue
