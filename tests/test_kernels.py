@@ -94,6 +94,8 @@ CASES = {
     "Min": (lambda: tf.reduce_min(A, [0, 1]), lambda: A.min()),
     "Prod": (lambda: tf.reduce_prod(A, 1), lambda: A.prod(1)),
     "ArgMax": (lambda: tf.argmax(A, 1), lambda: A.argmax(1)),
+    "Cumsum": (lambda: tf.cumsum(A, 1, exclusive=True, reverse=True),
+               lambda: np.flip(np.cumsum(np.flip(A, 1), 1), 1) - A),  # the sums after each element
     "SoftmaxCrossEntropyWithLogits": (
         lambda: tf.nn.softmax_cross_entropy_with_logits_v2(labels=softmax(B), logits=A),
         lambda: -(softmax(B) * np.log(softmax(A))).sum(-1)),

@@ -25,6 +25,7 @@ UNARY = {"Neg": tf.negative, "Abs": tf.abs, "Sin": tf.sin, "Cos": tf.cos, "Exp":
          "Square": tf.square, "Sqrt": tf.sqrt, "Rsqrt": tf.rsqrt, "Reciprocal": tf.reciprocal, "Tanh": tf.tanh,
          "Sigmoid": tf.sigmoid, "Relu": tf.nn.relu, "Softmax": tf.nn.softmax, "Identity": tf.identity,
          "CheckNumerics": lambda x: tf.check_numerics(x, "x"),
+         "Cumsum": lambda x: tf.cumsum(x, 1, reverse=True) * tf.cumsum(x, 0, exclusive=True),
          "Sum": lambda x: tf.reduce_sum(x, 1), "Mean": lambda x: tf.reduce_mean(x, 0),
          "Max": lambda x: tf.reduce_max(x, 1), "Min": lambda x: tf.reduce_min(x),
          "Reshape": lambda x: tf.reshape(x, [6]), "Transpose": tf.transpose,
