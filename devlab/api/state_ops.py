@@ -2,6 +2,7 @@
 each with its variable (``_class = [loc:@v]``): an assignment always runs where ``v`` lives."""
 from ..framework.dtypes import DType
 from ..framework.scopes import name_scope
+from ..ops.validate import make_int
 from ..ops.build import apply_op_output, convert_to_tensor
 from .partitioned_variables import PartitionedVariable
 
@@ -41,7 +42,8 @@ def count_up_to(ref, limit, name=None):
     if ref.dtype.base_dtype.name not in ("int32", "int64"):
         raise TypeError(f"Value passed to parameter 'ref' has DataType {ref.dtype.base_dtype.name} not in list of "
                         "allowed values: int32, int64")
-    return apply_op_output("CountUpTo", [ref], {"limit": int(limit), "T": ref.dtype.base_dtype}, name or "CountUpTo")
+    return apply_op_output("CountUpTo", [ref], {"limit": make_int(limit, "limit"), "T": ref.dtype.base_dtype},
+                           name or "CountUpTo")
 
 
 # TF's signatures (and their positional order): only ``assign`` takes ``validate_shape``
