@@ -96,6 +96,14 @@ def _random(k, shape, *rest):
 
 
 # What each op whose output size comes from an input's value will allocate: (shape, numpy dtype).
+def _stitched(k, *indices_and_data):
+    """DynamicStitch's output: as many rows as the largest index says, each shaped like the data's."""
+    n = len(indices_and_data) // 2
+    indices, data = indices_and_data[:n], indices_and_data[n:]
+    rows = max((int(np.max(i)) + 1 for i in indices if np.size(i)), default=0)
+    return [max(rows, 0)] + list(np.shape(data[0])[np.ndim(indices[0]):]), data[0].dtype
+
+
 OUTPUTS = {
     "Fill": lambda k, dims, value: (_ints(dims), value.dtype),
     "RandomUniform": _random, "RandomStandardNormal": _random, "TruncatedNormal": _random,
@@ -105,6 +113,7 @@ OUTPUTS = {
     "Pad": _padded, "PadV2": _padded, "MirrorPad": _padded,
     "OneHot": lambda k, indices, depth, on, off: (list(np.shape(indices)) + [int(depth)], np.asarray(on).dtype),
     "ScatterNd": lambda k, indices, updates, shape: (_ints(shape), updates.dtype),
+    "DynamicStitch": _stitched, "ParallelDynamicStitch": _stitched,
     "UnsortedSegmentSum": lambda k, data, ids, n: ([int(n)] + list(np.shape(data)[np.ndim(ids):]), data.dtype),
 }
 
