@@ -65,10 +65,6 @@ def div_no_nan(x, y, name=None):
 
 
 realdiv = binary("RealDiv", "RealDiv")
-
-logical_and = binary("LogicalAnd", "LogicalAnd")
-logical_or = binary("LogicalOr", "LogicalOr")
-
 negative = unary("Neg")
 abs = unary("Abs")  # noqa: A001
 sign = unary("Sign")
