@@ -7,60 +7,23 @@ Floats and int64s are written packed, as TF's C++ writes them; either form is re
 """
 import struct
 
-from ..framework import errors
+from ..framework import errors, wire
 
 
-# -- the wire format --------------------------------------------------------------------------------
-def _varint(n):
-    n &= 0xFFFFFFFFFFFFFFFF  # a negative int64 is ten bytes
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+# -- the wire format (framework/wire.py) ------------------------------------------------------------
+def _bad_example(detail):
+    return errors.InvalidArgumentError(None, None, f"Could not parse example input: {detail}")
 
 
-def _field(number, payload):
-    """A length-delimited field."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+_varint, _field = wire.encode_varint, wire.encode_field
 
 
 def _read_varint(data, i):
-    shift = result = 0
-    while True:
-        if i >= len(data):
-            raise errors.InvalidArgumentError(None, None, "Could not parse example input: truncated varint")
-        b = data[i]
-        i += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, i
-        shift += 7
+    return wire.read_varint(data, i, _bad_example)
 
 
 def _fields(data):
-    """(field number, wire type, value) of a message: bytes for length-delimited fields, an int
-    for varints, raw bytes for fixed32/fixed64."""
-    i = 0
-    while i < len(data):
-        key, i = _read_varint(data, i)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, i = _read_varint(data, i)
-        elif wire == 2:
-            n, i = _read_varint(data, i)
-            value, i = data[i:i + n], i + n
-        elif wire == 5:
-            value, i = data[i:i + 4], i + 4
-        elif wire == 1:
-            value, i = data[i:i + 8], i + 8
-        else:
-            raise errors.InvalidArgumentError(None, None, "Could not parse example input")
-        yield number, wire, value
+    return wire.read_fields(data, _bad_example)
 
 
 # -- the messages -----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import struct
 
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, wire
 
 INDEX_SUFFIX = ".index"
 _MAGIC = 0xdb4775248b80fb57  # a table's last 8 bytes
@@ -147,39 +147,17 @@ def _block_items(block):
         pos += length
 
 
-# -- protobuf wire format: the few fields of BundleHeaderProto, BundleEntryProto and TensorShapeProto --------
+# -- protobuf wire format (framework/wire.py): BundleHeaderProto, BundleEntryProto, TensorShapeProto --
 def _varint(buf, pos):
-    result = shift = 0
-    while True:
-        if pos >= len(buf) or shift > 63:
-            raise CheckpointFormatError("a number runs past its data")
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
+    return wire.read_varint(buf, pos, CheckpointFormatError)
 
 
 def _fields(buf):
-    """{field number: [values]} of a serialized message: ints for varints and fixed, bytes for the rest."""
-    out, pos = {}, 0
-    while pos < len(buf):
-        tag, pos = _varint(buf, pos)
-        number, wire = tag >> 3, tag & 7
-        if wire == 0:
-            value, pos = _varint(buf, pos)
-        elif wire == 2:
-            length, pos = _varint(buf, pos)
-            if pos + length > len(buf):
-                raise CheckpointFormatError("a field runs past its message")
-            value, pos = bytes(buf[pos:pos + length]), pos + length
-        elif wire in (1, 5):
-            n = 8 if wire == 1 else 4
-            value, pos = int.from_bytes(buf[pos:pos + n], "little"), pos + n
-        else:
-            raise CheckpointFormatError(f"field {number} has wire type {wire}")
-        out.setdefault(number, []).append(value)
+    """{field number: [values]} of a serialized message: ints for varints and fixed fields, bytes
+    for the rest."""
+    out = {}
+    for number, kind, value in wire.read_fields(buf, CheckpointFormatError):
+        out.setdefault(number, []).append(int.from_bytes(value, "little") if kind in (1, 5) else value)
     return out
 
 
