@@ -6,8 +6,9 @@
 
 The same program text (``benchmarks/models.py``) is built with ``import devlab as tf`` and with
 ``import tensorflow.compat.v1 as tf``; each session runs its initializer, two warm-up steps and
-then ``--repeat`` timed steps, of which the median and the best are shown. Ratios read
-TF/devlab: above 1, devlab is faster. On a machine that other processes load, the median grows
+then ``--repeat`` timed steps, of which the median and the best are shown, in wall time and in CPU
+time (every thread of the process: the work a step does, whoever else loads the machine). Ratios
+read TF/devlab: above 1, devlab is faster. On a machine that other processes load, the median grows
 with how often a step is preempted; the best is closer to the work a step does. With TensorFlow in another virtual environment, run this with its python and
 devlab on the path: ``PYTHONPATH=$PWD /path/to/tfvenv/bin/python benchmarks/bench_models.py``.
 TensorFlow 2.16+ has ``tf.nn.rnn_cell`` only with Keras 2 (the ``tf_keras`` package, importable:
@@ -40,13 +41,14 @@ def step_seconds(tf, build, repeat):
     sess.run(init)
     for _ in range(2):
         sess.run(train, feed)
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         sess.run(train, feed)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
     sess.close()
-    return statistics.median(times), min(times)
+    return statistics.median(times), min(times), statistics.median(cpu), min(cpu)
 
 
 def main():
@@ -64,15 +66,17 @@ def main():
     theirs = {name: step_seconds(tf, MODELS[name], args.repeat) for name in args.models} if tf else {}
     print(describe_machine(tf))
     print(f"load average (1, 5, 15 min): {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    print(f"training steps, median (best) of {args.repeat}:")
+    print(f"training steps, median (best) of {args.repeat}, wall and CPU time:")
     for name in args.models:
-        (med, best) = mine[name]
         print(f"  {TITLES[name]}")
-        line = f"      devlab {med * 1e3:8.1f} ms ({best * 1e3:7.1f})"
-        if name in theirs:
-            t_med, t_best = theirs[name]
-            line += f"   TF {t_med * 1e3:8.1f} ms ({t_best * 1e3:7.1f})   TF/devlab {t_med / med:5.2f}x ({t_best / best:5.2f}x)"
-        print(line)
+        for kind, at in (("wall", 0), ("CPU ", 2)):
+            med, best = mine[name][at:at + 2]
+            line = f"    {kind} devlab {med * 1e3:8.1f} ms ({best * 1e3:7.1f})"
+            if name in theirs:
+                t_med, t_best = theirs[name][at:at + 2]
+                line += (f"   TF {t_med * 1e3:8.1f} ms ({t_best * 1e3:7.1f})"
+                         f"   TF/devlab {t_med / med:5.2f}x ({t_best / best:5.2f}x)")
+            print(line)
 
 
 if __name__ == "__main__":

@@ -122,3 +122,27 @@ def test_a_tie_sends_the_max_pool_gradient_to_the_first_maximum_only():
     got = run("MaxPoolGrad", [x, np.ones((1, 2, 2, 1), np.float32), dy], attrs)
     np.testing.assert_array_equal(got, ref.max_pool_grad(x, dy, 3, 1, "VALID"))
     assert got[0, 0, 0, 0] == 1.0 and got[0, 1, 1, 0] == 4.0 and got.sum() == 10.0
+
+
+def test_a_max_pool_gradient_split_over_the_cores_gives_the_loops_values(monkeypatch):
+    """Images handed to the cores in parts (as an input of POOL_PARTS elements is), with ties in
+    every window: the gradient of the loops."""
+    from devlab.ops import nn_kernels
+    monkeypatch.setattr(nn_kernels, "POOL_PARTS", 1)
+    x = np.round(R.uniform(-2, 2, (17, 9, 8, 3)), 0).astype(np.float32)  # five values: ties
+    attrs = pool_attrs(3, 2, "SAME")
+    y = ref.pool(x, 3, 2, "SAME", "max").astype(np.float32)
+    dy = R.uniform(-1, 1, y.shape).astype(np.float32)
+    np.testing.assert_allclose(run("MaxPoolGrad", [x, y, dy], attrs), ref.max_pool_grad(x, dy, 3, 2, "SAME"),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_an_infinite_max_pool_gradient_reaches_only_its_maximum():
+    """A window's infinite or NaN gradient goes to its maximum alone; the other inputs get 0, not
+    the NaN that inf * 0 would be."""
+    x = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)
+    dy = np.array([np.inf, 1, np.nan, -np.inf], np.float32).reshape(1, 2, 2, 1)
+    got = run("MaxPoolGrad", [x, np.zeros((1, 2, 2, 1), np.float32), dy], pool_attrs(2, 2, "VALID"))
+    expected = np.zeros((1, 4, 4, 1), np.float32)
+    expected[0, 1, 1, 0], expected[0, 1, 3, 0], expected[0, 3, 1, 0], expected[0, 3, 3, 0] = dy.reshape(-1)
+    np.testing.assert_array_equal(got, expected)

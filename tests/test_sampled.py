@@ -136,3 +136,26 @@ def test_sparse_to_dense_without_validation_still_rejects_indices_out_of_bounds(
         np.testing.assert_array_equal(sess.run(out, {idx: [3, 1, 1]}), [0, 1, 0, 1])
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"Indices are not valid \(out of bounds\)"):
             sess.run(out, {idx: [1, 7]})
+
+
+def test_log_uniform_draws_are_those_of_one_draw_at_a_time():
+    """The kernel takes its uniforms from the generator a block at a time; the classes, the number
+    of tries and where the generator is left are those of drawing one uniform per try (as TF's
+    sampler loop does), so the next run's draws continue the same stream."""
+    from devlab.ops import sampling_kernels
+
+    def one_at_a_time(rng, range_max, num_sampled):
+        seen, tries = [], 0
+        while len(seen) < num_sampled:
+            c = (int(math.exp(rng.random() * math.log1p(range_max))) - 1) % range_max
+            tries += 1
+            if c not in seen:
+                seen.append(c)
+        return seen, tries
+
+    for range_max, num_sampled in [(50000, 64), (10, 10), (20, 15), (3, 1)]:
+        blocks, single = np.random.default_rng(range_max), np.random.default_rng(range_max)
+        for _ in range(5):
+            got, tries = sampling_kernels._log_uniform_sample(blocks, range_max, num_sampled, True)
+            assert (list(got), tries) == one_at_a_time(single, range_max, num_sampled)
+        assert blocks.random() == single.random()

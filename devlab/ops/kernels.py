@@ -13,6 +13,7 @@ What the runtime may assume of a kernel (it writes into ``k.out``, it may return
 input, it reads DEAD values...) is a fact of its op, set on the OpDef in ``table.py``.
 """
 from . import summary_proto
+from .add_rows import add_rows
 from .strided import Masks, numpy_index
 from ..framework import errors
 
@@ -171,7 +172,8 @@ def add_n(k, *xs):
 def ints(a):
     """A small integer tensor (a shape, axes, paddings) as a host list of Python ints. TF keeps
     such tensors in host memory; on a real GPU this is where their values cross to the host."""
-    return [int(v) for v in a.reshape(-1).tolist()]
+    values = a.reshape(-1).tolist()
+    return values if a.dtype.kind in "iu" else [int(v) for v in values]  # tolist gives ints already
 
 
 def reshape(k, x, shape):
@@ -373,8 +375,13 @@ def unsorted_segment_sum(k, data, segment_ids, num_segments):
 
 
 def scatter_add(xp, out, index, values):
-    """``out[index] += values``, adding repeated indices up (numpy's and cupy's ``add.at``)."""
-    if hasattr(xp.add, "at"):
+    """``out[index] += values``, adding repeated indices up (numpy's and cupy's ``add.at``; whole
+    rows on the host by ``add_rows``, the same sums ten times faster)."""
+    import numpy as np
+    if xp is np and isinstance(index, np.ndarray) and index.dtype.kind in "iu" and out.ndim > 1 and index.size > 1 \
+            and values.shape == index.shape + out.shape[1:]:
+        add_rows(out, index.reshape(-1), values.reshape((index.size,) + out.shape[1:]))
+    elif hasattr(xp.add, "at"):
         xp.add.at(out, index, values)
     else:  # older cupy
         import cupyx
@@ -415,7 +422,12 @@ def pad_v2(k, x, paddings, constant_values):
     pairs = ints(paddings)
     widths = [(pairs[2 * i], pairs[2 * i + 1]) for i in range(x.ndim)]
     value = constant_values.item() if hasattr(constant_values, "item") else constant_values
-    return k.xp.pad(x, widths, mode="constant", constant_values=value)
+    if min(pairs, default=0) < 0:
+        return k.xp.pad(x, widths, mode="constant", constant_values=value)  # numpy's error
+    # One fill and one copy into the middle: np.pad's general machinery cost 40 µs a call.
+    out = k.xp.full(tuple(d + a + b for d, (a, b) in zip(x.shape, widths)), value, x.dtype)
+    out[tuple(slice(a, a + d) for d, (a, _) in zip(x.shape, widths))] = x
+    return out
 
 
 def mirror_pad(k, x, paddings):

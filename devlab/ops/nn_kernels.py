@@ -156,14 +156,14 @@ def _blocks(count, per_item, target=1 << 20):
     return [(lo, min(lo + step, count)) for lo in range(0, count, step)]
 
 
-def _in_parts(k, fn, count):
+def _in_parts(k, fn, count, blas=True):
     """``fn(lo, hi)`` over ranges covering ``range(count)``: split over the cores for host arrays
-    (``k.parts``, BLAS held to one thread meanwhile), in one call otherwise."""
+    (``k.parts``; ``blas``: BLAS held to one thread meanwhile), in one call otherwise."""
     parts = getattr(k, "parts", None)
     if parts is None:
         fn(0, count)
     else:
-        parts(fn, count)
+        parts(fn, count, blas)
 
 
 # -- convolution -------------------------------------------------------------------------------
@@ -282,12 +282,25 @@ def _pool_windows(k, shape):
     return Windows(k, shape, (ksize[1], ksize[2]))
 
 
+POOL_PARTS = 1 << 20  # input elements from which a pooling's images go to the cores in parts
+
+
+def _pool_parts(k, win, fn):
+    """``fn(lo, hi)`` over the images: in parts on the cores when the input is large (each part
+    runs every tap over its images, which stay in the cache meanwhile), else in one call: short
+    passes in threads that take turns at the interpreter lock cost more than they save."""
+    if win.n * win.h * win.w * win.c >= POOL_PARTS:
+        _in_parts(k, fn, win.n, blas=False)
+    else:
+        fn(0, win.n)
+
+
 def _reduce_taps(k, win, x, out, combine):
     """out = combine over the taps of what each sees of ``x`` (a running maximum or sum: one pass
     per tap over output-sized arrays, never the taps stacked, and no padded copy of ``x``: a tap
     touches only the outputs whose window it falls inside the input for; ``out`` starts as
-    combine's identity). In one thread: these passes are short, and threads taking turns at the
-    interpreter lock between them cost more than they save."""
+    combine's identity). In one thread: these passes are short (32x24x24x64, 3x3/2: 0.9 ms in
+    one call, 1.1 ms in parts on two cores)."""
     for i, j in win.taps():
         where = win.clipped(i, j)
         if where is not None:
@@ -305,23 +318,42 @@ def max_pool(k, x):
 
 def max_pool_grad(k, x, y, dy):
     """Each window's gradient goes to its maximum (the first one, in scan order, on a tie): tap by
-    tap, the windows whose maximum this tap holds and no earlier tap did take ``dy`` here."""
+    tap, the windows whose maximum this tap holds and no earlier tap did take ``dy`` here. The
+    maximum is computed again from ``x``, as TF's kernel does. A block of images at a time (in
+    parts on the cores), every pass writing into arrays made once (32x24x24x64, 3x3/2, CPU time:
+    8.3 ms with a new array each pass, 6.4 ms in place, 5.7 ms in place and in parts)."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
-    top = max_pool(k, x)
-    free = xp.ones(top.shape, bool)  # windows whose maximum no tap has claimed yet
     dx = xp.zeros(x.shape, dy.dtype)
     zero = dy.dtype.type(0)
-    for i, j in win.taps():
-        where = win.clipped(i, j)
-        if where is None:
-            continue
-        out_at, in_at = where
-        hit = xp.equal(x[in_at], top[out_at])
-        hit &= free[out_at]
-        claimed = free[out_at]
-        xp.bitwise_xor(claimed, hit, out=claimed)  # hit lies inside free: this clears what it claimed
-        dx[in_at] += xp.where(hit, dy[out_at], zero)
+    # dy * hit is dy where hit and 0 elsewhere (in half the time of where()) unless dy has an
+    # infinity or a NaN, which times 0 is NaN.
+    finite = dy.dtype.kind != "f" or bool(xp.isfinite(dy).all())
+    taps = [where for where in (win.clipped(i, j) for i, j in win.taps()) if where is not None]
+    lowest = _lowest(xp, x.dtype)
+
+    def part(lo, hi):
+        seen, grad, back = x[lo:hi], dy[lo:hi], dx[lo:hi]
+        top = xp.full((hi - lo, win.oh, win.ow, win.c), lowest, x.dtype)
+        for out_at, in_at in taps:
+            view = top[out_at]
+            xp.maximum(view, seen[in_at], out=view)
+        free = xp.ones(top.shape, bool)  # windows whose maximum no tap has claimed yet
+        hits = xp.empty(top.shape, bool)
+        shares = xp.empty(top.shape, dy.dtype)
+        for out_at, in_at in taps:
+            hit, claimed, share = hits[out_at], free[out_at], shares[out_at]
+            xp.equal(seen[in_at], top[out_at], out=hit)
+            xp.logical_and(hit, claimed, out=hit)
+            xp.logical_xor(claimed, hit, out=claimed)  # hit lies inside free: this clears what it claimed
+            if finite:
+                xp.multiply(grad[out_at], hit, out=share)
+            else:
+                share[...] = xp.where(hit, grad[out_at], zero)
+            into = back[in_at]
+            xp.add(into, share, out=into)
+
+    _pool_parts(k, win, part)
     return dx
 
 

@@ -11,21 +11,29 @@ from ..framework import errors
 FLT_MAX = float(np.finfo(np.float32).max)
 
 
-def _log_uniform_draw(rng, range_max):
-    """floor(exp(u * log(range_max + 1))) - 1: class c with probability log((c+2)/(c+1)) / log(range_max+1)."""
-    return (int(math.exp(rng.random() * math.log1p(range_max))) - 1) % range_max
+def _log_uniform_draws(u, range_max):
+    """floor(exp(u * log(range_max + 1))) - 1 for each uniform ``u``: class c with probability
+    log((c+2)/(c+1)) / log(range_max+1). numpy's vectorised exp may differ from the C library's
+    (TF's ``std::exp``) in the last bits, which moves floor only next to an integer: there,
+    ``math.exp`` decides."""
+    scale = math.log1p(range_max)
+    scaled = u * scale
+    grown = np.exp(scaled)
+    classes = np.floor(grown)
+    close = (grown - classes < 1e-9 * grown) | (classes + 1 - grown < 1e-9 * grown)
+    for i in np.flatnonzero(close).tolist():
+        classes[i] = math.floor(math.exp(float(scaled[i])))
+    return (classes.astype(np.int64) - 1) % range_max
 
 
 def _log_uniform_probability(c, range_max):
-    return math.log((c + 2.0) / (c + 1.0)) / math.log1p(range_max)
-
-
-def _uniform_draw(rng, range_max):
-    return int(rng.integers(range_max))
+    """The probability of each class in ``c`` (an int array), in float64."""
+    c = c.astype(np.float64)
+    return np.log((c + 2.0) / (c + 1.0)) / math.log1p(range_max)
 
 
 def _uniform_probability(c, range_max):
-    return 1.0 / range_max
+    return np.full(c.shape, 1.0 / range_max)
 
 
 def _expected_count(p, num_sampled, num_tries):
@@ -33,10 +41,49 @@ def _expected_count(p, num_sampled, num_tries):
     kept; with repeats rejected, the chance it came up in ``num_tries`` draws."""
     if num_tries == num_sampled:
         return p * num_sampled
-    return -math.expm1(num_tries * math.log1p(-p))
+    return -np.expm1(num_tries * np.log1p(-p))
 
 
-def _sample(k, true_classes, draw, probability):
+def _log_uniform_sample(rng, range_max, num_sampled, unique):
+    """(the classes drawn, how many draws were made). Uniforms come from the generator a block at
+    a time (one call for a block, not one a draw: 75 calls took most of a word2vec step's
+    sampling), and the generator ends where drawing them one by one leaves it: a block drawn
+    past the last draw used is drawn again only as far as that draw."""
+    if not unique:
+        return _log_uniform_draws(rng.random(num_sampled), range_max), num_sampled
+    sampled, num_tries = np.zeros(0, np.int64), 0
+    while sampled.size < num_sampled:
+        state = rng.bit_generator.state
+        wanted = num_sampled - sampled.size
+        block = wanted + wanted // 4 + 8  # a few more than wanted: some repeat
+        drawn = _log_uniform_draws(rng.random(block), range_max)
+        _, first = np.unique(drawn, return_index=True)
+        first.sort()  # where each class first shows up in the block, in draw order
+        first = first[~np.isin(drawn[first], sampled)][:wanted]  # the new ones, as many as wanted
+        sampled = np.concatenate([sampled, drawn[first]])
+        used = int(first[-1]) + 1 if sampled.size == num_sampled else block
+        if used < block:  # the generator goes back to just after the last draw kept
+            rng.bit_generator.state = state
+            rng.random(used)
+        num_tries += used
+    return sampled, num_tries
+
+
+def _uniform_sample(rng, range_max, num_sampled, unique):
+    """(the classes drawn, how many draws were made), one integer draw at a time."""
+    if not unique:
+        return [int(rng.integers(range_max)) for _ in range(num_sampled)], num_sampled
+    seen, sampled, num_tries = set(), [], 0
+    while len(sampled) < num_sampled:
+        c = int(rng.integers(range_max))
+        num_tries += 1
+        if c not in seen:
+            seen.add(c)
+            sampled.append(c)
+    return sampled, num_tries
+
+
+def _sample(k, true_classes, sample, probability):
     num_true, num_sampled = k.attrs["num_true"], k.attrs["num_sampled"]
     unique, range_max = k.attrs["unique"], k.attrs["range_max"]
     true_classes = np.asarray(true_classes)
@@ -45,39 +92,30 @@ def _sample(k, true_classes, draw, probability):
     if true_classes.shape[1] != num_true:
         raise errors.InvalidArgumentError(None, None, f"true_classes must have num_true columns, expected: "
                                                        f"{true_classes.shape[1]} was: {num_true}")
-    for c in true_classes.reshape(-1).tolist():
-        if not 0 <= c < range_max:
-            raise errors.InvalidArgumentError(None, None, f"`true_candidate` out of range [0, {range_max}), "
-                                                           f"received {c}")
+    flat = true_classes.reshape(-1)
+    outside = (flat < 0) | (flat >= range_max)
+    if outside.any():
+        c = int(flat[int(outside.argmax())])
+        raise errors.InvalidArgumentError(None, None, f"`true_candidate` out of range [0, {range_max}), "
+                                                       f"received {c}")
     if unique and num_sampled > range_max:
         raise errors.InvalidArgumentError(None, None, "Sampler's range is too small.")
-    rng = k.rng
-    if unique:
-        seen, sampled, num_tries = set(), [], 0
-        while len(sampled) < num_sampled:
-            c = draw(rng, range_max)
-            num_tries += 1
-            if c not in seen:
-                seen.add(c)
-                sampled.append(c)
-    else:
-        sampled = [draw(rng, range_max) for _ in range(num_sampled)]
-        num_tries = num_sampled
-    true_count = [_expected_count(probability(c, range_max), num_sampled, num_tries)
-                  for c in true_classes.reshape(-1).tolist()]
-    sampled_count = [_expected_count(probability(c, range_max), num_sampled, num_tries) for c in sampled]
+    sampled, num_tries = sample(k.rng, range_max, num_sampled, unique)
+    sampled = np.array(sampled, np.int64)
+    true_count = _expected_count(probability(flat, range_max), num_sampled, num_tries)
+    sampled_count = _expected_count(probability(sampled, range_max), num_sampled, num_tries)
     xp = k.xp
-    return (xp.asarray(np.array(sampled, np.int64)),
-            xp.asarray(np.array(true_count, np.float32).reshape(true_classes.shape)),
-            xp.asarray(np.array(sampled_count, np.float32)))
+    return (xp.asarray(sampled),
+            xp.asarray(true_count.astype(np.float32).reshape(true_classes.shape)),
+            xp.asarray(sampled_count.astype(np.float32)))
 
 
 def log_uniform_candidate_sampler(k, true_classes):
-    return _sample(k, true_classes, _log_uniform_draw, _log_uniform_probability)
+    return _sample(k, true_classes, _log_uniform_sample, _log_uniform_probability)
 
 
 def uniform_candidate_sampler(k, true_classes):
-    return _sample(k, true_classes, _uniform_draw, _uniform_probability)
+    return _sample(k, true_classes, _uniform_sample, _uniform_probability)
 
 
 def compute_accidental_hits(k, true_classes, sampled_candidates):
