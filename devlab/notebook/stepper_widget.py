@@ -61,10 +61,11 @@ class StepperWidget(widgets.VBox):
         self.clear_button = widgets.Button(description="Clear", tooltip="Remove every breakpoint")
         self.message = widgets.HTML()
         # The lanes: labels still, the boxes scroll sideways (never moved but by the reader)
-        self.group = widgets.Dropdown(options=[("auto", None), ("device", "device"), ("device and scope", "scope")],
-                                      value=None, description="lanes by", layout=widgets.Layout(width="220px"))
+        self.group = widgets.Dropdown(options=[("auto", "auto"), ("device", "device"), ("device and scope", "scope")],
+                                      value="auto", description="lanes by", layout=widgets.Layout(width="220px"))
         self.lane_labels = widgets.HTML(layout=widgets.Layout(flex="0 0 auto"))
         self.lanes = widgets.HTML(layout=widgets.Layout(overflow="auto hidden", flex="1 1 auto", width="auto"))
+        self.lanes.add_class("devlab-lanes-scroll")
         self.lanes_caption = widgets.HTML()
         self.graph = None
         if draw:
@@ -187,9 +188,9 @@ class StepperWidget(widgets.VBox):
         history = st.history  # what ran, in order (a loop's steps once per iteration)
         done = {v.index for v in history[:-1]}
         current = history[-1].index if history else None
-        self.lane_labels.value, self.lanes.value = lanes_parts(st.plan, done, current, self.session.devices,
-                                                               self.group.value)
-        caption = lanes_caption(st.plan, current, self.group.value)
+        group = None if self.group.value == "auto" else self.group.value  # auto: by scope above 40 columns
+        self.lane_labels.value, self.lanes.value = lanes_parts(st.plan, done, current, self.session.devices, group)
+        caption = lanes_caption(st.plan, current, group)
         self.lanes_caption.value = f"<span style='font-size:11px;color:#777'>{html.escape(caption)}</span>"
         if self.graph is not None:
             self._draw_graph(history)
