@@ -2,9 +2,9 @@
 breakpoints on a device or a name scope, through ``Session.stepper`` and through the widget's
 buttons; and its lanes at hundreds of steps: every box drawn at a fixed size (text of 11 px or
 more), grouped by device and scope, and a box where it was whatever step is current (no panning)."""
+import os
 import re
 import sys
-import os
 
 import pytest
 
@@ -13,7 +13,6 @@ from devlab.notebook.stepper_widget import StepperWidget
 from devlab.runtime.steps import OpStep
 from devlab.views.lanes import COMPACT_AT, lanes_parts, schedule
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from test_doctor import tutorial_cells  # noqa: E402

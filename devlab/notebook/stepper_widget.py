@@ -4,8 +4,11 @@ It is a view on ``Session.stepper`` (runtime layer): each move runs or replays s
 shows the current step (the op, its device, its inputs and outputs, the fed ones labelled, why it
 is there; or the copy and what it moves; before the first step, the fed values), the run as one lane per device (``views/lanes.py``: work on different
 devices side by side), and the graph with the ops already run filled, the current op, or on a
-transfer step the copy edge, in yellow and kept in view. Buttons and the slider work from the
-keyboard (Tab to focus, Enter/Space to press, arrows on the slider).
+transfer step the copy edge, in yellow and kept in view. Next copy, Run to op and Break on +
+Continue run ahead to a copy, an op, or a step on a device or in a name scope (``Stepper.run_until``).
+The lanes are drawn at full size beside their labels and scroll sideways; nothing scrolls them but
+the reader. Buttons and the slider work from the keyboard (Tab to focus, Enter/Space to press,
+arrows on the slider).
 """
 import html
 
@@ -146,11 +149,10 @@ class StepperWidget(widgets.VBox):
 
     def _moved(self, move):
         view = move()
-        self._sync("" if view is not None else "the run is complete")
+        self._sync("" if view is not None else "no copy left: the run is complete")
 
     def _breakpoints_text(self):
-        from ..runtime.stepper import _point_text
-        points = ", ".join(_point_text(p) for p in self.stepper.breakpoints)
+        points = ", ".join(self.stepper.breakpoint_texts())
         return f"breakpoints: {points}; press Continue" if points else "no breakpoints"
 
     def _say(self, text, error=False):

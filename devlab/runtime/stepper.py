@@ -5,7 +5,9 @@ of it by hand: ``next()`` executes one step and returns what it did (the op, its
 input and output values, which of them were fed, the transfer it made, why the op is on that
 device). ``back()`` goes back one step by replaying a fresh run from the same starting point
 (``Session.checkpoint``: the variables as they were when the stepper was made, the random
-generators rewound, the same fed values), ``run_to(i)`` and ``finish()`` go forward. The
+generators rewound, the same fed values), ``run_to(i)`` and ``finish()`` go forward, and
+``run_to_next_copy()``, ``run_to_op(name)`` and ``run_to_breakpoint()`` (after ``break_on(device=...)``
+or ``break_on(scope=...)``) run until such a step has run, as a debugger's "continue" does. The
 stepper's variable writes are its own until ``finish()`` commits them; other runs meanwhile
 neither see them nor lose theirs, and a stepper abandoned half-way leaves nothing behind.
 
@@ -173,6 +175,10 @@ class Stepper:
 
     def clear_breakpoints(self):
         self.breakpoints.clear()
+
+    def breakpoint_texts(self):
+        """The breakpoints as a reader names them ("device GPU:1", "scope tower_0/")."""
+        return [_point_text(p) for p in self.breakpoints]
 
     def hits(self, view):
         """The text of the first breakpoint ``view`` (a step run) stops at, else None."""
