@@ -47,7 +47,8 @@ def test_run_to_op_stops_with_that_op_current_and_its_values(run):
     _, st, _, _ = run
     view = st.run_to_op("tower_1/MatMul")
     assert view.name == "tower_1/MatMul" and view.kind == "op" and view.device.endswith("GPU:1")
-    assert st.history[-1] is view and len(view.outputs) == 1 and view.outputs[0][1].shape == (128, 32)  # half the fed batch
+    assert st.history[-1] is view and len(view.outputs) == 1
+    assert view.outputs[0][1].shape == (128, 32)  # half the fed batch
     before = st.position
     with pytest.raises(KeyError, match=r"no op 'tower_1/MatMull'; did you mean tower_1/MatMul"):
         st.run_to_op("tower_1/MatMull")

@@ -125,7 +125,8 @@ def lanes_parts(plan, done=(), current=None, devices=None, group=None):
         parts.append(f'<line x1="0" x2="{width}" y1="{y}" y2="{y}" stroke="#eee"/>')
     every = 10 if compact else 5
     for col in range(0, columns, every):  # a column ruler, so a box's column can be read off
-        parts.append(f'<text x="{col * (box_w + gap)}" y="{height - 5}" font-size="{FONT}" fill="#777">{col + 1}</text>')
+        x = col * (box_w + gap)
+        parts.append(f'<text x="{x}" y="{height - 5}" font-size="{FONT}" fill="#777">{col + 1}</text>')
     for step, lane, col in placed:
         x = col * (box_w + gap)
         y = index[_row_of(step, lane, group)] * (BOX_H + GAP)
