@@ -98,7 +98,8 @@ def lanes_parts(plan, done=(), current=None, devices=None, group=None):
     gap = 2 if compact else GAP
     index = {row: i for i, row in enumerate(rows)}
     height = len(rows) * (BOX_H + GAP) + AXIS_H
-    labels = [f'<svg xmlns="http://www.w3.org/2000/svg" class="devlab-lanes-labels" width="{LABEL_W}" '
+    label_w = LABEL_W if group == "scope" else LABEL_W // 2  # a device's short name needs less room
+    labels = [f'<svg xmlns="http://www.w3.org/2000/svg" class="devlab-lanes-labels" width="{label_w}" '
               f'height="{height}" style="font-family:Helvetica,sans-serif;flex:none">']
     previous = None
     for (lane, scope), i in index.items():
