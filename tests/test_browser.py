@@ -441,3 +441,121 @@ def test_a_1000_op_tower_model_reads_as_devices_tables_and_copies(page_towers):
     cell.locator(".devlab-graph svg g.devlab-fold").first.wait_for(timeout=60_000)
     assert cell.locator(".devlab-graph svg g.devlab-device").count() == 0
     cell.locator(".devlab-graph").first.screenshot(path=os.path.join(ARTIFACTS, "browser-towers-gpu1-opened.png"))
+
+
+# Real models: tutorial 13's cifar10-style program (1,068 ops, two towers), a 12,501-op graph file
+# with no name scopes, and the stepper on the cifar10 program's fed training step.
+
+def tutorial_program():
+    """The code cell of tutorial 13 that defines ``training_program`` (the cifar10-style towers)."""
+    sys.path.insert(0, os.path.join(ROOT, "notebooks"))
+    import build
+    return next(c.source for c in build.read_source("13_debug_a_real_model").cells
+                if c.cell_type == "code" and "def training_program" in c.source)
+
+
+def write_no_scope_graph(path):
+    """A 12,501-op GraphDef with no name scopes (Mul_123, Const_123...): a chain of 6,250 products,
+    250 at a time on CPU:0, GPU:0, GPU:1, written as a binary .pb by devlab."""
+    import devlab as tf
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/cpu:0"):
+            h = tf.placeholder(tf.float32, [64], name="x")
+        for i in range(6_250):
+            with tf.device(["/cpu:0", "/gpu:0", "/gpu:1"][(i // 250) % 3]):
+                h = h * tf.constant(1.0001, shape=[64])
+        tf.train.write_graph(g.as_graph_def(), str(path.parent), path.name, as_text=False)
+    return h.op.name
+
+
+@pytest.fixture(scope="module")
+def page_real(browser, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab-real")
+    last = write_no_scope_graph(folder / "no_scopes.pb")
+    cells = [
+        "%load_ext devlab\nimport re\nimport devlab as tf\nimport numpy as np\n" + tutorial_program(),
+        "%%placement --no-log\nsess, train, feed = training_program('/gpu:0', average_on='/cpu:0')\n"
+        "sess.run(train, feed)\nprint(len(sess.graph.get_operations()), 'ops')",
+        "%%placement --gpus 2 --no-log\ng = tf.load_graph('no_scopes.pb')\n"
+        "sess = tf.Session(graph=g, config=tf.ConfigProto(allow_soft_placement=True))\n"
+        f"sess.modelled_run(g.get_operation_by_name('{last}').outputs[0])\nprint(len(g.get_operations()), 'ops')",
+        "%%placement --step --no-log\nsess, train, feed = training_program('/gpu:0', average_on='/cpu:0')\n"
+        "sess.run(train, feed)",
+    ]
+    write_notebook(folder / "real.ipynb", cells)
+    with jupyter_lab(browser, folder, "real.ipynb") as pg:
+        pg.add_style_tag(content=".Toastify, .jp-toast-container { display: none !important; }")
+        yield pg
+
+
+def check_device_view_tables_and_copies(cell, name, devices=3):
+    """The default drawing is the device view, its text 11 px or more on screen; the placement
+    table's device column is in view; one click on the copies table shows a copy with its devices."""
+    svg = cell.locator(".devlab-graph svg")
+    assert svg.locator("g.devlab-device").count() == devices
+    assert smallest_text_px(cell) >= 11
+    cell.locator(".devlab-graph").first.screenshot(path=os.path.join(ARTIFACTS, f"browser-{name}-device-view.png"))
+    cell.locator("details:not(.devlab-copies) > summary").first.click()
+    first = cell.locator("table[id^=devlab-placement] tbody tr").first.locator("td").first
+    first.wait_for(timeout=10_000)
+    box, area = first.bounding_box(), cell.locator(".jp-OutputArea").first.bounding_box()
+    assert re.fullmatch(r"(CPU|GPU):\d", first.inner_text()) and box["width"] > 0
+    assert area["x"] <= box["x"] and box["x"] + box["width"] <= area["x"] + area["width"]
+    cell.locator("details.devlab-copies > summary").first.click()  # one click
+    row = cell.locator("table[id^=devlab-copies] tbody tr").first
+    row.wait_for(timeout=10_000)
+    cells = row.locator("td")
+    assert row.is_visible() and re.match(r"(CPU|GPU):\d", cells.first.inner_text())
+    assert any(re.search(r"\d+(\.\d)? (B|KB|MB)", cells.nth(i).inner_text()) for i in range(cells.count()))
+    cell.screenshot(path=os.path.join(ARTIFACTS, f"browser-{name}-tables.png"))
+
+
+@pytest.mark.browser
+def test_the_cifar10_towers_read_as_devices_tables_and_copies(page_real):
+    pg = page_real
+    run_next_cell(pg, None)  # %load_ext and the program
+    pg.wait_for_timeout(500)
+    cell = run_next_cell(pg, ".devlab-graph svg g.devlab-device")
+    n_ops = int(re.search(r"(\d+) ops\n", cell.inner_text()).group(1))
+    assert 1000 <= n_ops <= 1300, n_ops
+    check_device_view_tables_and_copies(cell, "cifar10")
+
+
+@pytest.mark.browser
+def test_a_12k_op_graph_file_without_scopes_reads_as_devices_tables_and_copies(page_real):
+    cell = run_next_cell(page_real, ".devlab-graph svg g.devlab-device")
+    assert "12501 ops" in cell.inner_text()
+    check_device_view_tables_and_copies(cell, "no-scopes-12k")
+
+
+@pytest.mark.browser
+def test_the_stepper_on_a_fed_training_step_runs_to_copies_and_breakpoints_and_never_pans(page_real):
+    pg = page_real
+    cell = run_next_cell(pg, ".jupyter-widgets button:has-text('Next copy')")
+    info = cell.locator(".devlab-step").first
+    assert "fed:" in info.inner_text() and "images:0" in info.inner_text()  # the feeds, as they enter
+    lanes = cell.locator(".devlab-lanes-scroll").first
+    lanes.locator("svg.devlab-lanes").wait_for(timeout=30_000)
+    px = cell.evaluate("""(c) => Math.min(...[...c.querySelectorAll('.devlab-lanes-labels text, svg.devlab-lanes text')]
+        .map((t) => parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a))""")
+    assert px >= 11
+    assert lanes.evaluate("(e) => e.scrollWidth > e.clientWidth")  # 500 steps: wider than the page, so it scrolls
+    lanes.evaluate("(e) => { e.scrollLeft = 200; }")
+
+    cell.locator(".jupyter-widgets button:has-text('Next copy')").first.click()
+    pg.wait_for_function("(e) => e.innerText.includes('copy of')", arg=info.element_handle(), timeout=30_000)
+    cell.locator(".devlab-lanes .devlab-current").first.wait_for(state="attached", timeout=30_000)
+    assert lanes.evaluate("(e) => e.scrollLeft") == 200  # the lanes stayed where the reader left them
+
+    cell.locator("input[placeholder^='/gpu:1 or a scope']").fill("/gpu:1")
+    cell.locator(".jupyter-widgets button:has-text('Break on')").first.click()
+    cell.get_by_text("breakpoints: device GPU:1").first.wait_for(timeout=30_000)
+    cell.locator(".jupyter-widgets button:has-text('Continue')").first.click()
+    cell.get_by_text("stopped at the breakpoint on device GPU:1").first.wait_for(timeout=30_000)
+    assert "GPU:1" in info.inner_text()
+    cell.locator("input[placeholder^='op name']").fill("tower_1/conv1/Conv2D")
+    cell.locator(".jupyter-widgets button:has-text('Run to op')").first.click()
+    cell.get_by_text("ran to tower_1/conv1/Conv2D").first.wait_for(timeout=30_000)
+    assert "tower_1/conv1/Conv2D" in info.inner_text() and lanes.evaluate("(e) => e.scrollLeft") == 200
+    cell.screenshot(path=os.path.join(ARTIFACTS, "browser-cifar10-stepper.png"))

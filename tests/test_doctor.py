@@ -202,3 +202,62 @@ def test_an_embedding_updated_by_a_dense_gradient_is_named():
     assert f"({3 * 16 * 4} bytes per step)" in found[0].note
     sparse = program(densify=False)  # the IndexedSlices gradient: a sparse update
     assert "embedding densified" not in [f.pattern for f in sparse]
+
+
+# Variables on one tower's GPU, read by every other tower: the finding and its fix, re-placed, against
+# the program rewritten with the variables on the CPU (the re-placement moves each variable with
+# its read, assign and update ops, colocated with it, as the rewritten program does).
+
+def gpu_session(module, towers, **kwargs):
+    spec = module.build(tf, devices=tuple(f"/gpu:{i}" for i in range(towers)), **kwargs)
+    sess = tf.Session(config=tf.ConfigProto(allow_soft_placement=True, device_count={"GPU": towers}))
+    sess.run(tf.global_variables_initializer())
+    sess.run(spec["train"], spec["feed"])
+    return sess
+
+
+def assert_variables_finding(found, sess, rewritten, readers):
+    f = next(f for f in found if f.pattern == "variables on a tower's GPU")
+    assert f"read by the towers on {readers}" in f.what and "tf.device('/cpu:0')" in f.fix
+    assert all(t.endswith("/read:0") for t in f.tensors) and f.copies == len(f.tensors) and f.nbytes > 0
+    assert f.before == cost(sess) and f.after == cost(rewritten)
+    assert f.after[2] <= 0.9 * f.before[2]  # the busiest device relieved by a tenth or more
+
+
+def test_tutorial_10_variables_on_gpu0_read_by_eight_towers(towers):
+    sess, found = run_towers(towers, "/gpu:0", "/gpu:0", features=256, num_towers=8)
+    rewritten, _ = run_towers(towers, "/cpu:0", "/gpu:0", features=256, num_towers=8)
+    assert [f.pattern for f in found] == ["variables on a tower's GPU"]
+    assert_variables_finding(found, sess, rewritten, "GPU:1, GPU:2, GPU:3, GPU:4, GPU:5, GPU:6, GPU:7")
+    assert "2 variable(s) on GPU:0" in found[0].what
+
+
+def test_p02_variables_and_average_on_gpu0_with_four_towers():
+    import p02_cnn_towers as p02
+    with tf.Graph().as_default():
+        sess = gpu_session(p02, 4, ps_device="/gpu:0", average_on="/gpu:0")
+        found = sess.diagnose()
+    with tf.Graph().as_default():
+        rewritten = gpu_session(p02, 4, ps_device="/cpu:0", average_on="/gpu:0")
+        assert not rewritten.diagnose()  # the fix leaves nothing to fix
+    assert [f.pattern for f in found] == ["variables on a tower's GPU"]
+    assert_variables_finding(found, sess, rewritten, "GPU:1, GPU:2, GPU:3")
+    assert "8 variable(s) on GPU:0" in found[0].what
+
+
+def test_p02_with_two_towers_the_cpu_would_be_busier_so_no_finding():
+    import p02_cnn_towers as p02
+    with tf.Graph().as_default():
+        found = gpu_session(p02, 2, ps_device="/gpu:0", average_on="/gpu:0").diagnose()
+    assert not found  # on the CPU the variables cost 38 copies, 11 KB, the CPU moving more than GPU:0 did
+
+
+def test_p03_variables_on_gpu0_are_found_and_the_fix_is_p03_as_written():
+    import p03_mlp_towers as p03
+    with tf.Graph().as_default():
+        sess = gpu_session(p03, 2, variables_on="/gpu:0")
+        found = sess.diagnose()
+    with tf.Graph().as_default():
+        as_written = gpu_session(p03, 2)
+    assert sorted(f.pattern for f in found) == ["round trip", "variables on a tower's GPU"]
+    assert_variables_finding(found, sess, as_written, "GPU:1")

@@ -148,3 +148,28 @@ def test_two_copies_at_once_are_two_bars_in_the_timeline():
     assert row_a != row_b
     labels = [t.get_text() for t in gantt(md.step_stats).axes[0].get_yticklabels()]
     assert sum(label.startswith("CPU:0") and "(2)" in label for label in labels) == 1
+
+
+def test_device_mapping_lines_scroll_rather_than_wrap(ip, monkeypatch):
+    """Defect 7: the device mapping's lines (about 140 characters) wrapped in the middle of a device
+    name; in a notebook they are shown unwrapped, in a box that scrolls sideways."""
+    from devlab.notebook.reprs import Unwrapped
+    shown = []
+    monkeypatch.setattr("devlab.notebook.magics.display", shown.append)
+    ip.run_cell_magic("placement", "--gpus 2 --no-draw", "sess = tf.Session()\nsess.run(tf.constant(1.0))")
+    mapping = [s for s in shown if isinstance(s, Unwrapped)]
+    assert len(mapping) == 1 and repr(mapping[0]).startswith("Device mapping:\n/job:localhost/replica:0/task:0/device:GPU:0 -> ")
+    assert max(len(line) for line in repr(mapping[0]).splitlines()) > 100  # long lines, kept whole
+    html = mapping[0]._repr_html_()
+    assert "white-space:pre;" in html and "overflow-x:auto" in html and "\n/job:localhost" in html
+    report = next(s for s in shown if type(s).__name__ == "PlacementReport")
+    assert "<pre style='white-space:pre;overflow-x:auto'>Device mapping:" in report._repr_html_()
+
+
+def test_no_tutorial_speaks_of_a_seed_it_never_explains():
+    """Defect 7: "seed 004" was never explained; the tutorials name the example file instead."""
+    import glob
+    import re
+    for path in glob.glob(os.path.join(ROOT, "notebooks", "src", "*.md")):
+        text = re.sub(r"examples/seed\d{3}_\w+\.py", "", open(path, encoding="utf-8").read())
+        assert not re.search(r"\b[Ss]eed( \d{3}|'s\b|\s*:)|\bthe seed\b", text), path

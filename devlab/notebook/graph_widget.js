@@ -8,6 +8,7 @@
 // WebAssembly build of Graphviz (graphviz.js, built by tools/build_widget.sh), and the layout
 // happens here, in the browser. The library is loaded once per page, whatever the widget count.
 const MAX_HEIGHT = 560;
+const MIN_TEXT_PX = 11;  // the device view's text is never drawn smaller (issue 30: 4-px labels at "fit")
 
 function graphviz(source) {
   const cache = globalThis.__devlabGraphviz || (globalThis.__devlabGraphviz = {});
@@ -57,10 +58,29 @@ function render({ model, el }) {
   hint.className = "devlab-graph-hint";
   bar.appendChild(hint);
 
+  // The smallest text of the drawing in screen pixels at scale 1 (0 when it cannot be measured yet).
+  function smallestTextPx() {
+    const saved = scale;
+    scale = 1; apply();
+    let px = Infinity;
+    for (const t of inner.querySelectorAll("svg text")) {
+      const ctm = t.getScreenCTM();
+      const size = parseFloat(t.getAttribute("font-size"));
+      if (ctm && size) px = Math.min(px, size * ctm.a);
+    }
+    scale = saved; apply();
+    return Number.isFinite(px) ? px : 0;
+  }
+
   function fit() {
     if (!natural) return;
     const avail = Math.max(view.clientWidth || el.clientWidth || 800, 100);
     scale = Math.min(1, avail / natural.w);
+    if (inner.querySelector("g.devlab-device")) {
+      // The device view is never shrunk below MIN_TEXT_PX: wider than the page, it is dragged instead.
+      const px = smallestTextPx();
+      if (px > 0) scale = Math.max(scale, Math.min(1, MIN_TEXT_PX / px));
+    }
     tx = 0; ty = 0;
     view.style.height = Math.min(natural.h * scale + 4, MAX_HEIGHT) + "px";
     apply();

@@ -55,31 +55,40 @@ class GraphWidget(anywidget.AnyWidget):
     opened = traitlets.Unicode("").tag(sync=True)  # the device whose ops are drawn alone, or ""
 
     def __init__(self, session, keep_zoom=False, **view_options):
-        super().__init__(keep_zoom=keep_zoom)
         self.session = session
         self.options = dict(view_options)
         self.view = None
+        # The first drawing travels in the state the widget opens with, not in an update right after
+        # it: on a loaded machine the browser could miss an update sent while it loaded the widget.
+        super().__init__(keep_zoom=keep_zoom, **self._drawing([], first=True))
         self.on_msg(self._on_message)
-        self.redraw()
 
     def redraw(self, **changes):
         """Draws again, with view options changed (``highlight=...``, ``done=...``)."""
         self.options.update(changes)
-        self.view = GraphView(self.session, unfold=self.unfolded, interactive=True, **self.options)
+        state = self._drawing(self.unfolded, first=not self.graphviz_js)
+        with self.hold_sync():  # one message: the browser never sees the folds of another drawing
+            for name, value in state.items():
+                setattr(self, name, value)
+        return self.view
+
+    def _drawing(self, unfolded, first):
+        """The synced state of a drawing of the graph with ``unfolded`` scopes open (``first``: the
+        WebAssembly Graphviz is sent with it when the browser must lay it out)."""
+        self.view = GraphView(self.session, unfold=unfolded, interactive=True, **self.options)
         dot = self.view.to_dot()
         try:
             svg, source = fit_svg(dot.pipe("svg").decode()), ""
         except GraphvizMissing:  # no `dot` here: the browser lays it out (graph_widget.js)
             svg, source = "", dot.source
-        with self.hold_sync():  # one message: the browser never sees the folds of another drawing
-            if source and not self.graphviz_js:
-                self.graphviz_js = graphviz_js()
-            self.folds = dict(self.view.folds)
-            self.devices = {i: short_device(d) for i, d in self.view.device_nodes.items()}
-            self.routes = self._route_rows()
-            self.opened = short_device(self.view.open_device) if self.view.open_device else ""
-            self.svg, self.dot = svg, source
-        return self.view
+        state = {"folds": dict(self.view.folds),
+                 "devices": {i: short_device(d) for i, d in self.view.device_nodes.items()},
+                 "routes": self._route_rows(),
+                 "opened": short_device(self.view.open_device) if self.view.open_device else "",
+                 "svg": svg, "dot": source}
+        if source and first:
+            state["graphviz_js"] = graphviz_js()
+        return state
 
     def _route_rows(self):
         """{svg id of an arrow: its title and its copies' rows (the first ROUTE_ROWS)}."""

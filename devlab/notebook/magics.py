@@ -39,6 +39,7 @@ from ..runtime import events
 from ..runtime.events import OpsPlaced, Recorder, SessionCreated
 from ..views.placement_report import LOG_LIMIT, PlacementReport, log_text
 from . import source_names
+from .reprs import Unwrapped
 from ..views.tracebacks import short_traceback
 
 
@@ -209,7 +210,7 @@ class PlacementMagics(Magics):
                 if not _asked_for_log(event.session):
                     print("devlab: %%placement prints every session's placement log, as log_device_placement=True "
                           "would (--no-log: don't)")
-                print(event.session.device_mapping)
+                display(Unwrapped(event.session.device_mapping))  # its long lines scroll, never wrap
             elif isinstance(event, OpsPlaced) and event.records:
                 print(log_text(event.records, limit=limit))
         events.add_listener(show)

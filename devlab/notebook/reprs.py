@@ -9,6 +9,22 @@ REPRS = {Graph: html.graph_html, Operation: html.operation_html, Session: html.s
          Explanation: html.explanation_html}
 
 
+class Unwrapped:
+    """Text shown as it is printed, but never wrapped in a notebook: a long line (the device
+    mapping's) scrolls sideways in its own box instead of breaking in the middle of a device name."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+    def _repr_html_(self):
+        import html as html_mod
+        return (f"<pre class='devlab-unwrapped' style='white-space:pre;overflow-x:auto;margin:0'>"
+                f"{html_mod.escape(self.text, quote=False)}</pre>")
+
+
 def _numpy_scalar_text(value, printer, cycle):
     """A numpy scalar shown as its value (``6.0``), not numpy 2's ``np.float32(6.0)``, as
     TensorFlow's tutorials print what ``sess.run`` returns."""

@@ -5,20 +5,23 @@ of it by hand: ``next()`` executes one step and returns what it did (the op, its
 input and output values, which of them were fed, the transfer it made, why the op is on that
 device). ``back()`` goes back one step by replaying a fresh run from the same starting point
 (``Session.checkpoint``: the variables as they were when the stepper was made, the random
-generators rewound, the same fed values), ``run_to(i)`` and ``finish()`` go forward. The
+generators rewound, the same fed values), ``run_to(i)`` and ``finish()`` go forward, and
+``run_to_next_copy()``, ``run_to_op(name)`` and ``run_to_breakpoint()`` (after ``break_on(device=...)``
+or ``break_on(scope=...)``) run until such a step has run, as a debugger's "continue" does. The
 stepper's variable writes are its own until ``finish()`` commits them; other runs meanwhile
 neither see them nor lose theirs, and a stepper abandoned half-way leaves nothing behind.
 
 The stepper only drives and watches: the run is made by ``_new_run`` and ended by ``_finish``,
 the two methods the modelled stepper (``modelled.py``) replaces.
 """
+import difflib
 import weakref
 from dataclasses import dataclass
 
 from ..placer import explain as explain_mod
 from . import fetches as fetch_mod
 from .events import StepFinished, Transfer
-from .steps import describe
+from .steps import OpStep, describe
 
 
 @dataclass
@@ -55,6 +58,7 @@ class Stepper:
         self.steps = list(self.plan.flat_steps())  # each step once (a loop runs its steps again)
         self._fed = {slot: t.name for slot, t, _ in self.plan.feed_slots}
         self._run = None
+        self.breakpoints = []  # ("device", full name) or ("scope", name scope)
         self.reset()
 
     # -- what a subclass replaces --------------------------------------------------------------------
@@ -125,6 +129,73 @@ class Stepper:
             pass
         return self.history[-1] if self.history else None
 
+    def run_until(self, stop):
+        """Runs steps until one for which ``stop(view)`` is true has run (it is then the current
+        step, returned), or the run is complete (None)."""
+        while self._run.step() is not None:
+            if stop(self.history[-1]):
+                return self.history[-1]
+        return None
+
+    def run_to_next_copy(self):
+        """Runs until the next copy between devices has run (None if the run ends first)."""
+        return self.run_until(lambda view: view.kind == "transfer")
+
+    def run_to_op(self, name):
+        """Runs until the op called ``name`` has run (it is then the current step); None if it had
+        already run and the run ended first. A name the run has no op for is a KeyError naming the
+        closest ones."""
+        ops = [s.op.name for s in self.steps if isinstance(s, OpStep)]
+        if name not in ops:
+            near = difflib.get_close_matches(name, ops, n=3)
+            raise KeyError(f"this run has no op {name!r}" + (f"; did you mean {', '.join(near)}?" if near else ""))
+        return self.run_until(lambda view: view.kind == "op" and view.name == name)
+
+    # -- breakpoints ---------------------------------------------------------------------------------
+    def break_on(self, device=None, scope=None):
+        """Adds a breakpoint: ``run_to_breakpoint`` stops after a step on ``device`` ("/gpu:1",
+        "GPU:1" or a full name; a copy counts on the device it goes to), or of an op in name scope
+        ``scope`` (a copy: of the op whose output it moves). Returns the breakpoint's text."""
+        if (device is None) == (scope is None):
+            raise ValueError("break_on takes one of device= or scope=")
+        if device is not None:
+            full = _device_named(device, {s.device.name for s in self.steps})
+            if full is None:
+                raise ValueError(f"this run has no step on device {device!r} (its devices: "
+                                 f"{', '.join(sorted(_short(s.device.name) for s in self.steps))})")
+            point = ("device", full)
+        else:
+            scope = scope.strip("/")
+            if not any(_in_scope(_op_name(s), scope) for s in self.steps):
+                raise ValueError(f"this run has no op in name scope {scope!r}")
+            point = ("scope", scope)
+        if point not in self.breakpoints:
+            self.breakpoints.append(point)
+        return _point_text(point)
+
+    def clear_breakpoints(self):
+        self.breakpoints.clear()
+
+    def breakpoint_texts(self):
+        """The breakpoints as a reader names them ("device GPU:1", "scope tower_0/")."""
+        return [_point_text(p) for p in self.breakpoints]
+
+    def hits(self, view):
+        """The text of the first breakpoint ``view`` (a step run) stops at, else None."""
+        for kind, value in self.breakpoints:
+            if kind == "device" and view.device == value:
+                return _point_text((kind, value))
+            name = view.inputs[0][0].rsplit(":", 1)[0] if view.kind == "transfer" else view.name
+            if kind == "scope" and _in_scope(name, value):
+                return _point_text((kind, value))
+        return None
+
+    def run_to_breakpoint(self):
+        """Runs until a step that hits a breakpoint has run (returned), or the run ends (None)."""
+        if not self.breakpoints:
+            raise ValueError("no breakpoints: add one with break_on(device=...) or break_on(scope=...)")
+        return self.run_until(lambda view: self.hits(view) is not None)
+
     def run_to_end(self):
         """Runs every remaining step."""
         return self.run_to(float("inf"))
@@ -159,3 +230,30 @@ class Stepper:
                             [(t.name, run.shown(v, t, step.device)) for t, v in zip(op.outputs, event.outputs)],
                             reason=explain_mod.explain(op, self.session.placement), iteration=iteration, fed=fed)
         self.history.append(view)
+
+
+def _op_name(step):
+    return step.op.name if isinstance(step, OpStep) else step.tensor.op.name
+
+
+def _in_scope(name, scope):
+    return name == scope or name.startswith(scope + "/")
+
+
+def _short(name):
+    return name.rsplit("device:", 1)[-1]
+
+
+def _device_named(text, names):
+    """The full device name among ``names`` that ``text`` ("/gpu:1", "GPU:1", "/device:GPU:1", a
+    full name) means, else None."""
+    want = text.strip().lower().rsplit("/", 1)[-1].replace("device:", "")
+    for name in sorted(names):
+        if name.lower() == text.strip().lower() or _short(name).lower() == want:
+            return name
+    return None
+
+
+def _point_text(point):
+    kind, value = point
+    return f"device {_short(value)}" if kind == "device" else f"scope {value}/"

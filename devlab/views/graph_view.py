@@ -34,6 +34,7 @@ from .copies import by_route, copies, total_bytes
 from .sizes import bytes_label, human_bytes, tensor_bytes  # noqa: F401 - also read from here by other views
 
 DEVICE_VIEW_OPS = 150  # ops above which the default drawing is one node per device
+SCOPE_LABEL = 18  # characters of a scope name in a device box (longer ones end in "…/")
 NODE_BUDGET = 60  # drawn nodes above which series, then scopes, fold
 RANK_BUDGET = 14  # nodes side by side (same depth) above which they fold too
 SERIES_MIN = 3  # numbered ops that make a series
@@ -417,7 +418,7 @@ class GraphView:
         for d in self.feeds.values():
             fed[d.name] = fed.get(d.name, 0) + 1
         lines = ['digraph devices {',
-                 '  graph [rankdir=LR, fontname="Helvetica", fontsize=12, nodesep=0.6, ranksep=1.6];',
+                 '  graph [rankdir=LR, fontname="Helvetica", fontsize=12, nodesep=0.4, ranksep=1.0];',
                  '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=14, margin="0.25,0.12"];',
                  '  edge [color="' + COPY_COLOUR + '", fontcolor="' + COPY_COLOUR + '", fontname="Helvetica", '
                  'fontsize=13, style=dashed, penwidth=2];']
@@ -430,7 +431,8 @@ class GraphView:
             top = sorted(((sc, k) for sc, k in scopes.get(name, {}).items() if k > 2),  # scopes, not an op's Const
                          key=lambda kv: (-kv[1], kv[0]))[:3]
             label = [short_device(name), f"{n} op{'s' if n != 1 else ''}" + (f", {fed[name]} fed" if name in fed else "")]
-            label += [f"{scope} {k}" for scope, k in top]
+            label += [f"{scope if len(scope) <= SCOPE_LABEL else scope[:SCOPE_LABEL - 2] + chr(0x2026) + '/'} {k}"
+                      for scope, k in top]  # a long scope name no longer widens the whole drawing
             tip = f"{short_device(name)}: {n} ops ({_backing(device)})" + (" (click to open)" if self.interactive else "")
             lines.append(f'  "{nid}" [id="{nid}", class="devlab-device", label={dot_quote(chr(10).join(label))}, '
                          f'fillcolor="{colour}30", color="{colour}", fontcolor="#222222", penwidth=2, '

@@ -70,7 +70,7 @@ class PlacementReport:
         mapping = html.escape(self.session.device_mapping)
         return (f"<div class='devlab-placement'><div><b>{html.escape(self.summary())}</b></div>"
                 f"<details><summary>placement table ({len(self.records)} ops) and device mapping: "
-                f"{counts}</summary><pre>{mapping}</pre>"
+                f"{counts}</summary><pre style='white-space:pre;overflow-x:auto'>{mapping}</pre>"
                 f"<input placeholder='filter ops, types, devices' oninput=\"devlabFilter('{tid}', this.value)\">"
                 f"<div style='max-height:24em;overflow:auto'><table id='{tid}' style='text-align:left'><thead><tr>"
                 + "".join(f"<th style='cursor:pointer;text-align:left' onclick=\"devlabSortBy('{tid}', {i})\">{h}</th>"

@@ -23,7 +23,7 @@ LEARNING_RATE_DECAY_FACTOR = 0.5
 MOVING_AVERAGE_DECAY = 0.9
 
 
-def build(tf, devices=('/cpu:1', '/cpu:2')):
+def build(tf, devices=('/cpu:1', '/cpu:2'), variables_on='/cpu:0'):
     rng = np.random.RandomState(7)
 
     def _activation_summary(x):
@@ -34,7 +34,7 @@ def build(tf, devices=('/cpu:1', '/cpu:2')):
         tf.summary.scalar(tensor_name + '/sparsity', tf.nn.zero_fraction(x))
 
     def _variable_on_cpu(name, shape, initializer):
-        with tf.device('/cpu:0'):
+        with tf.device(variables_on):  # '/cpu:0' as written; the doctor's tests move them to a GPU
             var = tf.get_variable(name, shape, initializer=initializer, dtype=tf.float32)
         return var
 
