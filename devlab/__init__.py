@@ -116,6 +116,19 @@ io = _Namespace("tf.io", write_graph=_write_graph, read_file=read_file, write_fi
                 tf_record_iterator=_python_io.tf_record_iterator, TFRecordOptions=_python_io.TFRecordOptions,
                 decode_raw=decode_raw, parse_example=parse_example, parse_single_example=parse_single_example,
                 FixedLenFeature=FixedLenFeature, VarLenFeature=VarLenFeature)
+from .ops.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
+from .api import sparse_ops as _sparse_ops  # noqa: E402
+from .api.sparse_ops import (sparse_add, sparse_concat, sparse_fill_empty_rows, sparse_merge,  # noqa: E402
+                             sparse_placeholder, sparse_reduce_max, sparse_reduce_sum, sparse_reorder, sparse_reshape,
+                             sparse_retain, sparse_softmax, sparse_tensor_dense_matmul, sparse_tensor_to_dense,
+                             sparse_to_indicator)
+sparse = _Namespace("tf.sparse", SparseTensor=SparseTensor, placeholder=sparse_placeholder, add=sparse_add,
+                    concat=sparse_concat, fill_empty_rows=sparse_fill_empty_rows, merge=sparse_merge,
+                    reduce_max=sparse_reduce_max, reduce_sum=sparse_reduce_sum, reorder=sparse_reorder,
+                    reshape=sparse_reshape, retain=sparse_retain, softmax=sparse_softmax,
+                    sparse_dense_matmul=sparse_tensor_dense_matmul, matmul=sparse_tensor_dense_matmul,
+                    to_dense=sparse_tensor_to_dense, to_indicator=sparse_to_indicator,
+                    from_dense=_sparse_ops.from_dense)
 # tf.math: the names TF 1.13+ scripts reach there, the same functions as at the top level and in tf.nn
 math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "abs", "add", "add_n", "argmax", "ceil", "cos", "count_nonzero", "cumsum", "divide", "equal", "exp", "floor", "floordiv",

@@ -1,0 +1,291 @@
+"""``tf.sparse_*`` and ``tf.sparse.*``: the TF1 functions over a ``SparseTensor``, built op for op
+and name for name as TensorFlow 2.21's ``sparse_ops.py`` builds them (``SparseReorder``,
+``SparseToDense``, ``SparseTensorDenseMatMul/SparseTensorDenseMatMul``...), so the graph, its
+placement log and the values read as TF's do. A function takes a SparseTensorValue where TF does
+and refuses anything else with TF's TypeError.
+"""
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.scopes import name_scope
+from ..framework.tensor import Tensor
+from ..framework.tensor_shape import TensorShape
+from ..ops.build import apply_op, apply_op_output, constant, convert_to_tensor, op
+from ..ops.sparse_tensor import SparseTensor, SparseTensorValue
+from ..ops.tensor_util import constant_value_as_shape, static_value
+from . import array_ops, math_ops
+
+
+def _sparse(sp_input):
+    """TF's ``_convert_to_sparse_tensor``."""
+    if isinstance(sp_input, SparseTensorValue):
+        return SparseTensor.from_value(sp_input)
+    if not isinstance(sp_input, SparseTensor):
+        raise TypeError("Input must be a SparseTensor.")
+    return sp_input
+
+
+def _parts(sp):
+    return [sp.indices, sp.values, sp.dense_shape]
+
+
+def sparse_placeholder(dtype, shape=None, name=None):
+    """A SparseTensor of three placeholders (``name/indices``, ``name/values``, ``name/shape``),
+    fed with a SparseTensorValue or an (indices, values, dense_shape) tuple. A given ``shape``
+    (None or -1 for an unknown dim) is the default of the fed dense shape."""
+    shape_name = None if name is None else name + "/shape"
+    if shape is None:
+        rank = None
+        dense_shape = array_ops.placeholder(dtypes.int64, shape=[rank], name=shape_name)
+        static = TensorShape(None)
+    else:
+        if isinstance(shape, Tensor):
+            rank = shape.shape.sizes[0] if shape.shape.sizes else None
+            known = constant_value_as_shape(shape)
+            static = TensorShape(known if known is not None else None)
+        else:
+            rank = len(shape)
+            static = TensorShape([None if d == -1 else d for d in shape])
+            shape = constant([-1 if d is None else int(d) for d in static.sizes], dtype=dtypes.int64,
+                             name=None if name is None else name + "/shape_default")
+        dense_shape = array_ops.placeholder_with_default(shape, shape=shape.shape, name=shape_name)
+    result = SparseTensor(
+        values=array_ops.placeholder(dtype, shape=[None], name=None if name is None else name + "/values"),
+        indices=array_ops.placeholder(dtypes.int64, shape=[None, rank],
+                                      name=None if name is None else name + "/indices"),
+        dense_shape=dense_shape)
+    result._dense_shape_default = static  # what the given shape says, as TF's set_shape gives it
+    return result
+
+
+def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
+    """The dense tensor: the entries at their indices, ``default_value`` (0) elsewhere."""
+    sp_input = _sparse(sp_input)
+    if default_value is None:
+        default_value = array_ops.zeros([], dtype=sp_input.dtype)
+    return op("SparseToDense", name, [("sparse_indices", sp_input.indices, None),
+                                      ("output_shape", sp_input.dense_shape, None),
+                                      ("sparse_values", sp_input.values, None),
+                                      ("default_value", default_value, sp_input.dtype.base_dtype)],
+              {"validate_indices": bool(validate_indices)}).outputs[0]
+
+
+def sparse_reorder(sp_input, name=None):
+    """The same tensor with its entries in row-major order (what most sparse kernels expect)."""
+    sp_input = _sparse(sp_input)
+    with name_scope(name, "SparseReorder", _parts(sp_input)) as scope:
+        indices, values = apply_op("SparseReorder", _parts(sp_input), None, scope).outputs
+    if sp_input.get_shape().is_fully_defined():
+        return SparseTensor(indices, values, sp_input.get_shape().as_list())
+    out = SparseTensor(indices, values, array_ops.identity(sp_input.dense_shape))
+    out.set_shape(sp_input.shape)
+    return out
+
+
+def sparse_reshape(sp_input, shape, name=None):
+    """The same entries in a dense tensor of ``shape`` (one dim may be -1)."""
+    sp_input = _sparse(sp_input)
+    shape = array_ops.cast(shape, dtypes.int64)
+    with name_scope(name, "SparseReshape", _parts(sp_input)) as scope:
+        indices, out_shape = apply_op("SparseReshape", [sp_input.indices, sp_input.dense_shape, shape], None,
+                                      scope).outputs
+        known = constant_value_as_shape(shape)
+        if known is not None and sp_input.shape.is_fully_defined():
+            given = static_value(shape)
+            if given is not None and sum(int(d) == -1 for d in np.asarray(given).reshape(-1)) > 1:
+                raise ValueError(f"At most one dimension can be inferred (-1). Found: {np.asarray(given)}")
+            original = list(known)
+            size = int(np.prod(sp_input.shape.as_list()))
+            implied = sum(d is None for d in known)
+            if implied == 1 and 0 not in known:
+                i = original.index(None)
+                rest = original[:i] + original[i + 1:]
+                known[i] = int(size // int(np.prod(rest)))
+            if implied == 0 or (implied == 1 and 0 not in known):
+                if int(np.prod(known)) != size:
+                    raise ValueError(f"Cannot reshape a tensor with {size} elements to shape {original} "
+                                     f"({int(np.prod(known))} elements).")
+                out_shape = constant(known, dtype=dtypes.int64)
+        return SparseTensor(indices, array_ops.identity(sp_input.values), out_shape)
+
+
+def sparse_add(a, b, threshold=None, thresh=None):
+    """``a + b``: two SparseTensors give a SparseTensor (a sum whose magnitude is under
+    ``threshold`` is dropped); a SparseTensor and a dense tensor give a dense tensor."""
+    threshold = thresh if threshold is None else threshold
+    threshold = 0 if threshold is None else threshold
+    classes = (SparseTensor, SparseTensorValue)
+    if not any(isinstance(x, classes) for x in (a, b)):
+        raise TypeError("At least one input should be SparseTensor; do you mean to use tf.add()?")
+    if all(isinstance(x, classes) for x in (a, b)):
+        a, b = _sparse(a), _sparse(b)
+        threshold = convert_to_tensor(threshold, dtype=a.values.dtype.real_dtype.base_dtype, name="threshold")
+        indices, values, out_shape = apply_op("SparseAdd", _parts(a) + _parts(b) + [threshold], None,
+                                              "SparseAdd").outputs
+        a.get_shape().assert_is_compatible_with(b.get_shape())
+        static = a.get_shape().merge_with(b.get_shape())
+        if static.is_fully_defined():
+            out_shape = static.as_list()
+        return SparseTensor(indices, values, out_shape)
+    if isinstance(b, classes):
+        a, b = b, a
+    a = _sparse(a)
+    return op("SparseTensorDenseAdd", None, [("a_indices", a.indices, None), ("a_values", a.values, None),
+                                             ("a_shape", a.dense_shape, None), ("b", b, a.dtype.base_dtype)]).outputs[0]
+
+
+def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
+    """``sp_a @ b`` (either adjoint), a dense matrix; a SparseTensor ``b`` with a dense ``sp_a``
+    is computed transposed, as TF does."""
+    if isinstance(b, (SparseTensor, SparseTensorValue)):
+        if adjoint_a != adjoint_b:
+            return array_ops.transpose(sparse_tensor_dense_matmul(b, sp_a, adjoint_a, adjoint_b))
+        return array_ops.transpose(sparse_tensor_dense_matmul(b, sp_a, adjoint_a=not adjoint_a,
+                                                              adjoint_b=not adjoint_b))
+    sp_a = _sparse(sp_a)
+    with name_scope(name, "SparseTensorDenseMatMul", [sp_a.indices, sp_a.values, b]):
+        b = convert_to_tensor(b, name="b")
+        return apply_op_output("SparseTensorDenseMatMul", _parts(sp_a) + [b],
+                               {"adjoint_a": bool(adjoint_a), "adjoint_b": bool(adjoint_b)}, "SparseTensorDenseMatMul")
+
+
+def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat_dim=None,
+                  expand_nonconcat_dims=None):
+    """The SparseTensors side by side along ``axis``."""
+    if expand_nonconcat_dims is not None:
+        expand_nonconcat_dim = expand_nonconcat_dims
+    axis = concat_dim if axis is None else axis
+    if expand_nonconcat_dim:
+        raise NotImplementedError("sparse_concat(expand_nonconcat_dim=True): devlab concatenates inputs whose "
+                                  "other dims match only")
+    if not isinstance(sp_inputs, (list, tuple)):
+        raise TypeError("Inputs must be a list or tuple.")
+    sp_inputs = [_sparse(s) for s in sp_inputs]
+    if len(sp_inputs) == 1:
+        return sp_inputs[0]
+    inputs = [s.indices for s in sp_inputs] + [s.values for s in sp_inputs] + [s.dense_shape for s in sp_inputs]
+    indices, values, out_shape = apply_op("SparseConcat", inputs, {"concat_dim": int(axis), "N": len(sp_inputs)},
+                                          name or "SparseConcat").outputs
+    shapes = [s.shape for s in sp_inputs]
+    if all(s.ndims is not None for s in shapes):
+        static = list(shapes[0].sizes)
+        along = [s.sizes[axis] for s in shapes]
+        static[axis] = None if None in along else sum(along)
+    else:
+        static = None
+    if all(s.is_fully_defined() for s in shapes):
+        return SparseTensor(indices, values, convert_to_tensor(static, dtype=dtypes.int64))
+    out = SparseTensor(indices, values, out_shape)
+    out.set_shape(TensorShape(static))
+    return out
+
+
+def sparse_retain(sp_input, to_retain):
+    """The entries where the boolean vector ``to_retain`` is True."""
+    sp_input = _sparse(sp_input)
+    to_retain = convert_to_tensor(to_retain)
+    if to_retain.shape.ndims is not None and to_retain.shape.ndims != 1:
+        raise ValueError(f"Shape {to_retain.shape} must have rank 1")
+    n, m = sp_input.values.shape.sizes and sp_input.values.shape.sizes[0], \
+        to_retain.shape.sizes and to_retain.shape.sizes[0]
+    if n is not None and m is not None and n != m:
+        raise ValueError(f"Dimensions {n} and {m} are not compatible")
+    where_true = array_ops.reshape(array_ops.where_v2(to_retain), [-1])
+    return SparseTensor(array_ops.gather(sp_input.indices, where_true), array_ops.gather(sp_input.values, where_true),
+                        array_ops.identity(sp_input.dense_shape))
+
+
+def sparse_fill_empty_rows(sp_input, default_value, name=None):
+    """(the tensor with ``[row, 0...] = default_value`` in each empty row, which rows were empty)."""
+    sp_input = _sparse(sp_input)
+    with name_scope(name, "SparseFillEmptyRows", _parts(sp_input)):
+        default_value = convert_to_tensor(default_value, dtype=sp_input.values.dtype)
+        indices, values, empty, _ = apply_op("SparseFillEmptyRows", _parts(sp_input) + [default_value], None,
+                                             "SparseFillEmptyRows").outputs
+        return SparseTensor(indices, values, sp_input.dense_shape), empty
+
+
+def _reduce(op_type, sp_input, axis, keepdims, name):
+    from .math_ops import _all_axes
+    axis = _all_axes(sp_input) if axis is None else axis
+    return op(op_type, name, [("input_indices", sp_input.indices, None), ("input_values", sp_input.values, None),
+                              ("input_shape", sp_input.dense_shape, None), ("reduction_axes", axis, dtypes.int32)],
+              {"keep_dims": bool(keepdims)}).outputs[0]
+
+
+def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
+    """The dense sum over ``axis`` (every axis when None) of the entries; absent ones count as 0."""
+    axis = reduction_axes if axis is None else axis
+    keepdims = keep_dims if keepdims is None else keepdims
+    return _reduce("SparseReduceSum", _sparse(sp_input), axis, keepdims, None)
+
+
+def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
+    """The dense maximum over ``axis`` of the present entries."""
+    axis = reduction_axes if axis is None else axis
+    keepdims = keep_dims if keepdims is None else keepdims
+    return _reduce("SparseReduceMax", _sparse(sp_input), axis, keepdims, None)
+
+
+def sparse_reduce_sum_v2(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
+    """``tf.sparse.reduce_sum``: the same, named; a sparse output is not in devlab."""
+    if output_is_sparse:
+        raise NotImplementedError("tf.sparse.reduce_sum(output_is_sparse=True): devlab has no SparseReduceSumSparse")
+    return _reduce("SparseReduceSum", _sparse(sp_input), axis, keepdims, name)
+
+
+def sparse_softmax(sp_input, name=None):
+    """The softmax over the last dim of each row's present entries; absent ones stay absent."""
+    with name_scope(name, "SparseSoftmax", [sp_input.indices, sp_input.values]):
+        values = apply_op_output("SparseSoftmax", _parts(sp_input), None, "SparseSoftmax")
+        return SparseTensor(sp_input.indices, values, sp_input.dense_shape)
+
+
+def sparse_dense_cwise_add(sp_t, dense_t):
+    """The entries plus the dense tensor broadcast to them (a SparseTensor of the same entries)."""
+    values = apply_op_output("SparseDenseCwiseAdd", _parts(sp_t) + [dense_t], None, "SparseDenseCwiseAdd")
+    return SparseTensor(sp_t.indices, values, sp_t.dense_shape)
+
+
+def _merge(sp_ids, sp_values, vocab_size, name=None):
+    """TF's ``sparse_merge_impl`` for one id tensor: the ids become the last index column."""
+    with name_scope(name, "SparseMerge", [sp_ids, sp_values]):
+        sp_ids, sp_values = _sparse(sp_ids), _sparse(sp_values)
+        ids = sp_ids.values
+        if sp_ids.dtype != dtypes.int64:
+            ids = array_ops.cast(ids, dtypes.int64)
+        ids = array_ops.expand_dims(ids, axis=1)
+        vocab = array_ops.cast(vocab_size, dtypes.int64)
+        new_indices = array_ops.concat([sp_ids.indices[:, :-1], ids], 1)
+        new_shape = array_ops.concat([sp_ids.dense_shape[:-1], [vocab]], 0)
+        result = sparse_reorder(SparseTensor(new_indices, sp_values.values, new_shape))
+        return SparseTensor(result.indices, result.values, new_shape)
+
+
+def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
+    """A SparseTensor whose last index is each entry's id (of ``sp_ids``) and value is ``sp_values``'."""
+    if already_sorted or isinstance(sp_ids, (list, tuple)):
+        raise NotImplementedError("sparse_merge(already_sorted=True or a list of ids): devlab merges one id "
+                                  "tensor and sorts it")
+    return _merge(sp_ids, sp_values, vocab_size, name)
+
+
+def sparse_to_indicator(sp_input, vocab_size, name=None):
+    """A dense bool tensor one dim longer: True at ``[..., id]`` for each id the row holds."""
+    sp_input = _sparse(sp_input)
+    with name_scope(name, "SparseToIndicator", _parts(sp_input)) as scope:
+        num_entries = array_ops.shape(sp_input.indices)[0]
+        new_values = array_ops.fill(array_ops.expand_dims(num_entries, 0), True)
+        sp_values = SparseTensor(sp_input.indices, new_values, sp_input.dense_shape)
+        merged = _merge(sp_input, sp_values, vocab_size, scope)
+        return sparse_tensor_to_dense(merged, default_value=False, validate_indices=False, name=scope)
+
+
+def from_dense(tensor, name=None):
+    """``tf.sparse.from_dense``: the non-zero entries of a dense tensor."""
+    with name_scope(name, "dense_to_sparse"):
+        tensor = convert_to_tensor(tensor)
+        indices = array_ops.where_v2(math_ops.not_equal(tensor, array_ops.zeros_like(tensor)))
+        values = array_ops.gather_nd(tensor, indices)
+        shape = array_ops.shape(tensor, out_type=dtypes.int64)
+        return SparseTensor(indices, values, shape)
