@@ -208,7 +208,8 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
                 dims_ = constant(list(x.shape.sizes), dtype=dtypes.int32, name="shape_as_tensor")
         else:
             dims_ = shape(x)
-        one = constant(1, dtype=dtype or x.dtype.base_dtype)
+        dtype = dtypes.as_dtype(dtype or x.dtype.base_dtype)
+        one = constant(True if dtype.is_bool else 1, dtype=dtype)  # TF's ones of bool are True
         return apply_op_output("Fill", [dims_, one], None, scope)
 
 

@@ -12,7 +12,7 @@ from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops.build import apply_op, apply_op_output, constant, convert_to_tensor, op
 from ..ops.sparse_tensor import SparseTensor, SparseTensorValue
-from ..ops.tensor_util import constant_value_as_shape, static_value
+from ..ops.tensor_util import constant_value, constant_value_as_shape, static_value
 from . import array_ops, math_ops
 
 
@@ -89,7 +89,7 @@ def sparse_reshape(sp_input, shape, name=None):
     with name_scope(name, "SparseReshape", _parts(sp_input)) as scope:
         indices, out_shape = apply_op("SparseReshape", [sp_input.indices, sp_input.dense_shape, shape], None,
                                       scope).outputs
-        known = constant_value_as_shape(shape)
+        known = _python_shape(shape)
         if known is not None and sp_input.shape.is_fully_defined():
             given = static_value(shape)
             if given is not None and sum(int(d) == -1 for d in np.asarray(given).reshape(-1)) > 1:
@@ -107,6 +107,21 @@ def sparse_reshape(sp_input, shape, name=None):
                                      f"({int(np.prod(known))} elements).")
                 out_shape = constant(known, dtype=dtypes.int64)
         return SparseTensor(indices, array_ops.identity(sp_input.values), out_shape)
+
+
+def _python_shape(t):
+    """The dims TF's Python ``constant_value_as_shape`` reads from a shape tensor while building
+    (a Cast or Pack of constants; not what shape inference folds further), as a list with None for
+    unknown dims, or None when even the rank is unknown."""
+    if t.op.type == "Cast":
+        return _python_shape(t.op.inputs[0])
+    if t.op.type == "Pack":
+        dims = []
+        for x in t.op.inputs:
+            v = constant_value(x)
+            dims.append(None if v is None or int(v) < 0 else int(v))
+        return dims
+    return constant_value_as_shape(t)
 
 
 def sparse_add(a, b, threshold=None, thresh=None):
@@ -227,13 +242,6 @@ def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, k
     return _reduce("SparseReduceMax", _sparse(sp_input), axis, keepdims, None)
 
 
-def sparse_reduce_sum_v2(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
-    """``tf.sparse.reduce_sum``: the same, named; a sparse output is not in devlab."""
-    if output_is_sparse:
-        raise NotImplementedError("tf.sparse.reduce_sum(output_is_sparse=True): devlab has no SparseReduceSumSparse")
-    return _reduce("SparseReduceSum", _sparse(sp_input), axis, keepdims, name)
-
-
 def sparse_softmax(sp_input, name=None):
     """The softmax over the last dim of each row's present entries; absent ones stay absent."""
     with name_scope(name, "SparseSoftmax", [sp_input.indices, sp_input.values]):
@@ -247,7 +255,7 @@ def sparse_dense_cwise_add(sp_t, dense_t):
     return SparseTensor(sp_t.indices, values, sp_t.dense_shape)
 
 
-def _merge(sp_ids, sp_values, vocab_size, name=None):
+def _merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
     """TF's ``sparse_merge_impl`` for one id tensor: the ids become the last index column."""
     with name_scope(name, "SparseMerge", [sp_ids, sp_values]):
         sp_ids, sp_values = _sparse(sp_ids), _sparse(sp_values)
@@ -258,16 +266,18 @@ def _merge(sp_ids, sp_values, vocab_size, name=None):
         vocab = array_ops.cast(vocab_size, dtypes.int64)
         new_indices = array_ops.concat([sp_ids.indices[:, :-1], ids], 1)
         new_shape = array_ops.concat([sp_ids.dense_shape[:-1], [vocab]], 0)
-        result = sparse_reorder(SparseTensor(new_indices, sp_values.values, new_shape))
+        result = SparseTensor(new_indices, sp_values.values, new_shape)
+        if already_sorted:
+            return result
+        result = sparse_reorder(result)
         return SparseTensor(result.indices, result.values, new_shape)
 
 
 def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
     """A SparseTensor whose last index is each entry's id (of ``sp_ids``) and value is ``sp_values``'."""
-    if already_sorted or isinstance(sp_ids, (list, tuple)):
-        raise NotImplementedError("sparse_merge(already_sorted=True or a list of ids): devlab merges one id "
-                                  "tensor and sorts it")
-    return _merge(sp_ids, sp_values, vocab_size, name)
+    if isinstance(sp_ids, (list, tuple)):
+        raise NotImplementedError("tf.sparse_merge(sp_ids=[...]): devlab merges one SparseTensor of ids, not a list")
+    return _merge(sp_ids, sp_values, vocab_size, name, already_sorted)
 
 
 def sparse_to_indicator(sp_input, vocab_size, name=None):

@@ -55,8 +55,7 @@ def _check_bounds(indices, shape):
 def sparse_reorder(k, indices, values, shape):
     """The entries in row-major order of their indices."""
     ind, sh = _host(indices, shape)
-    _check_sparse(ind, to_host(values), sh)
-    _check_bounds(ind, sh)
+    _check_sparse(ind, to_host(values), sh)  # TF checks no bounds here
     order = _order(ind)
     return k.xp.asarray(ind[order]), values[k.xp.asarray(order)]
 
@@ -82,12 +81,12 @@ def sparse_reshape(k, input_indices, input_shape, new_shape):
     if unknown:
         if product == 0 or dense_size % product:
             raise _err(f"Input to reshape is a SparseTensor with {dense_size} dense values, but the requested shape "
-                       f"requires a multiple of {product}. inputs_shape=[{','.join(map(str, old))}] "
+                       f"requires a multiple of {product}. input_shape=[{','.join(map(str, old))}] "
                        f"output_shape=[{','.join(map(str, new))}]")
         new[unknown[0]] = dense_size // product
     elif product != dense_size:
         raise _err(f"Input to reshape is a tensor with {dense_size} dense values, but the requested shape has "
-                   f"{product}. inputs_shape=[{','.join(map(str, old))}] output_shape=[{','.join(map(str, new))}]")
+                   f"{product}. input_shape=[{','.join(map(str, old))}] output_shape=[{','.join(map(str, new))}]")
     if ind.shape[0] == 0:
         return k.xp.asarray(np.zeros((0, new.size), np.int64)), k.xp.asarray(new)
     flat = np.ravel_multi_index(tuple(ind.T), tuple(old)) if old.size else np.zeros(ind.shape[0], np.int64)
