@@ -193,6 +193,20 @@ def case_bag_of_words_model_trains(tf, rewrites_off=False):
     return _facts(tf, [loss, table, w], feed, train=train, steps=3, rewrites_off=rewrites_off)
 
 
+def case_reduce_max_divide_and_segment_sums(tf, rewrites_off=False):
+    values = tf.constant([1.0, -2.0, 3.0, 0.5], name="values")
+    sp = tf.SparseTensor(indices=[[0, 0], [1, 2], [2, 1], [2, 3]], values=values, dense_shape=[3, 4])
+    top = tf.sparse_reduce_max(sp, 1)
+    divided = sp / tf.constant([[2.0], [4.0], [-1.0]], name="divisor")
+    data = tf.constant(TABLE, name="data")
+    summed = tf.sparse_segment_sum(data, [0, 2, 2, 5], [0, 0, 1, 3])
+    rooted = tf.sparse_segment_sqrt_n(data, [1, 3, 4], [0, 0, 0])
+    averaged = tf.sparse_segment_mean(data, [4, 1], [0, 1])
+    grads = tf.gradients(tf.reduce_sum(divided.values ** 2) + tf.reduce_sum(summed ** 2) + tf.reduce_sum(rooted) +
+                         tf.reduce_sum(averaged * 3.0), [values, data])
+    return _facts(tf, [top, divided, summed, rooted, averaged] + grads, rewrites_off=rewrites_off)
+
+
 def _run_error(tf, build, feed=None):
     from script_cases import _error
 
