@@ -207,6 +207,41 @@ def case_reduce_max_divide_and_segment_sums(tf, rewrites_off=False):
     return _facts(tf, [top, divided, summed, rooted, averaged] + grads, rewrites_off=rewrites_off)
 
 
+def _example(tf, **features):
+    feature = {}
+    for key, v in features.items():
+        if isinstance(v[0], float):
+            feature[key] = tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        elif isinstance(v[0], bytes):
+            feature[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=v))
+        else:
+            feature[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+def case_parse_var_len_features(tf, rewrites_off=False):
+    """``VarLenFeature`` gives a SparseTensor: ``[batch, longest]`` from parse_example, ``[longest]``
+    from parse_single_example; a record without the feature has no entries."""
+    records = [_example(tf, ids=[3, 1, 4], y=[1.0], w=[0.5], tag=[b"a"]),
+               _example(tf, ids=[9], y=[2.0], w=[1.5, 2.5]), _example(tf, y=[3.0])]
+    batch = tf.placeholder(tf.string, [None], name="records")
+    parsed = tf.parse_example(batch, {"ids": tf.VarLenFeature(tf.int64), "y": tf.FixedLenFeature([], tf.float32),
+                                      "w": tf.VarLenFeature(tf.float32)})
+    one = tf.placeholder(tf.string, [], name="record")
+    single = tf.parse_single_example(one, {"ids": tf.VarLenFeature(tf.int64), "y": tf.FixedLenFeature([1], tf.float32),
+                                           "tag": tf.VarLenFeature(tf.string)})
+    pooled = tf.sparse_reduce_sum(parsed["w"], 1)
+    facts = _facts(tf, [parsed["ids"], parsed["w"], parsed["y"], single["ids"], single["y"], pooled],
+                   {batch: records, one: records[0]}, rewrites_off=rewrites_off)
+    with tf.Session() as sess:
+        tag = sess.run(single["tag"], {one: records[0]})
+    facts["tag"] = [type(tag).__name__, tag.indices.tolist(), [bytes(v).decode() for v in tag.values],
+                    tag.dense_shape.tolist()]
+    facts["shapes"] = [str(parsed["ids"].indices.shape), str(parsed["ids"].dense_shape.shape),
+                       str(single["ids"].indices.shape), str(single["ids"].dense_shape.shape), str(single["y"].shape)]
+    return facts
+
+
 def _run_error(tf, build, feed=None):
     from script_cases import _error
 
