@@ -49,7 +49,7 @@ from .api.tensordot import tensordot
 from .api.tensor_array_ops import TensorArray
 from .api.data_flow_ops import (ConditionalAccumulator, FIFOQueue, RandomShuffleQueue, dynamic_partition,
                                 dynamic_stitch, parallel_dynamic_stitch)
-from .api.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
+from .api.random_ops import random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
 from .api.script_ops import py_func
 from .api.state_ops import assign, assign_add, assign_sub, count_up_to, is_variable_initialized, scatter_add, scatter_sub, scatter_update
 from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue

@@ -41,6 +41,11 @@ def parse_example_shape(inputs, attrs):
     return out
 
 
+def matching_files_shape(inputs, attrs):
+    """MatchingFiles: a vector of names, as many as match."""
+    return [(dtypes.string, (None,))]
+
+
 # -- kernels ----------------------------------------------------------------------------------------
 class TFRecordReader:
     """A reader's state: the file it reads and how many records it has produced."""
@@ -161,3 +166,14 @@ def parse_example_v2(k, serialized, names, sparse_keys, dense_keys, ragged_keys,
         dense.append(out.reshape(batch.shape + shape))
     out = outputs_sparse_idx + outputs_sparse_val + outputs_sparse_shape + dense
     return out[0] if len(out) == 1 else tuple(out)  # an op of one output returns its value
+
+
+def matching_files(k, pattern):
+    """The file names matching the glob pattern(s), sorted (TF's MatchingFiles); none is an error."""
+    import glob
+    patterns = [bytes(p).decode() if not isinstance(p, str) else p
+                for p in np.asarray(pattern, dtype=object).reshape(-1)]
+    names = sorted(n for p in patterns for n in glob.glob(p))
+    if not names and np.asarray(pattern).ndim == 0:
+        raise errors.NotFoundError(None, None, f"{patterns[0]}: No such file or directory")
+    return np.array([n.encode() for n in names], dtype=object)

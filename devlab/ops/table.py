@@ -26,6 +26,7 @@ from . import nn_shapes as NS
 from . import optimizer_kernels as OK
 from . import sampling_kernels as CS
 from . import shapes as S
+from . import philox as PX
 from . import sparse_kernels as SK
 from . import sparse_shapes as SS
 from . import sparse_tensor_kernels as STK
@@ -229,6 +230,7 @@ OPS = _table(
     OpDef("SparseSegmentMeanGradV2", SS.segment_reduce_grad_v2, STK.sparse_segment_mean_grad_v2),
     OpDef("SparseSegmentSqrtNGradV2", SS.segment_reduce_grad_v2, STK.sparse_segment_sqrt_n_grad_v2),
     OpDef("SegmentSum", SS.segment_reduce, STK.segment_sum),
+    OpDef("RandomShuffle", S.same_as_first, PX.random_shuffle, stateful=True),
     # sparse writes: only the rows their indices name (colocated with the variable, as every write)
     OpDef("ScatterUpdate", S.ref_of_first, SK.scatter_update, ref_inputs=(0,), stateful=True),
     OpDef("ScatterAdd", S.ref_of_first, SK.scatter_add, ref_inputs=(0,), stateful=True),
@@ -332,6 +334,7 @@ OPS = _table(
     # TF1's queue-based input pipeline: TFRecord readers, tf.train.Example parsing (input_kernels.py)
     OpDef("TFRecordReaderV2", IK.reader_handle, IK.tf_record_reader_v2, CPU_ONLY, stateful=True, type_input=None),
     OpDef("ReaderReadV2", IK.key_value, IK.reader_read_v2, CPU_ONLY, stateful=True, type_input=None, blocking=True),
+    OpDef("MatchingFiles", IK.matching_files_shape, IK.matching_files, CPU_ONLY, type_input=None, stateful=True),
     OpDef("ParseExampleV2", IK.parse_example_shape, IK.parse_example_v2, CPU_ONLY, type_input=None),
     OpDef("DecodeRaw", IK.decode_raw_shape, IK.decode_raw, CPU_ONLY, type_input=None),
     # candidate sampling (sampled losses): CPU kernels only, as TF; the samplers draw from the op's generator
