@@ -120,12 +120,14 @@ from .ops.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
 from .api import sparse_ops as _sparse_ops  # noqa: E402
 from .api.sparse_ops import (sparse_add, sparse_concat, sparse_fill_empty_rows, sparse_merge,  # noqa: E402
                              sparse_placeholder, sparse_reduce_max, sparse_reduce_sum, sparse_reorder, sparse_reshape,
-                             sparse_retain, sparse_softmax, sparse_tensor_dense_matmul, sparse_tensor_to_dense,
-                             sparse_to_indicator)
+                             sparse_maximum, sparse_minimum, sparse_reset_shape, sparse_retain, sparse_softmax, sparse_tensor_dense_matmul,
+                             sparse_tensor_to_dense, sparse_to_indicator)
 from .api.segment_ops import segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum  # noqa: E402
 sparse = _Namespace("tf.sparse", SparseTensor=SparseTensor, placeholder=sparse_placeholder, add=sparse_add,
                     concat=sparse_concat, fill_empty_rows=sparse_fill_empty_rows, merge=sparse_merge,
                     reduce_max=sparse_reduce_max, reduce_sum=sparse_reduce_sum, reorder=sparse_reorder,
+                    reset_shape=sparse_reset_shape, maximum=sparse_maximum, minimum=sparse_minimum,
+                    transpose=_sparse_ops.sparse_transpose,
                     reshape=sparse_reshape, retain=sparse_retain, softmax=sparse_softmax,
                     sparse_dense_matmul=sparse_tensor_dense_matmul, matmul=sparse_tensor_dense_matmul,
                     to_dense=sparse_tensor_to_dense, to_indicator=sparse_to_indicator,

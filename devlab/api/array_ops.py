@@ -19,6 +19,7 @@ from .elementwise import binary
 from ..unimplemented import reject
 from ..ops import allocation
 from ..ops.recorded import OP_DEFS
+from ..ops.sparse_tensor import SparseTensor, SparseTensorValue
 from ..ops.validate import make_int
 
 newaxis = None
@@ -223,6 +224,9 @@ def unique(x, out_idx=dtypes.int32, name=None):
 def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
     """The shape as a tensor: a Const when fully known while building (as TF folds it), else Shape."""
     with name_scope(name, "Shape", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):  # its dense shape, as out_type
+            return apply_op_output("Cast", [convert_to_tensor(input.dense_shape, dtypes.int64)],
+                                   {"DstT": dtypes.as_dtype(out_type), "Truncate": False}, "Cast")
         x = convert_to_tensor(input)
         if x.shape.is_fully_defined():
             return constant(list(x.shape.sizes), dtype=out_type, name=scope)

@@ -13,7 +13,8 @@ from ..framework.tensor_shape import TensorShape
 from ..ops.build import apply_op, apply_op_output, constant, convert_to_tensor, op
 from ..ops.sparse_tensor import SparseTensor, SparseTensorValue
 from ..ops.tensor_util import constant_value, constant_value_as_shape, static_value
-from . import array_ops, math_ops
+from . import array_ops, gen_sparse_ops, math_ops
+from .gen_sparse_ops import sparse_fill_empty_rows_grad  # noqa: F401 - TF's sparse_ops has the gen names
 
 
 def _sparse(sp_input):
@@ -247,6 +248,77 @@ def sparse_softmax(sp_input, name=None):
     with name_scope(name, "SparseSoftmax", [sp_input.indices, sp_input.values]):
         values = apply_op_output("SparseSoftmax", _parts(sp_input), None, "SparseSoftmax")
         return SparseTensor(sp_input.indices, values, sp_input.dense_shape)
+
+
+def sparse_reset_shape(sp_input, new_shape=None):
+    """The same entries with the dense shape ``new_shape`` (no smaller than the old), or, without
+    one, the smallest shape that holds them."""
+    sp_input = _sparse(sp_input)
+    in_indices = array_ops.identity(sp_input.indices)
+    in_values = array_ops.identity(sp_input.values)
+    in_shape = array_ops.identity(sp_input.dense_shape)
+    if new_shape is None:
+        low = math_ops.reduce_max(in_indices, axis=0)
+        out_shape = math_ops.maximum(constant(0, dtype=dtypes.int64), math_ops.add(low, array_ops.ones_like(in_shape)))
+        return SparseTensor(in_indices, in_values, out_shape)
+    out_shape = convert_to_tensor(new_shape)
+    if out_shape.shape.ndims is not None and out_shape.shape.ndims != 1:
+        raise ValueError(f"Shape {out_shape.shape} must have rank 1")
+    out_shape = array_ops.cast(out_shape, dtypes.int64)
+    n, m = out_shape.shape.sizes and out_shape.shape.sizes[0], in_shape.shape.sizes and in_shape.shape.sizes[0]
+    if n is not None and m is not None and n != m:
+        raise ValueError(f"Dimensions {n} and {m} are not compatible")
+    known = constant_value(out_shape)
+    if known is None or not sp_input.get_shape().is_fully_defined():
+        raise NotImplementedError("tf.sparse_reset_shape(new_shape=...): devlab needs the new shape and the input's "
+                                  "shape known while building (TF checks them at run time with assert ops)")
+    old = np.array(sp_input.get_shape().as_list())
+    if not np.all(old <= known):
+        raise ValueError(f"Requested new_shape should have dimension sizes >= sp_input.shape.  Found new_shape "
+                         f"({old}), sp_input.shape ({known}).")
+    return SparseTensor(in_indices, in_values, known)
+
+
+def _sparse_sparse(op_type, sp_a, sp_b, name):
+    with name_scope(name, op_type, [sp_a.indices, sp_a.values, sp_b.indices, sp_b.values]) as scope:
+        indices, values = apply_op(op_type, _parts(sp_a) + _parts(sp_b), None, scope).outputs
+    return SparseTensor(indices, values, sp_a.dense_shape)
+
+
+def sparse_maximum(sp_a, sp_b, name=None):
+    """The elementwise maximum of two SparseTensors of one shape (an absent entry counts as 0)."""
+    return _sparse_sparse("SparseSparseMaximum", sp_a, sp_b, name)
+
+
+def sparse_minimum(sp_a, sp_b, name=None):
+    """The elementwise minimum of two SparseTensors of one shape (an absent entry counts as 0)."""
+    return _sparse_sparse("SparseSparseMinimum", sp_a, sp_b, name)
+
+
+def sparse_transpose(sp_input, perm=None, name=None):
+    """The SparseTensor with its dims permuted by ``perm`` (reversed when None), reordered."""
+    with name_scope(name, "SparseTranspose", [sp_input]):
+        if perm is None:
+            if sp_input.shape.rank is not None:
+                rank = sp_input.shape.rank
+                perm = (rank - 1) - np.arange(0, rank, 1)
+            else:
+                rank = array_ops.size(sp_input.dense_shape)
+                perm = (rank - 1) - array_ops.range(0, rank, 1)
+        indices = sp_input.indices
+        transposed_indices = array_ops.transpose(array_ops.gather(array_ops.transpose(indices), perm))
+        perm_ = constant_value(convert_to_tensor(perm))
+        if perm_ is not None and sp_input.get_shape().is_fully_defined():
+            old_shape_ = sp_input.get_shape().as_list()
+            transposed_dense_shape = list(old_shape_)
+            for i, p in enumerate(perm_):
+                transposed_dense_shape[i] = old_shape_[p]
+        else:
+            dense_shape = sp_input.dense_shape
+            transposed_dense_shape = array_ops.gather(dense_shape, perm)
+        transposed_st = SparseTensor(transposed_indices, sp_input.values, transposed_dense_shape)
+        transposed_st = sparse_reorder(transposed_st)
+        return SparseTensor(transposed_st.indices, transposed_st.values, transposed_dense_shape)
 
 
 def sparse_dense_cwise_add(sp_t, dense_t):

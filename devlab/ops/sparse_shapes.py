@@ -57,6 +57,9 @@ def add_grad(inputs, attrs):
 
 def dense_add(inputs, attrs):
     """SparseTensorDenseAdd: the dense operand's shape."""
+    n, m = _n(inputs[0]), _n(inputs[1])
+    if n is not None and m is not None and n != m:
+        raise ShapeError(f"Dimensions {n} and {m} are not compatible")
     return [(inputs[1].dtype.base_dtype, dims(inputs[3]))]
 
 
@@ -80,6 +83,10 @@ def dense_matmul(inputs, attrs):
 def concat(inputs, attrs):
     """SparseConcat: every input's entries, as many as they hold together."""
     n = attrs["N"]
+    ranks = {r for r in [_second(t) for t in inputs[:n]] + [_rank_of_shape(t) for t in inputs[2 * n:]] if r is not None}
+    if len(ranks) > 1:
+        a, b = sorted(ranks)[:2]
+        raise ShapeError(f"Dimensions {a} and {b} are not compatible")
     counts = [_n(t) for t in inputs[:n]]
     total = None if None in counts else sum(counts)
     rank = _first_known(*[_second(t) for t in inputs[:n]], *[_rank_of_shape(t) for t in inputs[2 * n:]])
@@ -137,3 +144,8 @@ def segment_reduce_grad_v2(inputs, attrs):
     grad = dims(inputs[0])
     return [(inputs[0].dtype.base_dtype, None if grad is None else (None,) + tuple(grad[1:])),
             (inputs[1].dtype.base_dtype, (None,))]
+
+
+def sparse_sparse(inputs, attrs):
+    """SparseSparseMaximum/Minimum: the union of the entries (known when it runs)."""
+    return [(I64, (None, None)), (inputs[1].dtype.base_dtype, (None,))]

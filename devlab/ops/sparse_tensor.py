@@ -110,18 +110,37 @@ class SparseTensor:
     def __mul__(self, other):
         return _cwise("SparseDenseCwiseMul", self, other, "mul")
 
+    __rmul__ = __mul__  # dense * sparse: the same op (TF's _mul_dispatch)
+
     def __truediv__(self, other):
-        return _cwise("SparseDenseCwiseDiv", self, other, "truediv")
+        """``sp / dense``: integers divide as floats (int8/16 as float32, int32/64 as float64), as TF."""
+        return _cwise("SparseDenseCwiseDiv", self, other, "truediv", true_div=True)
+
+    def _numpy(self):
+        raise ValueError("SparseTensor.numpy() is only supported in eager mode.")
 
     __div__ = __truediv__
 
 
-def _cwise(op_type, sp, dense, name):
+_TRUEDIV = {"int8": "float32", "uint8": "float32", "int16": "float32", "uint16": "float32",
+            "int32": "float64", "uint32": "float64", "int64": "float64", "uint64": "float64"}
+
+
+def _cwise(op_type, sp, dense, name, true_div=False):
     """``sp * dense`` and ``sp / dense``: the dense tensor broadcast to the listed entries only."""
     from .build import apply_op_output
     with name_scope(None, name, [sp, dense]) as scope:
-        dense = convert_to_tensor(dense, dtype=sp.dtype.base_dtype, name="y")
-        values = apply_op_output(op_type, [sp.indices, sp.values, sp.dense_shape, dense], None, scope)
+        values = sp.values
+        dense = convert_to_tensor(dense, dtype=None if true_div else sp.dtype.base_dtype, name="y")
+        if true_div:
+            if dense.dtype.base_dtype != values.dtype.base_dtype:
+                raise TypeError(f"x and y must have the same dtype, got {values.dtype.base_dtype!r} != "
+                                f"{dense.dtype.base_dtype!r}")
+            to = _TRUEDIV.get(values.dtype.base_dtype.name)
+            if to is not None:
+                values = apply_op_output("Cast", [values], {"DstT": dtypes.as_dtype(to), "Truncate": False}, "Cast")
+                dense = apply_op_output("Cast", [dense], {"DstT": dtypes.as_dtype(to), "Truncate": False}, "Cast_1")
+        values = apply_op_output(op_type, [sp.indices, values, sp.dense_shape, dense], None, scope)
     return SparseTensor(sp.indices, values, sp.dense_shape)
 
 

@@ -31,6 +31,18 @@ def _check_sparse(indices, values, shape, what=""):
                    f"({values.shape[0]}) do not match")
     if indices.shape[1] != shape.shape[0]:
         raise _err(f"Input {what}indices has rank {indices.shape[1]} but dense shape has rank {shape.shape[0]}")
+    _check_dense_shape(shape)
+
+
+def _check_dense_shape(shape):
+    """TF's TensorShape checks of a dense shape: no negative dim, no overflowing element count."""
+    total = 1
+    for d in shape.tolist():
+        if d < 0:
+            raise _err(f"Dimension {d} must be >= 0")
+        if total * d > 2**63 - 1:
+            raise _err(f"Encountered overflow when multiplying {total} with {d}, result: -1")
+        total *= d
 
 
 def _order(indices):
@@ -142,6 +154,34 @@ def sparse_add(k, a_indices, a_values, a_shape, b_indices, b_values, b_shape, th
             k.xp.asarray(ash.astype(np.int64)))
 
 
+def _sparse_sparse(fn):
+    def kernel(k, a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+        """The union of two SparseTensors' entries, ``fn`` of their values (0 where one has none)."""
+        ai, ash, bi, bsh = _host(a_indices, a_shape, b_indices, b_shape)
+        av, bv = np.asarray(to_host(a_values)), np.asarray(to_host(b_values))
+        for ind, sh in ((ai, ash), (bi, bsh)):
+            if ind.ndim == 2 and sh.ndim == 1 and ind.shape[1] != sh.shape[0]:
+                raise _err(f"Index rank ({ind.shape[1]}) and shape rank ({sh.shape[0]}) do not match")
+        _check_sparse(ai, av, ash, "a_")
+        _check_sparse(bi, bv, bsh, "b_")
+        _check_same_shape(ash, bsh)
+        merged = {}
+        for row, v in zip(map(tuple, ai.tolist()), av):
+            merged[row] = [v, 0]
+        for row, v in zip(map(tuple, bi.tolist()), bv):
+            merged.setdefault(row, [0, 0])[1] = v
+        rows = sorted(merged)
+        indices = np.array(rows, np.int64).reshape(-1, ash.size)
+        values = np.array([fn(*merged[r]) for r in rows], av.dtype).reshape(-1)
+        return k.xp.asarray(indices), k.xp.asarray(values)
+    kernel.__name__ = f"sparse_sparse_{fn.__name__}"
+    return kernel
+
+
+sparse_sparse_maximum = _sparse_sparse(max)
+sparse_sparse_minimum = _sparse_sparse(min)
+
+
 def sparse_add_grad(k, backprop_val_grad, a_indices, b_indices, sum_indices):
     """Each operand's entries take the gradient of the sum's entry at their index (zero where the
     threshold dropped it)."""
@@ -157,7 +197,11 @@ def sparse_tensor_dense_add(k, a_indices, a_values, a_shape, b):
     ai, ash = _host(a_indices, a_shape)
     if tuple(int(d) for d in ash) != tuple(b.shape):
         raise _err(f"Dimension mismatch: a_shape {_shape_text_of(ash)} vs. b.shape {_shape_text(b)}")
-    _check_bounds(ai, ash)
+    for i, row in enumerate(ai.tolist()):
+        for d, idx in enumerate(row):
+            if not 0 <= idx < ash[d]:
+                raise _err(f"Sparse tensor has an invalid index on dimension {d}: a_indices({i},{d}) = {idx}, dense "
+                           f"tensor shape: {_shape_text_of(ash)}")
     out = np.array(to_host(b))
     if ai.shape[0]:
         np.add.at(out, tuple(ai.T), to_host(a_values))
@@ -185,7 +229,7 @@ def sparse_tensor_dense_mat_mul(k, a_indices, a_values, a_shape, b):
         i = int(bad.argmax())
         if not 0 <= c[i] < inner:
             raise _err(f"k ({c[i]}) from index[{i},{0 if adj_a else 1}] out of bounds (>={inner})")
-        raise _err(f"i ({r[i]}) from index[{i},{1 if adj_a else 0}] out of bounds (>={rows})")
+        raise _err(f"m ({r[i]}) from index[{i},{1 if adj_a else 0}] out of bounds (>={rows})")
     bh = np.asarray(to_host(bm))
     out = np.zeros((rows, bh.shape[1]), dtype=bh.dtype)
     np.add.at(out, r, np.asarray(to_host(a_values)).reshape(-1, 1) * bh[c])
@@ -267,6 +311,10 @@ def sparse_fill_empty_rows(k, indices, values, dense_shape, default_value):
 def sparse_fill_empty_rows_grad(k, reverse_index_map, grad_values):
     """The gradient of each input entry (at the place it went) and of the default (the rest)."""
     rev, grad = _host(reverse_index_map, grad_values)
+    bad = (rev < 0) | (rev >= grad.shape[0])
+    if bad.any():
+        i = int(bad.argmax())
+        raise _err(f"Elements in reverse index must be in [0, {grad.shape[0]}) but got {rev[i]}")
     d_values = grad[rev]
     return k.xp.asarray(d_values), k.xp.asarray(np.asarray(grad.sum() - d_values.sum(), grad.dtype))
 

@@ -209,6 +209,8 @@ OPS = _table(
     OpDef("SparseReshape", SS.reshape, STK.sparse_reshape, type_input=None),
     OpDef("SparseAdd", SS.add, STK.sparse_add, type_input=1),
     OpDef("SparseAddGrad", SS.add_grad, STK.sparse_add_grad),
+    OpDef("SparseSparseMaximum", SS.sparse_sparse, STK.sparse_sparse_maximum, type_input=1),
+    OpDef("SparseSparseMinimum", SS.sparse_sparse, STK.sparse_sparse_minimum, type_input=1),
     OpDef("SparseTensorDenseAdd", SS.dense_add, STK.sparse_tensor_dense_add, type_input=1),
     OpDef("SparseTensorDenseMatMul", SS.dense_matmul, STK.sparse_tensor_dense_mat_mul, type_input=1),
     OpDef("SparseConcat", SS.concat, STK.sparse_concat, type_input=None),
