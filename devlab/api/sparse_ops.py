@@ -4,6 +4,9 @@ and name for name as TensorFlow 2.21's ``sparse_ops.py`` builds them (``SparseRe
 placement log and the values read as TF's do. A function takes a SparseTensorValue where TF does
 and refuses anything else with TF's TypeError.
 """
+import collections.abc
+import numbers
+
 import numpy as np
 
 from ..framework import dtypes
@@ -14,6 +17,8 @@ from ..ops.build import apply_op, apply_op_output, constant, convert_to_tensor, 
 from ..ops.sparse_tensor import SparseTensor, SparseTensorValue
 from ..ops.tensor_util import constant_value, constant_value_as_shape, static_value
 from . import array_ops, gen_sparse_ops, math_ops
+from .asserts import Assert
+from .control_flow_ops import with_dependencies
 from .gen_sparse_ops import sparse_fill_empty_rows_grad  # noqa: F401 - TF's sparse_ops has the gen names
 
 
@@ -171,25 +176,31 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
     if expand_nonconcat_dims is not None:
         expand_nonconcat_dim = expand_nonconcat_dims
     axis = concat_dim if axis is None else axis
-    if expand_nonconcat_dim:
-        raise NotImplementedError("sparse_concat(expand_nonconcat_dim=True): devlab concatenates inputs whose "
-                                  "other dims match only")
     if not isinstance(sp_inputs, (list, tuple)):
         raise TypeError("Inputs must be a list or tuple.")
     sp_inputs = [_sparse(s) for s in sp_inputs]
     if len(sp_inputs) == 1:
         return sp_inputs[0]
-    inputs = [s.indices for s in sp_inputs] + [s.values for s in sp_inputs] + [s.dense_shape for s in sp_inputs]
+    shapes = [s.dense_shape for s in sp_inputs]
+    if expand_nonconcat_dim:  # every other dim grown to the largest input's
+        max_shape = math_ops.reduce_max(array_ops.concat([array_ops.reshape(shape, [1, -1]) for shape in shapes], 0), 0)
+        shapes = [array_ops.concat([max_shape[:axis], shape[-1:] if axis == -1 else shape[axis:axis + 1],
+                                    [] if axis == -1 else max_shape[axis + 1:]], 0) for shape in shapes]
+    inputs = [s.indices for s in sp_inputs] + [s.values for s in sp_inputs] + shapes
     indices, values, out_shape = apply_op("SparseConcat", inputs, {"concat_dim": int(axis), "N": len(sp_inputs)},
                                           name or "SparseConcat").outputs
-    shapes = [s.shape for s in sp_inputs]
-    if all(s.ndims is not None for s in shapes):
-        static = list(shapes[0].sizes)
-        along = [s.sizes[axis] for s in shapes]
+    static_shapes = [s.shape for s in sp_inputs]
+    if all(s.ndims is not None for s in static_shapes):
+        if expand_nonconcat_dim:
+            static = [None if any(s.sizes[d] is None for s in static_shapes) else max(s.sizes[d] for s in static_shapes)
+                      for d in range(static_shapes[0].ndims)]
+        else:
+            static = list(static_shapes[0].sizes)
+        along = [s.sizes[axis] for s in static_shapes]
         static[axis] = None if None in along else sum(along)
     else:
         static = None
-    if all(s.is_fully_defined() for s in shapes):
+    if all(s.is_fully_defined() for s in static_shapes):
         return SparseTensor(indices, values, convert_to_tensor(static, dtype=dtypes.int64))
     out = SparseTensor(indices, values, out_shape)
     out.set_shape(TensorShape(static))
@@ -250,6 +261,12 @@ def sparse_softmax(sp_input, name=None):
         return SparseTensor(sp_input.indices, values, sp_input.dense_shape)
 
 
+def _assert_elementwise(compare, x, y, text):
+    """An Assert that ``compare(x, y)`` holds everywhere, failing with TF's check_ops words."""
+    return Assert(math_ops.reduce_all(compare(x, y)),
+                  [f"Condition {text} did not hold element-wise:", "x = ", x, "y = ", y])
+
+
 def sparse_reset_shape(sp_input, new_shape=None):
     """The same entries with the dense shape ``new_shape`` (no smaller than the old), or, without
     one, the smallest shape that holds them."""
@@ -270,8 +287,12 @@ def sparse_reset_shape(sp_input, new_shape=None):
         raise ValueError(f"Dimensions {n} and {m} are not compatible")
     known = constant_value(out_shape)
     if known is None or not sp_input.get_shape().is_fully_defined():
-        raise NotImplementedError("tf.sparse_reset_shape(new_shape=...): devlab needs the new shape and the input's "
-                                  "shape known while building (TF checks them at run time with assert ops)")
+        # checked when it runs, with TF's words (TF's check_ops build more ops for the same checks)
+        out_shape = with_dependencies([_assert_elementwise(math_ops.equal, array_ops.shape(in_shape),
+                                                           array_ops.shape(out_shape), "x == y")], out_shape)
+        out_shape = with_dependencies([_assert_elementwise(math_ops.less_equal, in_shape, out_shape, "x <= y")],
+                                      out_shape)
+        return SparseTensor(in_indices, in_values, out_shape)
     old = np.array(sp_input.get_shape().as_list())
     if not np.all(old <= known):
         raise ValueError(f"Requested new_shape should have dimension sizes >= sp_input.shape.  Found new_shape "
@@ -328,16 +349,35 @@ def sparse_dense_cwise_add(sp_t, dense_t):
 
 
 def _merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
-    """TF's ``sparse_merge_impl`` for one id tensor: the ids become the last index column."""
+    """TF's ``sparse_merge_impl``: each id tensor becomes one more index column (a list of them,
+    several), the values ``sp_values``' own; sorted unless ``already_sorted``."""
+    if isinstance(sp_ids, (SparseTensor, SparseTensorValue)):
+        sp_ids = [sp_ids]
+        if not isinstance(vocab_size, (Tensor, numbers.Integral)):
+            raise TypeError(f"vocab_size has to be a Tensor or Python int. Found {type(vocab_size)}")
+        vocab_size = [vocab_size]
+    else:
+        if not isinstance(sp_ids, collections.abc.Iterable):
+            raise TypeError(f"sp_ids has to be a SparseTensor or list thereof. Found {type(sp_ids)}")
+        if not isinstance(vocab_size, collections.abc.Iterable):
+            raise TypeError(f"vocab_size has to be a list of Tensors or Python ints. Found {type(vocab_size)}")
+        for dim in vocab_size:
+            if not isinstance(dim, (Tensor, numbers.Integral)):
+                raise TypeError(f"vocab_size has to be a list of Tensors or Python ints. Found {type(dim)}")
+    if len(sp_ids) != len(vocab_size):
+        raise ValueError("sp_ids and vocab_size have to have equal lengths.")
     with name_scope(name, "SparseMerge", [sp_ids, sp_values]):
-        sp_ids, sp_values = _sparse(sp_ids), _sparse(sp_values)
-        ids = sp_ids.values
-        if sp_ids.dtype != dtypes.int64:
-            ids = array_ops.cast(ids, dtypes.int64)
-        ids = array_ops.expand_dims(ids, axis=1)
-        vocab = array_ops.cast(vocab_size, dtypes.int64)
-        new_indices = array_ops.concat([sp_ids.indices[:, :-1], ids], 1)
-        new_shape = array_ops.concat([sp_ids.dense_shape[:-1], [vocab]], 0)
+        sp_ids = [_sparse(s) for s in sp_ids]
+        sp_values = _sparse(sp_values)
+        ids = []
+        for sp in sp_ids:
+            column = sp.values
+            if sp.dtype != dtypes.int64:
+                column = array_ops.cast(column, dtypes.int64)
+            ids.append(array_ops.expand_dims(column, axis=1))
+        vocab_size = [array_ops.cast(x, dtypes.int64) for x in vocab_size]
+        new_indices = array_ops.concat([sp_ids[0].indices[:, :-1]] + ids, 1)
+        new_shape = array_ops.concat([sp_ids[0].dense_shape[:-1], vocab_size], 0)
         result = SparseTensor(new_indices, sp_values.values, new_shape)
         if already_sorted:
             return result
@@ -346,9 +386,8 @@ def _merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
 
 
 def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
-    """A SparseTensor whose last index is each entry's id (of ``sp_ids``) and value is ``sp_values``'."""
-    if isinstance(sp_ids, (list, tuple)):
-        raise NotImplementedError("tf.sparse_merge(sp_ids=[...]): devlab merges one SparseTensor of ids, not a list")
+    """A SparseTensor whose last index is each entry's id (of ``sp_ids``, or one column per id
+    tensor of a list) and whose value is ``sp_values``'."""
     return _merge(sp_ids, sp_values, vocab_size, name, already_sorted)
 
 
