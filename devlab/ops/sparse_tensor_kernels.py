@@ -231,9 +231,16 @@ def sparse_tensor_dense_mat_mul(k, a_indices, a_values, a_shape, b):
             raise _err(f"k ({c[i]}) from index[{i},{0 if adj_a else 1}] out of bounds (>={inner})")
         raise _err(f"m ({r[i]}) from index[{i},{1 if adj_a else 0}] out of bounds (>={rows})")
     bh = np.asarray(to_host(bm))
-    out = np.zeros((rows, bh.shape[1]), dtype=bh.dtype)
-    np.add.at(out, r, np.asarray(to_host(a_values)).reshape(-1, 1) * bh[c])
-    return k.xp.asarray(out)
+    vals = np.asarray(to_host(a_values)).reshape(-1, 1)
+    if adj_b:
+        bh = np.conj(bh)  # an adjoint is the conjugate transpose
+    if adj_a:
+        vals = np.conj(vals)
+    # half precision sums in float32, as TF's kernel (its SumType), then rounds once
+    acc = np.float32 if bh.dtype in (np.float16,) or bh.dtype.name == "bfloat16" else bh.dtype
+    out = np.zeros((rows, bh.shape[1]), dtype=acc)
+    np.add.at(out, r, vals.astype(acc) * bh[c].astype(acc))
+    return k.xp.asarray(out.astype(bh.dtype))
 
 
 def sparse_concat(k, *parts):
