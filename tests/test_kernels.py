@@ -265,7 +265,7 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              # and the dense meaning of each op
              "SparseReorder", "SparseReshape", "SparseAdd", "SparseAddGrad", "SparseTensorDenseAdd",
              "SparseTensorDenseMatMul", "SparseConcat", "SparseFillEmptyRows", "SparseFillEmptyRowsGrad",
-             "SparseReduceSum", "SparseReduceMax", "SparseSoftmax", "SparseDenseCwiseMul", "SparseDenseCwiseDiv",
+             "SparseReduceSum", "SparseReduceMax", "SparseSoftmax", "SparseSparseMaximum", "SparseSparseMinimum", "SparseDenseCwiseMul", "SparseDenseCwiseDiv",
              "SparseDenseCwiseAdd", "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
              "SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad", "SparseSegmentSumGradV2",
              "SparseSegmentMeanGradV2", "SparseSegmentSqrtNGradV2", "SegmentSum",

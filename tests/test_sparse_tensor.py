@@ -61,7 +61,8 @@ def _numeric_grad(f, x, eps=1e-3):
 
 
 @pytest.mark.parametrize("build", ["matmul", "softmax", "reduce_sum", "fill_empty_rows", "add", "reorder",
-                                   "mul_dense"])
+                                   "mul_dense", "div_dense", "add_dense", "segment_sum", "segment_mean",
+                                   "segment_sqrt_n", "segment_sum_dense"])
 def test_gradients_of_the_values_match_finite_differences(build):
     ind = np.array([[0, 1], [1, 0], [1, 2], [3, 2]], np.int64)
     val0 = np.array([0.5, -1.0, 2.0, 0.25], np.float64)
@@ -77,7 +78,14 @@ def test_gradients_of_the_values_match_finite_differences(build):
                "add": lambda: tf.sparse_add(sp, tf.SparseTensor([[1, 0], [2, 2]], tf.constant([1.0, 3.0], tf.float64),
                                                                 [4, 3])).values,
                "reorder": lambda: tf.sparse_reorder(tf.SparseTensor(ind[::-1], values, [4, 3])).values,
-               "mul_dense": lambda: (sp * tf.constant(b.T[:1], tf.float64)).values}[build]()
+               "mul_dense": lambda: (sp * tf.constant(b.T[:1], tf.float64)).values,
+               "div_dense": lambda: (sp / tf.constant(b.T[:1] + 2.0, tf.float64)).values,
+               "add_dense": lambda: tf.sparse_add(sp, tf.constant(np.ones((4, 3)), tf.float64)),
+               # the values as a table of 4 rows: rows picked by index, summed per segment
+               "segment_sum": lambda: tf.sparse_segment_sum(tf.reshape(values, [4, 1]), [0, 2, 2, 3], [0, 0, 1, 2]),
+               "segment_mean": lambda: tf.sparse_segment_mean(tf.reshape(values, [4, 1]), [1, 2, 3], [0, 0, 0]),
+               "segment_sqrt_n": lambda: tf.sparse_segment_sqrt_n(tf.reshape(values, [4, 1]), [3, 0], [0, 1]),
+               "segment_sum_dense": lambda: tf.segment_sum(values * 2.0, [0, 0, 1, 3])}[build]()
         weights = 0.5 + 0.25 * tf.cast(tf.reshape(tf.range(tf.size(out)), tf.shape(out)), tf.float64)
         loss = tf.reduce_sum(out * out * weights)
         grad = tf.gradients(loss, values)[0]
@@ -101,10 +109,10 @@ def test_fetch_and_eval_give_a_sparse_tensor_value_and_a_feed_takes_either_form(
 def test_refused_arguments_name_themselves():
     with tf.Graph().as_default():
         sp = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
-        with pytest.raises(NotImplementedError, match="expand_nonconcat_dim"):
-            tf.sparse_concat(0, [sp, sp], expand_nonconcat_dim=True)
-        with pytest.raises(NotImplementedError, match=r"sparse_merge\(sp_ids="):
-            tf.sparse_merge([sp, sp], sp, [2, 2])
+        with pytest.raises(NotImplementedError, match="num_segments"):
+            tf.sparse_segment_sum(tf.ones([2, 2]), [0, 1], [0, 0], num_segments=3)
+        with pytest.raises(TypeError, match="Input must be a SparseTensor"):
+            tf.sparse_softmax(tf.ones([2, 2]))
         with pytest.raises(NotImplementedError, match="max_norm"):
             tf.nn.embedding_lookup_sparse(tf.ones([2, 2]), tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64),
                                                                            [1, 1]), None, max_norm=1.0)

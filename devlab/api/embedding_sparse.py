@@ -106,6 +106,10 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     if max_norm is not None:
         raise NotImplementedError("tf.nn.safe_embedding_lookup_sparse(max_norm=...): devlab's embedding_lookup "
                                   "has no max_norm")
+    if not isinstance(sparse_ids, SparseTensor):
+        raise TypeError(f"sparse_ids must be SparseTensor, got {type(sparse_ids)}")
+    if sparse_weights is not None and not isinstance(sparse_weights, SparseTensor):
+        raise TypeError(f"sparse_weights must be either None or SparseTensor, got {type(sparse_weights)}")
     if isinstance(embedding_weights, PartitionedVariable):
         embedding_weights = list(embedding_weights)
     if not isinstance(embedding_weights, list):

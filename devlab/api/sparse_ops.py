@@ -256,6 +256,7 @@ def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, k
 
 def sparse_softmax(sp_input, name=None):
     """The softmax over the last dim of each row's present entries; absent ones stay absent."""
+    sp_input = _sparse(sp_input)
     with name_scope(name, "SparseSoftmax", [sp_input.indices, sp_input.values]):
         values = apply_op_output("SparseSoftmax", _parts(sp_input), None, "SparseSoftmax")
         return SparseTensor(sp_input.indices, values, sp_input.dense_shape)
@@ -301,6 +302,7 @@ def sparse_reset_shape(sp_input, new_shape=None):
 
 
 def _sparse_sparse(op_type, sp_a, sp_b, name):
+    sp_a, sp_b = _sparse(sp_a), _sparse(sp_b)
     with name_scope(name, op_type, [sp_a.indices, sp_a.values, sp_b.indices, sp_b.values]) as scope:
         indices, values = apply_op(op_type, _parts(sp_a) + _parts(sp_b), None, scope).outputs
     return SparseTensor(indices, values, sp_a.dense_shape)
@@ -318,6 +320,7 @@ def sparse_minimum(sp_a, sp_b, name=None):
 
 def sparse_transpose(sp_input, perm=None, name=None):
     """The SparseTensor with its dims permuted by ``perm`` (reversed when None), reordered."""
+    sp_input = _sparse(sp_input)
     with name_scope(name, "SparseTranspose", [sp_input]):
         if perm is None:
             if sp_input.shape.rank is not None:
@@ -337,13 +340,12 @@ def sparse_transpose(sp_input, perm=None, name=None):
         else:
             dense_shape = sp_input.dense_shape
             transposed_dense_shape = array_ops.gather(dense_shape, perm)
-        transposed_st = SparseTensor(transposed_indices, sp_input.values, transposed_dense_shape)
-        transposed_st = sparse_reorder(transposed_st)
-        return SparseTensor(transposed_st.indices, transposed_st.values, transposed_dense_shape)
+        return sparse_reorder(SparseTensor(transposed_indices, sp_input.values, transposed_dense_shape))
 
 
 def sparse_dense_cwise_add(sp_t, dense_t):
     """The entries plus the dense tensor broadcast to them (a SparseTensor of the same entries)."""
+    sp_t = _sparse(sp_t)
     values = apply_op_output("SparseDenseCwiseAdd", _parts(sp_t) + [dense_t], None, "SparseDenseCwiseAdd")
     return SparseTensor(sp_t.indices, values, sp_t.dense_shape)
 

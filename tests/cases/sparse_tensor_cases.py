@@ -207,6 +207,20 @@ def case_reduce_max_divide_and_segment_sums(tf, rewrites_off=False):
     return _facts(tf, [top, divided, summed, rooted, averaged] + grads, rewrites_off=rewrites_off)
 
 
+def case_maximum_minimum_transpose_reset_shape(tf, rewrites_off=False):
+    sp = _sp(tf)
+    other = tf.SparseTensor(indices=[[0, 0], [1, 1], [2, 3]], values=[-1.0, 4.0, 2.0], dense_shape=[3, 4])
+    top = tf.sparse.maximum(sp, other)
+    bottom = tf.sparse.minimum(sp, other)
+    flipped = tf.sparse.transpose(sp)
+    tight = tf.sparse.reset_shape(sp)
+    grown = tf.sparse.reset_shape(sp, [5, 6])
+    merged = tf.sparse_merge([tf.SparseTensor([[0, 0], [1, 0]], tf.constant([2, 0], tf.int64), [2, 1]),
+                              tf.SparseTensor([[0, 0], [1, 0]], tf.constant([1, 3], tf.int64), [2, 1])],
+                             tf.SparseTensor([[0, 0], [1, 0]], [0.5, 1.5], [2, 1]), [3, 4])
+    return _facts(tf, [top, bottom, flipped, tight, grown, merged], rewrites_off=rewrites_off)
+
+
 def _example(tf, **features):
     feature = {}
     for key, v in features.items():
