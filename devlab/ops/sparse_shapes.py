@@ -57,9 +57,9 @@ def add_grad(inputs, attrs):
 
 def dense_add(inputs, attrs):
     """SparseTensorDenseAdd: the dense operand's shape."""
-    n, m = _n(inputs[0]), _n(inputs[1])
-    if n is not None and m is not None and n != m:
-        raise ShapeError(f"Dimensions {n} and {m} are not compatible")
+    for n, m in ((_n(inputs[0]), _n(inputs[1])), (_second(inputs[0]), _rank_of_shape(inputs[2]))):
+        if n is not None and m is not None and n != m:
+            raise ShapeError(f"Dimensions {n} and {m} are not compatible")
     return [(inputs[1].dtype.base_dtype, dims(inputs[3]))]
 
 
