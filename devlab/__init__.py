@@ -49,7 +49,7 @@ from .api.tensordot import tensordot
 from .api.tensor_array_ops import TensorArray
 from .api.data_flow_ops import (ConditionalAccumulator, FIFOQueue, RandomShuffleQueue, dynamic_partition,
                                 dynamic_stitch, parallel_dynamic_stitch)
-from .api.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
+from .api.random_ops import random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
 from .api.script_ops import py_func
 from .api.state_ops import assign, assign_add, assign_sub, count_up_to, is_variable_initialized, scatter_add, scatter_sub, scatter_update
 from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
@@ -116,6 +116,24 @@ io = _Namespace("tf.io", write_graph=_write_graph, read_file=read_file, write_fi
                 tf_record_iterator=_python_io.tf_record_iterator, TFRecordOptions=_python_io.TFRecordOptions,
                 decode_raw=decode_raw, parse_example=parse_example, parse_single_example=parse_single_example,
                 FixedLenFeature=FixedLenFeature, VarLenFeature=VarLenFeature)
+from .ops.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
+from .api import sparse_ops as _sparse_ops  # noqa: E402
+from .api.sparse_ops import (sparse_add, sparse_concat, sparse_fill_empty_rows, sparse_merge,  # noqa: E402
+                             sparse_placeholder, sparse_reduce_max, sparse_reduce_sum, sparse_reorder, sparse_reshape,
+                             sparse_maximum, sparse_minimum, sparse_reset_shape, sparse_retain, sparse_softmax, sparse_tensor_dense_matmul,
+                             sparse_tensor_to_dense, sparse_to_indicator)
+from .api.segment_ops import segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum  # noqa: E402
+sparse = _Namespace("tf.sparse", SparseTensor=SparseTensor, placeholder=sparse_placeholder, add=sparse_add,
+                    concat=sparse_concat, fill_empty_rows=sparse_fill_empty_rows, merge=sparse_merge,
+                    reduce_max=sparse_reduce_max, reduce_sum=sparse_reduce_sum, reorder=sparse_reorder,
+                    reset_shape=sparse_reset_shape, maximum=sparse_maximum, minimum=sparse_minimum,
+                    transpose=_sparse_ops.sparse_transpose,
+                    reshape=sparse_reshape, retain=sparse_retain, softmax=sparse_softmax,
+                    sparse_dense_matmul=sparse_tensor_dense_matmul, matmul=sparse_tensor_dense_matmul,
+                    to_dense=sparse_tensor_to_dense, to_indicator=sparse_to_indicator,
+                    from_dense=_sparse_ops.from_dense, segment_sum=sparse_segment_sum,
+                    segment_mean=sparse_segment_mean, segment_sqrt_n=sparse_segment_sqrt_n,
+                    SparseTensorValue=SparseTensorValue)
 # tf.math: the names TF 1.13+ scripts reach there, the same functions as at the top level and in tf.nn
 math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "abs", "add", "add_n", "argmax", "ceil", "cos", "count_nonzero", "cumsum", "divide", "equal", "exp", "floor", "floordiv",
@@ -123,7 +141,8 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "logical_and", "logical_not", "logical_or", "maximum", "minimum", "mod", "multiply", "negative", "not_equal",
     "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
     "reduce_prod", "reduce_sum", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
-    "subtract", "tanh", "tensordot", "truediv", "unsorted_segment_sum")},
+    "subtract", "tanh", "tensordot", "truediv", "unsorted_segment_sum", "segment_sum", "sparse_segment_sum",
+    "sparse_segment_mean", "sparse_segment_sqrt_n")},
     **{n: getattr(nn, n) for n in ("in_top_k", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
                                    "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)
 

@@ -3,6 +3,7 @@ from .unimplemented import Namespace, module_getattr
 from .api.candidate_sampling_ops import (compute_accidental_hits, log_uniform_candidate_sampler,  # noqa: F401
                                          uniform_candidate_sampler)
 from .api.embedding_ops import embedding_lookup  # noqa: F401
+from .api.embedding_sparse import embedding_lookup_sparse, safe_embedding_lookup_sparse  # noqa: F401
 from .api.math_ops import sigmoid, tanh  # noqa: F401
 from .api.nn_impl import (batch_normalization, dropout, fused_batch_norm, moments, xw_plus_b,  # noqa: F401
                           zero_fraction)

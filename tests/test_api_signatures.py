@@ -44,8 +44,6 @@ ALLOWED = {
     ("as_graph_def", "use_pybind11_proto"): "TF: how the proto is read out of C++, not what it holds",
     ("Session.reset", "config"): "TF: the options of the connection to the master; an in-process task has none",
     ("Example.SerializeToString", "deterministic"): "devlab writes the map in insertion order: the same bytes every time",
-    ("input_producer", "seed"): "TF reads it only to shuffle, and devlab refuses shuffle=True wherever the order "
-                                "could change (more than one element)",
     ("Server.__init__", "start"): "devlab's simulated task serves from creation: start=False then start() runs "
                                   "the same (a session made before start() would wait in TF)",
 }

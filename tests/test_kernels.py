@@ -260,7 +260,17 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              "SparseApplyRMSProp", "SparseApplyCenteredRMSProp", "SparseApplyAdadelta", "SparseApplyFtrl",
              "SparseApplyFtrlV2", "SparseApplyProximalAdagrad", "SparseApplyProximalGradientDescent",
              # candidate sampling (CPU only): tests/test_sampled.py, against TF's recording and the distributions
-             "LogUniformCandidateSampler", "UniformCandidateSampler", "ComputeAccidentalHits"}
+             "LogUniformCandidateSampler", "UniformCandidateSampler", "ComputeAccidentalHits",
+             # a SparseTensor's ops and the segment sums: tests/test_sparse_tensor.py, against TF's recording
+             # and the dense meaning of each op
+             "SparseReorder", "SparseReshape", "SparseAdd", "SparseAddGrad", "SparseTensorDenseAdd",
+             "SparseTensorDenseMatMul", "SparseConcat", "SparseFillEmptyRows", "SparseFillEmptyRowsGrad",
+             "SparseReduceSum", "SparseReduceMax", "SparseSoftmax", "SparseSparseMaximum", "SparseSparseMinimum", "SparseDenseCwiseMul", "SparseDenseCwiseDiv",
+             "SparseDenseCwiseAdd", "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
+             "SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad", "SparseSegmentSumGradV2",
+             "SparseSegmentMeanGradV2", "SparseSegmentSqrtNGradV2", "SegmentSum",
+             # seeded shuffles and matched files: tests/test_input_pipeline.py, against TF's recorded orders
+             "RandomShuffle", "MatchingFiles"}
 
 
 def test_every_op_has_a_kernel_test():

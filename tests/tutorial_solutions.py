@@ -15,7 +15,7 @@ SOLUTIONS = {
     # GPU:1 is a real card only on a machine where CuPy sees at least two GPUs.
     "09_real_gpu": ['gpu1_is = "real" if gpu.physical_gpu_count() >= 2 else "simulated"', 'fetched_in = "host"'],
     "10_towers": ["copies_gpu0 = 8", 'faster_average_on = "/gpu:0"'],
-    "11_parameter_server_cluster": ["copies_per_step = 4", 'lost = {"global_step", "b"}'],
+    "11_parameter_server_cluster": ["copies_per_step = 4", "chief_reads = 13.0", 'lost = {"global_step", "b"}'],
     "12_embeddings": ["lookup_bytes = 128 * 64 * 4", "ps_task_for_7 = 1"],
     "13_debug_a_real_model": ["copies_gpu0_to_gpu1 = 10", "copies_after_fix = 44", 'filter_came_from = "/gpu:0"'],
 }

@@ -19,6 +19,7 @@ from .elementwise import binary
 from ..unimplemented import reject
 from ..ops import allocation
 from ..ops.recorded import OP_DEFS
+from ..ops.sparse_tensor import SparseTensor, SparseTensorValue
 from ..ops.validate import make_int
 
 newaxis = None
@@ -208,7 +209,8 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
                 dims_ = constant(list(x.shape.sizes), dtype=dtypes.int32, name="shape_as_tensor")
         else:
             dims_ = shape(x)
-        one = constant(1, dtype=dtype or x.dtype.base_dtype)
+        dtype = dtypes.as_dtype(dtype or x.dtype.base_dtype)
+        one = constant(True if dtype.is_bool else 1, dtype=dtype)  # TF's ones of bool are True
         return apply_op_output("Fill", [dims_, one], None, scope)
 
 
@@ -222,6 +224,9 @@ def unique(x, out_idx=dtypes.int32, name=None):
 def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
     """The shape as a tensor: a Const when fully known while building (as TF folds it), else Shape."""
     with name_scope(name, "Shape", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):  # its dense shape, as out_type
+            return apply_op_output("Cast", [convert_to_tensor(input.dense_shape, dtypes.int64)],
+                                   {"DstT": dtypes.as_dtype(out_type), "Truncate": False}, "Cast")
         x = convert_to_tensor(input)
         if x.shape.is_fully_defined():
             return constant(list(x.shape.sizes), dtype=out_type, name=scope)

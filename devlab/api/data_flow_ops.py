@@ -16,6 +16,7 @@ from .array_ops import cast, op as build_op
 from ..ops.build import apply_op, convert_to_tensor
 from ..ops.tensor_util import constant_value
 from ..ops.validate import make_int
+from .random_ops import get_seed
 
 RESOURCE = dtypes_mod.as_dtype("resource")
 
@@ -207,9 +208,10 @@ class RandomShuffleQueue(QueueBase):
         shapes = _as_shape_list(shapes)
         if names is not None:
             raise NotImplementedError("RandomShuffleQueue(names=...): not supported by devlab")
+        seed1, seed2 = get_seed(seed)  # TF's seeds (and its count of seeded ops)
         attrs = {"component_types": dtypes, "shapes": [tuple(s.dims) for s in shapes] if shapes else [],
                  "capacity": int(capacity), "min_after_dequeue": int(min_after_dequeue),
-                 "seed": 0 if seed is None else 87654321, "seed2": 0 if seed is None else int(seed),
+                 "seed": seed1 or 0, "seed2": seed2 or 0,
                  "container": "", "shared_name": shared_name or ""}
         with init_scope(), device("CPU"):
             queue_ref = apply_op("RandomShuffleQueueV2", [], attrs, name).outputs[0]

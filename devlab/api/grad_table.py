@@ -27,6 +27,9 @@ from .control_flow_util import output_context
 from .tensor_array_grad import GRADIENTS as TENSOR_ARRAY_GRADIENTS
 from .tensor_array_grad import NOT_DIFFERENTIABLE as TENSOR_ARRAY_NOT_DIFFERENTIABLE
 from ..ops.tensor_util import constant_value
+from .grad_shapes import reduced_shape as _reduced_shape
+from .sparse_grad import GRADIENTS as SPARSE_GRADIENTS
+from .sparse_grad import NOT_DIFFERENTIABLE as SPARSE_NOT_DIFFERENTIABLE
 
 
 def _static(t):
@@ -259,26 +262,6 @@ def _batch_matmul_grad(op, grad):
 _REDUCED_SHAPES = weakref.WeakKeyDictionary()  # graph -> {(input shape, axes): (kept dims, tile scaling)}
 
 
-def _value(v):
-    return constant_value(v) if isinstance(v, Tensor) else np.asarray(v)
-
-
-def _reduced_shape(input_shape, axes):
-    """The input shape with the reduced axes set to 1: numpy when both are known while building,
-    else ops that compute it (TF's ``reduced_shape``: Size, FloorMod, Range, DynamicStitch...)."""
-    shape_value, axes_value = _value(input_shape), _value(axes)
-    if shape_value is not None and axes_value is not None:
-        out = np.array(shape_value, dtype=np.int32)
-        out[np.array(axes_value, dtype=np.int32)] = 1
-        return out
-    rank = A.size(input_shape, out_type=axes.dtype.base_dtype)
-    axes = (axes + rank) % rank
-    axes_shape = A.shape(axes)
-    return apply_op_output("DynamicStitch", [A.range(rank), axes, input_shape,
-                                             A.ones(axes_shape, dtype=input_shape.dtype.base_dtype)],
-                           {"N": 2}, "DynamicStitch")
-
-
 def _sum_grad(op, grad):
     """Spread the gradient back over the reduced axes: Reshape to keep the reduced dims as 1, then
     Tile. TF's fast paths: when reducing every dim of a known rank, and when all shapes are known."""
@@ -485,6 +468,8 @@ def _gather_grad(op, grad):
     indices_size = A.expand_dims(A.size(indices), 0)
     if constant_value(axis) == 0:
         values_shape = A.concat([indices_size, params_shape[1:]], 0)
+        if isinstance(grad, IndexedSlices):  # TF's _IndexedSlicesToTensorNoWarning, in the grad's scope
+            grad = M.unsorted_segment_sum(grad.values, grad.indices, grad.dense_shape[0])
         values = A.reshape(grad, values_shape)
         flat_indices = A.reshape(indices, indices_size)
         return [IndexedSlices(values, flat_indices, params_shape), None, None]
@@ -690,3 +675,5 @@ GRADIENTS.update(CONTROL_FLOW_GRADIENTS)
 # TensorArrays: a read's gradient is a write to the gradient array, and so on (tensor_array_grad.py).
 GRADIENTS.update(TENSOR_ARRAY_GRADIENTS)
 NOT_DIFFERENTIABLE |= TENSOR_ARRAY_NOT_DIFFERENTIABLE
+GRADIENTS.update(SPARSE_GRADIENTS)
+NOT_DIFFERENTIABLE |= SPARSE_NOT_DIFFERENTIABLE

@@ -6,6 +6,7 @@ cannot build ops itself, so ``install()`` is called once, explicitly, by ``devla
 from ..framework.scopes import name_scope
 from . import math_ops
 from ..ops.build import apply_op_output, convert_to_tensor
+from ..ops.sparse_tensor import SparseTensor
 
 # operator name -> (builder, TF's scope name for the op)
 _BINARY = {
@@ -40,6 +41,8 @@ def _binary(builder, scope_name, reverse):
     op_type = getattr(builder, "op_type", None)
 
     def op(self, other):
+        if isinstance(other, SparseTensor):  # dense * sparse is the SparseTensor's (__rmul__); others fail
+            return NotImplemented
         with name_scope(None, scope_name, [self, other]) as scope:
             x = convert_to_tensor(self)
             y = convert_to_tensor(other, preferred_dtype=x.dtype.base_dtype, name="x" if reverse else "y")

@@ -1,9 +1,10 @@
 """Parsing ``tf.train.Example`` records and raw bytes in the graph: ``tf.parse_example``,
-``tf.parse_single_example`` (``FixedLenFeature``), ``tf.decode_raw``, and ``tf.TFRecordReader``.
+``tf.parse_single_example`` (``FixedLenFeature``, ``VarLenFeature``), ``tf.decode_raw``, and
+``tf.TFRecordReader``.
 
-Both parse functions build TF's ``ParseExampleV2`` op (the single form on the record made a
-batch of one, then the batch dimension dropped, as TF names it ``ParseSingleExample/...``).
-``VarLenFeature`` needs a SparseTensor, which devlab does not have: it is refused by name.
+Both parse functions build TF's ``ParseExampleV2`` op, the single form on the scalar record
+(``ParseSingleExample/ParseExample/ParseExampleV2``, as TF 2.21 names it). A ``VarLenFeature``
+gives a SparseTensor: per record, as many values as it holds (``[batch, longest]``).
 """
 import collections
 
@@ -11,7 +12,7 @@ from ..framework import dtypes as dtypes_mod
 from ..framework.scopes import name_scope
 from ..framework.tensor_shape import TensorShape
 from ..ops.build import apply_op, constant, convert_to_tensor
-from .array_ops import expand_dims, reshape
+from ..ops.sparse_tensor import SparseTensor
 
 FixedLenFeature = collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])
 FixedLenFeature.__new__.__defaults__ = (None,)
@@ -24,10 +25,7 @@ def _check_features(features):
     if not isinstance(features, dict) or not features:
         raise ValueError("Missing: features was {}." if not features else "features must be a dict")
     for key, f in features.items():
-        if isinstance(f, VarLenFeature):
-            raise NotImplementedError(f"parse_example: VarLenFeature ({key!r}) gives a SparseTensor, which devlab "
-                                      "does not have; use a FixedLenFeature")
-        if not isinstance(f, FixedLenFeature):
+        if not isinstance(f, (FixedLenFeature, VarLenFeature)):
             raise NotImplementedError(f"parse_example: {type(f).__name__} ({key!r}) is not supported by devlab; "
                                       "use a FixedLenFeature")
         if dtypes_mod.as_dtype(f.dtype) not in _PARSE_TYPES:
@@ -36,23 +34,28 @@ def _check_features(features):
 
 
 def _parse(serialized, features):
-    keys = sorted(features)  # TF orders the dense keys by name
+    """``{key: Tensor or SparseTensor}``: one ParseExampleV2 op, the sparse keys and the dense keys
+    each in order of name, as TF orders them."""
+    dense_keys = sorted(k for k in features if isinstance(features[k], FixedLenFeature))
+    sparse_keys = sorted(k for k in features if isinstance(features[k], VarLenFeature))
     defaults = []
-    for key in keys:
+    for key in dense_keys:
         f = features[key]
-        dtype = dtypes_mod.as_dtype(f.dtype)
         default = [] if f.default_value is None else f.default_value
-        defaults.append(constant(default, dtype=dtype,
-                                 shape=None if f.default_value is None else None, name="Const"))
+        defaults.append(constant(default, dtype=dtypes_mod.as_dtype(f.dtype), name="Const"))
     inputs = [serialized, constant([], dtype=dtypes_mod.string, name="ParseExampleV2/names"),
-              constant([], dtype=dtypes_mod.string, name="ParseExampleV2/sparse_keys"),
-              constant(keys, dtype=dtypes_mod.string, name="ParseExampleV2/dense_keys"),
+              constant(sparse_keys, dtype=dtypes_mod.string, name="ParseExampleV2/sparse_keys"),
+              constant(dense_keys, dtype=dtypes_mod.string, name="ParseExampleV2/dense_keys"),
               constant([], dtype=dtypes_mod.string, name="ParseExampleV2/ragged_keys")] + defaults
-    attrs = {"Tdense": [dtypes_mod.as_dtype(features[k].dtype) for k in keys], "num_sparse": 0,
-             "sparse_types": [], "ragged_value_types": [], "ragged_split_types": [],
-             "dense_shapes": [tuple(TensorShape(features[k].shape).dims) for k in keys]}
-    op = apply_op("ParseExampleV2", inputs, attrs, "ParseExampleV2")
-    return dict(zip(keys, op.outputs))
+    attrs = {"Tdense": [dtypes_mod.as_dtype(features[k].dtype) for k in dense_keys], "num_sparse": len(sparse_keys),
+             "sparse_types": [dtypes_mod.as_dtype(features[k].dtype) for k in sparse_keys],
+             "ragged_value_types": [], "ragged_split_types": [],
+             "dense_shapes": [tuple(TensorShape(features[k].shape).dims) for k in dense_keys]}
+    outputs = apply_op("ParseExampleV2", inputs, attrs, "ParseExampleV2").outputs
+    n = len(sparse_keys)
+    out = {key: SparseTensor(outputs[i], outputs[n + i], outputs[2 * n + i]) for i, key in enumerate(sparse_keys)}
+    out.update(zip(dense_keys, outputs[3 * n:]))
+    return out
 
 
 def parse_example(serialized, features, name=None, example_names=None):
@@ -71,13 +74,10 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     _check_features(features)
     with name_scope(name or "ParseSingleExample"):
         serialized = convert_to_tensor(serialized, dtypes_mod.string)
+        if serialized.shape.ndims not in (None, 0):
+            raise ValueError(f"Shape {serialized.shape} must have rank 0")
         with name_scope("ParseExample"):
-            batch = _parse(expand_dims(serialized, 0), features)
-        out = {}
-        for key, t in batch.items():
-            shape = tuple(TensorShape(features[key].shape).dims)
-            out[key] = reshape(t, list(shape), name=f"Squeeze_{key}" if shape else None)
-        return out
+            return _parse(serialized, features)
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002

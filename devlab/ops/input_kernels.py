@@ -33,11 +33,17 @@ def parse_example_shape(inputs, attrs):
     n = attrs["num_sparse"]
     batch = inputs[0].shape.sizes
     lead = None if batch is None else tuple(batch)
-    out = [(dtypes.int64, (None, 2)) for _ in range(n)]
+    rank = None if batch is None else len(batch) + 1  # a scalar record gives index vectors of length 1
+    out = [(dtypes.int64, (None, rank)) for _ in range(n)]
     out += [(t, (None,)) for t in attrs["sparse_types"]]
-    out += [(dtypes.int64, (2,)) for _ in range(n)]
+    out += [(dtypes.int64, (rank,)) for _ in range(n)]
     out += [(t, None if lead is None else lead + tuple(s)) for t, s in zip(attrs["Tdense"], attrs["dense_shapes"])]
     return out
+
+
+def matching_files_shape(inputs, attrs):
+    """MatchingFiles: a vector of names, as many as match."""
+    return [(dtypes.string, (None,))]
 
 
 # -- kernels ----------------------------------------------------------------------------------------
@@ -126,12 +132,13 @@ def parse_example_v2(k, serialized, names, sparse_keys, dense_keys, ragged_keys,
         idx, vals, longest = [], [], 0
         for row, ex in enumerate(examples):
             got = _feature_values(ex[key], t, key) if key in ex else []
-            idx.extend((row, j) for j in range(len(got)))
+            idx.extend(((row, j) if batch.ndim else (j,)) for j in range(len(got)))
             vals.extend(got)
             longest = max(longest, len(got))
-        outputs_sparse_idx.append(np.array(idx, np.int64).reshape(-1, 2))
+        width = 2 if batch.ndim else 1  # one record (a scalar) has no batch index
+        outputs_sparse_idx.append(np.array(idx, np.int64).reshape(-1, width))
         outputs_sparse_val.append(np.array(vals, dtype=object if t == dtypes.string else t.as_numpy_dtype))
-        outputs_sparse_shape.append(np.array([len(examples), longest], np.int64))
+        outputs_sparse_shape.append(np.array([len(examples), longest] if batch.ndim else [longest], np.int64))
     dense = []
     for key, t, shape, default in zip(np.asarray(dense_keys, dtype=object).reshape(-1), a["Tdense"],
                                       a["dense_shapes"], dense_defaults):
@@ -159,3 +166,14 @@ def parse_example_v2(k, serialized, names, sparse_keys, dense_keys, ragged_keys,
         dense.append(out.reshape(batch.shape + shape))
     out = outputs_sparse_idx + outputs_sparse_val + outputs_sparse_shape + dense
     return out[0] if len(out) == 1 else tuple(out)  # an op of one output returns its value
+
+
+def matching_files(k, pattern):
+    """The file names matching the glob pattern(s), sorted (TF's MatchingFiles); none is an error."""
+    import glob
+    patterns = [bytes(p).decode() if not isinstance(p, str) else p
+                for p in np.asarray(pattern, dtype=object).reshape(-1)]
+    names = sorted(n for p in patterns for n in glob.glob(p))
+    if not names and np.asarray(pattern).ndim == 0:
+        raise errors.NotFoundError(None, None, f"{patterns[0]}: No such file or directory")
+    return np.array([n.encode() for n in names], dtype=object)

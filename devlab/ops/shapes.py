@@ -530,7 +530,7 @@ def select(inputs, attrs):
     c, x, y = (dims(t) for t in inputs)
     out = _same_shape(x, y)
     if c is not None and out is not None and not (len(c) == 1 and len(out) > 1):
-        _same_shape(c, out)
+        out = _same_shape(c, out)  # TF merges the condition's shape in: its known dims fill the output's
     return [(inputs[1].dtype.base_dtype, out)]
 
 

@@ -26,7 +26,10 @@ from . import nn_shapes as NS
 from . import optimizer_kernels as OK
 from . import sampling_kernels as CS
 from . import shapes as S
+from . import philox as PX
 from . import sparse_kernels as SK
+from . import sparse_shapes as SS
+from . import sparse_tensor_kernels as STK
 from . import tf_ops
 from .opdef import BOTH, CPU_ONLY, OpDef  # noqa: F401 - BOTH and CPU_ONLY are the table's words
 
@@ -201,6 +204,35 @@ OPS = _table(
     OpDef("Unique", S.unique, SK.unique),
     OpDef("SparseToDense", S.sparse_to_dense, SK.sparse_to_dense),
     OpDef("GatherNd", S.gather_nd, SK.gather_nd),
+    # a SparseTensor's ops: its (indices, values, dense_shape) in, components out
+    OpDef("SparseReorder", SS.reorder, STK.sparse_reorder, type_input=1),
+    OpDef("SparseReshape", SS.reshape, STK.sparse_reshape, type_input=None),
+    OpDef("SparseAdd", SS.add, STK.sparse_add, type_input=1),
+    OpDef("SparseAddGrad", SS.add_grad, STK.sparse_add_grad),
+    OpDef("SparseSparseMaximum", SS.sparse_sparse, STK.sparse_sparse_maximum, type_input=1),
+    OpDef("SparseSparseMinimum", SS.sparse_sparse, STK.sparse_sparse_minimum, type_input=1),
+    OpDef("SparseTensorDenseAdd", SS.dense_add, STK.sparse_tensor_dense_add, type_input=1),
+    OpDef("SparseTensorDenseMatMul", SS.dense_matmul, STK.sparse_tensor_dense_mat_mul, type_input=1),
+    OpDef("SparseConcat", SS.concat, STK.sparse_concat, type_input=None),
+    OpDef("SparseFillEmptyRows", SS.fill_empty_rows, STK.sparse_fill_empty_rows, type_input=1),
+    OpDef("SparseFillEmptyRowsGrad", SS.fill_empty_rows_grad, STK.sparse_fill_empty_rows_grad, type_input=1),
+    OpDef("SparseReduceSum", SS.reduce, STK.sparse_reduce_sum, type_input=1),
+    OpDef("SparseReduceMax", SS.reduce, STK.sparse_reduce_max, type_input=1),
+    OpDef("SparseSoftmax", SS.values_like, STK.sparse_softmax, type_input=1),
+    OpDef("SparseDenseCwiseMul", SS.values_like, STK.sparse_dense_cwise_mul, type_input=1),
+    OpDef("SparseDenseCwiseDiv", SS.values_like, STK.sparse_dense_cwise_div, type_input=1),
+    OpDef("SparseDenseCwiseAdd", SS.values_like, STK.sparse_dense_cwise_add, type_input=1),
+    OpDef("SparseSegmentSum", SS.segment_reduce, STK.sparse_segment_sum),
+    OpDef("SparseSegmentMean", SS.segment_reduce, STK.sparse_segment_mean),
+    OpDef("SparseSegmentSqrtN", SS.segment_reduce, STK.sparse_segment_sqrt_n),
+    OpDef("SparseSegmentSumGrad", SS.segment_reduce_grad, STK.sparse_segment_sum_grad),
+    OpDef("SparseSegmentMeanGrad", SS.segment_reduce_grad, STK.sparse_segment_mean_grad),
+    OpDef("SparseSegmentSqrtNGrad", SS.segment_reduce_grad, STK.sparse_segment_sqrt_n_grad),
+    OpDef("SparseSegmentSumGradV2", SS.segment_reduce_grad_v2, STK.sparse_segment_sum_grad_v2),
+    OpDef("SparseSegmentMeanGradV2", SS.segment_reduce_grad_v2, STK.sparse_segment_mean_grad_v2),
+    OpDef("SparseSegmentSqrtNGradV2", SS.segment_reduce_grad_v2, STK.sparse_segment_sqrt_n_grad_v2),
+    OpDef("SegmentSum", SS.segment_reduce, STK.segment_sum),
+    OpDef("RandomShuffle", S.same_as_first, PX.random_shuffle, stateful=True),
     # sparse writes: only the rows their indices name (colocated with the variable, as every write)
     OpDef("ScatterUpdate", S.ref_of_first, SK.scatter_update, ref_inputs=(0,), stateful=True),
     OpDef("ScatterAdd", S.ref_of_first, SK.scatter_add, ref_inputs=(0,), stateful=True),
@@ -304,6 +336,7 @@ OPS = _table(
     # TF1's queue-based input pipeline: TFRecord readers, tf.train.Example parsing (input_kernels.py)
     OpDef("TFRecordReaderV2", IK.reader_handle, IK.tf_record_reader_v2, CPU_ONLY, stateful=True, type_input=None),
     OpDef("ReaderReadV2", IK.key_value, IK.reader_read_v2, CPU_ONLY, stateful=True, type_input=None, blocking=True),
+    OpDef("MatchingFiles", IK.matching_files_shape, IK.matching_files, CPU_ONLY, type_input=None, stateful=True),
     OpDef("ParseExampleV2", IK.parse_example_shape, IK.parse_example_v2, CPU_ONLY, type_input=None),
     OpDef("DecodeRaw", IK.decode_raw_shape, IK.decode_raw, CPU_ONLY, type_input=None),
     # candidate sampling (sampled losses): CPU kernels only, as TF; the samplers draw from the op's generator

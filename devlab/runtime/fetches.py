@@ -1,6 +1,8 @@
 """Nested fetch structures: ``sess.run({"a": [x, y], "b": (z,)})`` returns the same shape; an
-``IndexedSlices`` fetches its values, indices and dense shape as an ``IndexedSlicesValue``."""
+``IndexedSlices`` fetches its values, indices and dense shape as an ``IndexedSlicesValue``, a
+``SparseTensor`` its indices, values and dense shape as a ``SparseTensorValue``."""
 from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from ..ops.sparse_tensor import SparseTensor, SparseTensorValue
 
 
 def _parts(slices):
@@ -15,6 +17,8 @@ def flatten(fetches):
         return [leaf for item in fetches for leaf in flatten(item)]
     if isinstance(fetches, IndexedSlices):
         return _parts(fetches)
+    if isinstance(fetches, SparseTensor):
+        return [fetches.indices, fetches.values, fetches.dense_shape]
     return [fetches]
 
 
@@ -32,6 +36,8 @@ def pack(fetches, values):
         if isinstance(f, IndexedSlices):
             parts = [next(it) for _ in _parts(f)]
             return IndexedSlicesValue(parts[0], parts[1], parts[2] if len(parts) > 2 else None)
+        if isinstance(f, SparseTensor):
+            return SparseTensorValue(next(it), next(it), next(it))
         return next(it)
 
     return build(fetches)

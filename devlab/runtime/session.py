@@ -20,6 +20,7 @@ from ..devices import parallel
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
 from ..ops.resource_mgr import ResourceMgr
+from ..ops.sparse_tensor import SparseTensor
 from ..framework import default_session, errors, publishing
 from ..framework.graph import Graph, get_default_graph
 from ..framework.operation import Operation
@@ -492,7 +493,12 @@ def _feed_items(feed_dict):
                         f"instead of '{type(feed_dict).__name__}'.")
     items = []
     for key, value in feed_dict.items():
-        if isinstance(key, (tuple, list)):
+        if isinstance(key, SparseTensor):  # a SparseTensorValue or (indices, values, dense_shape)
+            if isinstance(value, SparseTensor):
+                raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+                                "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+            items.extend(zip((key.indices, key.values, key.dense_shape), value))
+        elif isinstance(key, (tuple, list)):
             if not isinstance(value, (tuple, list)) or len(value) != len(key):
                 n = len(value) if isinstance(value, (tuple, list)) else "no"
                 raise ValueError(f"Could not flatten dictionary. Key had {len(key)} elements, but value had "

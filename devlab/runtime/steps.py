@@ -10,6 +10,7 @@ import zlib
 import numpy as np
 
 from ..devices import parallel
+from ..ops.philox import Philox
 
 
 PRELOADED = ("Const", "VariableV2")  # computed once per plan (constants) or per run (references)
@@ -32,6 +33,11 @@ class KernelContext:
     @property
     def rng(self):
         return self._rngs.get(self.op_name, self.attrs.get("seed"))
+
+    @property
+    def philox(self):
+        """TF's own generator for the op (``seed``, ``seed2`` attrs), kept across runs."""
+        return self._rngs.philox(self.op_name, self.attrs.get("seed") or 0, self.attrs.get("seed2") or 0)
 
     def split(self, fn, shape, *args):
         """``fn(*args)``, run on parts of the arrays shaped ``shape`` in parallel when they are
@@ -77,16 +83,29 @@ class RandomGenerators:
             rng = self._by_op[op_name] = np.random.default_rng([self.graph.seed or 0, seed])
         return rng
 
+    def philox(self, op_name, seed, seed2):
+        """The op's Philox generator as TF seeds it (both seeds 0: seeded from the graph seed and
+        the op's name, devlab's stand-in for TF's unseeded randomness)."""
+        gen = self._by_op.get(op_name)
+        if gen is None:
+            if not seed and not seed2:
+                seed, seed2 = self.graph.seed or 0, zlib.crc32(op_name.encode())
+            gen = self._by_op[op_name] = Philox(seed, seed2)
+        return gen
+
     def state(self):
         """Where every generator is now (the stepper rewinds to it to replay a run)."""
-        return {name: rng.bit_generator.state for name, rng in self._by_op.items()}
+        return {name: (rng.get_state() if isinstance(rng, Philox) else rng.bit_generator.state)
+                for name, rng in self._by_op.items()}
 
     def restore(self, state):
         for name, rng in list(self._by_op.items()):
-            if name in state:
-                rng.bit_generator.state = state[name]
-            else:
+            if name not in state:
                 del self._by_op[name]
+            elif isinstance(rng, Philox):
+                rng.set_state(state[name])
+            else:
+                rng.bit_generator.state = state[name]
 
 
 class OpStep:

@@ -4,19 +4,30 @@ a QueueRunner in the graph's QUEUE_RUNNERS collection that fills it (started by
 ``start_queue_runners``, a Supervisor or a MonitoredSession), and for ``num_epochs`` a local
 variable counted up by ``CountUpTo`` until the producer closes its queue.
 
-``shuffle_batch`` draws from a RandomShuffleQueue whose order is its own, not TF's. Not in devlab:
-an input producer that shuffles more than one element (``shuffle=True`` needs TF's RandomShuffle
-op); it is refused by name.
+An input producer with ``shuffle=True`` shuffles each epoch with TF's RandomShuffle op, which
+draws TF's own numbers (``ops/philox.py``): with a seed, the files come in TF's order.
+``shuffle_batch`` draws from a RandomShuffleQueue whose order is its own, not TF's.
 """
 from ..api.array_ops import identity
 from ..api.data_flow_ops import FIFOQueue, RandomShuffleQueue
+from ..api.random_ops import random_shuffle
 from ..api.variables import Variable
 from ..framework import dtypes as dtypes_mod
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import control_dependencies, name_scope
 from ..ops.build import apply_op, convert_to_tensor
-from ..ops.tensor_util import constant_value
 from .queue_runner import QueueRunner, add_queue_runner
+
+
+def match_filenames_once(pattern, name=None):
+    """A local variable holding the files that match ``pattern`` (a glob), read once, when it is
+    initialised (``tf.local_variables_initializer()``), as TF's ``MatchingFiles``."""
+    with name_scope(name or "matching_filenames") as scope:
+        with name_scope("MatchingFiles") as op_scope:  # TF's wrapper converts the pattern in the op's scope
+            pattern = convert_to_tensor(pattern, dtypes_mod.string, name="pattern")
+            files = apply_op("MatchingFiles", [pattern], None, op_scope).outputs[0]
+        return Variable(files, name=scope, trainable=False, validate_shape=False,
+                        collections=[GraphKeys.LOCAL_VARIABLES])
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
@@ -37,16 +48,13 @@ def limit_epochs(tensor, num_epochs=None, name=None):
 def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None, capacity=32,
                    shared_name=None, summary_name=None, name=None, cancel_op=None):
     """A queue filled, epoch after epoch, with the rows of ``input_tensor``."""
-    input_tensor = convert_to_tensor(input_tensor)
-    if shuffle:
-        known = constant_value(input_tensor)
-        if known is None or len(known) > 1:
-            raise NotImplementedError("input_producer(shuffle=True): devlab cannot shuffle (TF's RandomShuffle); "
-                                      "pass shuffle=False")
     if summary_name is not None or cancel_op is not None:
         raise NotImplementedError("input_producer(summary_name=/cancel_op=): not supported by devlab")
     with name_scope(name or "input_producer"):
+        input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         shape = element_shape if element_shape is not None else input_tensor.shape[1:]
+        if shuffle:
+            input_tensor = random_shuffle(input_tensor, seed=seed)
         produced = limit_epochs(input_tensor, num_epochs)
         queue = FIFOQueue(capacity, [input_tensor.dtype.base_dtype], shapes=[shape], shared_name=shared_name,
                           name="input_producer" if name is None else name)

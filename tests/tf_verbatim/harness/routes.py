@@ -41,7 +41,7 @@ SOURCES = {
     "framework.meta_graph": ["devlab.train.meta_graph"],
     "framework.graph_io": ["devlab.graphs.encode"],
     "framework.random_seed": ["devlab.api.random_ops"],
-    "framework.sparse_tensor": ["devlab"],
+    "framework.sparse_tensor": ["devlab.ops.sparse_tensor", "devlab"],
     "framework.tensor_conversion_registry": ["devlab"],
     "framework._dtypes": ["devlab.framework.dtypes"],
     "framework.test_ops": [],  # TF's C++ test ops
@@ -59,7 +59,7 @@ SOURCES = {
     "ops.nn_impl": ["devlab.api.nn_impl", "devlab.nn"],
     "ops.nn": ["devlab.nn"],
     "ops.logging_ops": ["devlab"],
-    "ops.sparse_ops": ["devlab"],
+    "ops.sparse_ops": ["devlab.api.sparse_ops", "devlab"],
     "ops.check_ops": ["devlab"],
     "client.session": ["devlab.runtime.session", "devlab"],
     "training.training": ["devlab.train"],

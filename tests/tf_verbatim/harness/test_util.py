@@ -138,6 +138,13 @@ def use_gpu():
     yield
 
 
+@contextlib.contextmanager
+def force_cpu():
+    """``test_util.force_cpu()``: the ops made inside go to the CPU."""
+    with devlab.device("/device:CPU:0"):
+        yield
+
+
 def get_node_def_from_graph(node_name, graph_def):
     for node in graph_def.node:
         if node.name == node_name:
