@@ -1,0 +1,328 @@
+"""A plan with control flow (tf.cond, tf.while_loop) compiled to one Python function.
+
+The interpreter runs such a plan one step at a time and asks, before each step, whether one of
+its inputs is DEAD (the untaken side of a Switch). Most of those questions have the same answer
+in every run: inside a loop's body every value is live while the loop goes on; after it, the
+body's values are dead and the Exits take the Switches' other side. So the program is written
+with each slot's *deadness* known where compiling can tell it (live, dead, or "ask at run
+time", ``DYN``), and a while loop becomes a Python ``while`` loop:
+
+    enters; merges take the Enters' values
+    while True:
+        head  (steps that do not read the loop's Switches: the Merges, the condition, invariants)
+        if not condition: break
+        body  (steps that read the Switches' true side), NextIterations; merges take their values
+    exits (steps that read the Switches' false side)
+
+Only a step whose deadness depends on data (inside a tf.cond, say) tests ``is DEAD`` when it
+runs. Values and errors are those of the interpreter (``Program`` reports a failing line as the
+interpreter would). A plan whose loops do not have this shape is left to the interpreter.
+"""
+import numpy as np
+
+from ..ops.kernels import DEAD, forward, identity
+from .program import Program, _deref
+from .steps import LoopStep, OpStep, TransferStep, flat_steps
+
+LIVE, DYN = "live", "dyn"  # a slot's deadness where the code reads it (or DEAD: dead there)
+SWITCHES = ("Switch", "RefSwitch")
+COPIES = (forward, identity)  # kernels that hand their input on: an assignment in the program
+
+
+class NotCompiled(Exception):
+    """The plan has a shape this compiler does not handle: it is interpreted."""
+
+
+def _join(a, b):
+    return a if a == b else DYN
+
+
+class FlowProgram(Program):
+    """The compiled program of a plan with control flow (see the module's docstring)."""
+
+    def _analyse(self, plan):
+        """No fused groups, merged products or planned buffers: a loop's values live across
+        iterations."""
+        self.merges, self.groups, self.buffers = [], [], {}
+
+    def _generate(self, plan):
+        from ..devices.transfer import transfer
+        ns = {"DEAD": DEAD, "deref": _deref, "transfer": transfer, "int32": np.int32}
+        self._ns = ns
+        flat = list(plan.flat_steps())
+        self._reads = set()
+        for step in flat:
+            if isinstance(step, OpStep):
+                self._reads.update(step.inputs)
+                self._reads.update(step.controls)
+            elif not step.alias:
+                self._reads.add(step.input)
+        fetched = {s for s in plan.fetch_slots if s is not None}
+        self._check_fetches(plan.steps, fetched, inside=False)
+        state = {}
+        preloaded = [s for s, v in enumerate(plan.initial) if v is not None]
+        preloaded += [s for s, *_ in plan.variable_slots] + [s for s, _, _ in plan.feed_slots]
+        body = []
+        for s in sorted(set(preloaded)):
+            state[s] = LIVE
+            if s in self._reads or s in fetched:
+                body.append((None, f"s{s} = v[{s}]"))
+        lines, state = self._steps(plan.steps, state)
+        body += lines
+        for slot in plan.fetch_slots:
+            if slot is not None:
+                body.append((None, f"v[{slot}] = {self._name(slot, state)}"))
+        out = ["def program(v):"]
+        for owner, text in body or [(None, "pass")]:
+            out.append("    " + text + (f"  # {_describe(owner)}" if owner is not None else ""))
+            if owner is not None:
+                self.line_of[len(out)] = owner
+        return "\n".join(out) + "\n", ns
+
+    def _check_fetches(self, steps, fetched, inside):
+        """A value made inside a loop (other than by its Exits) is fetched dead in TF: interpreted."""
+        for step in steps:
+            if isinstance(step, LoopStep):
+                self._check_fetches(step.steps, fetched, True)
+            elif inside and not (isinstance(step, OpStep) and step.op.type == "Exit"):
+                outs = step.outputs if isinstance(step, OpStep) else (step.output,)
+                if fetched.intersection(outs):
+                    raise NotCompiled("a value made inside a loop is fetched")
+
+    # -- steps -----------------------------------------------------------------------------------
+    @staticmethod
+    def _name(slot, state):
+        return "DEAD" if state.get(slot) == DEAD else f"s{slot}"
+
+    def _steps(self, steps, state):
+        """(lines, state after them) for ``steps`` run in order, starting from ``state``."""
+        state, lines = dict(state), []
+        for step in steps:
+            if isinstance(step, LoopStep):
+                more, state = self._loop(step, state)
+                lines += more
+            elif isinstance(step, OpStep):
+                lines += self._op(step, state)
+            else:
+                lines += self._transfer(step, state)
+        return lines, state
+
+    def _transfer(self, step, state):
+        st = _state(state, step.input, step)
+        if step.alias:
+            return []  # the output slot is the input's
+        state[step.output] = st
+        if st == DEAD:
+            return []
+        ns = self._ns
+        ns[f"src{step.index}"], ns[f"dst{step.index}"] = step.src, step.device
+        call = (f"s{step.output} = transfer(deref(s{step.input}), src{step.index}, dst{step.index})")
+        if st == LIVE:
+            return [(step, call)]
+        return [(None, f"if s{step.input} is DEAD:"), (None, f"    s{step.output} = DEAD"), (None, "else:"),
+                (step, "    " + call)]
+
+    def _op(self, step, state):
+        opdef, ns = step.opdef, self._ns
+        watched = [] if opdef.live_controls else list(step.controls)
+        if not opdef.reads_dead:
+            watched += step.inputs
+        states = [_state(state, s, step) for s in watched]
+        outs = step.outputs + ((step.token,) if step.token is not None else ())
+        if DEAD in states:
+            for s in outs:
+                state[s] = DEAD
+            return []
+        dyn = [s for s, st in zip(watched, states) if st == DYN]
+        if opdef.reads_dead:  # Merge: the first live input
+            ins = [_state(state, s, step) for s in step.inputs]
+            out_state = LIVE if LIVE in ins else DEAD if all(x == DEAD for x in ins) else DYN
+        elif step.op.type in SWITCHES:
+            out_state = DYN  # the side the predicate did not take is DEAD
+        else:
+            out_state = LIVE
+        call = self._call(step, state, dyn)
+        for s in step.outputs:
+            state[s] = DYN if dyn else out_state
+        if opdef.reads_dead and step.outputs:
+            state[step.outputs[-1]] = state[step.outputs[0]]
+        if step.token is not None:
+            state[step.token] = DYN if dyn else LIVE
+        token_read = step.token is not None and step.token in self._reads
+        if not dyn:
+            lines = [(step, call)] if call else []
+            if token_read:
+                lines.append((None, f"s{step.token} = True"))
+            return lines
+        lines = [(None, f"if {' or '.join(f's{s} is DEAD' for s in dict.fromkeys(dyn))}:")]
+        dead = [f"s{s}" for s in step.outputs] + ([f"s{step.token}"] if token_read else [])
+        lines.append((None, "    " + " = ".join(dead) + " = DEAD" if dead else "    pass"))
+        lines.append((None, "else:"))
+        lines.append((step, "    " + call) if call else (None, "    pass"))
+        if token_read:
+            lines.append((None, f"    s{step.token} = True"))
+        return lines
+
+    def _call(self, step, state, dyn):
+        """The line running ``step``'s kernel on live inputs ("" when there is nothing to run)."""
+        op, ns = step.op, self._ns
+        if op.type == "NoOp":
+            return ""
+        if step.preloaded:  # loaded from the table at the start; a Const that may be dead is put back
+            return f"s{step.outputs[0]} = v[{step.outputs[0]}]" if dyn else ""
+        args = [self._name(s, state) for s in step.inputs]
+        for i in step.deref:
+            args[i] = f"deref({args[i]})"
+        if step.kernel in COPIES and len(args) == 1 and len(step.outputs) == 1:
+            return f"s{step.outputs[0]} = {args[0]}"
+        ufunc = step.opdef.ufunc
+        if ufunc is not None and step.device.backend == "numpy":
+            name = f"np_{ufunc}"
+            ns[name] = getattr(step.device.xp, ufunc)
+            call = f"{name}({', '.join(args)})"
+        else:
+            ns[f"k{step.index}"], ns[f"c{step.index}"] = step.kernel, step.ctx
+            call = f"k{step.index}(c{step.index}{''.join(', ' + a for a in args)})"
+        if not step.outputs:
+            return call
+        return ", ".join(f"s{s}" for s in step.outputs) + " = " + call
+
+    # -- loops -----------------------------------------------------------------------------------
+    def _loop(self, loop, state):
+        own = [s for s in loop.steps if isinstance(s, OpStep)]
+        enters = [loop.steps[i] for i in loop.entry]
+        nexts = set(loop.next_slots)
+        merges = [s for s in own if s.op.type == "Merge" and nexts.intersection(s.inputs)]
+        switches = [s for s in own if s.op.type in SWITCHES and s.inputs[1] == loop.cond_slot]
+        variable = set(loop.variable_enters)
+        merge_in = {}
+        for m in merges:
+            if (len(m.inputs) != 2 or m.inputs[0] not in variable or m.inputs[1] not in nexts or m.controls
+                    or (len(m.outputs) > 1 and m.outputs[1] in self._reads)):
+                raise NotCompiled(f"loop merge {m.op.name}")
+            merge_in[m.index] = m.inputs
+        merge_ids = set(merge_in)
+        for s in flat_steps(loop.steps):  # the Enters' and NextIterations' values reach only the merges
+            reads = (s.inputs + s.controls) if isinstance(s, OpStep) else (() if s.alias else (s.input,))
+            if s.index not in merge_ids and (variable | nexts).intersection(reads):
+                raise NotCompiled(f"{s.op.name} reads a loop variable's Enter or NextIteration")
+        head, body, tail = self._classify(loop, enters, merges, switches)
+
+        lines, entered = self._steps(enters, state)
+        state = entered
+        for m in merges:
+            lines.append((None, f"s{m.outputs[0]} = {self._name(m.inputs[0], state)}"))
+            if m.token is not None:  # a merge runs in every iteration (it has no control inputs)
+                state[m.token] = LIVE
+                if m.token in self._reads:
+                    lines.append((None, f"s{m.token} = True"))
+        for sw in switches:  # a loop's Switch runs in every iteration, the last one too
+            if sw.controls:
+                raise NotCompiled(f"loop switch {sw.op.name} has control inputs")
+            if sw.token is not None:
+                state[sw.token] = LIVE
+                if sw.token in self._reads:
+                    lines.append((None, f"s{sw.token} = True"))
+        carried = {m.outputs[0]: state[m.inputs[0]] for m in merges}
+        while True:
+            start = dict(state)
+            for m in merges:
+                start[m.outputs[0]] = carried[m.outputs[0]]
+            for s in nexts:
+                start[s] = DEAD
+            head_lines, after_head = self._steps(head, start)
+            in_body = dict(after_head)
+            for sw in switches:
+                in_body[sw.outputs[0]], in_body[sw.outputs[1]] = DEAD, after_head[sw.inputs[0]]
+            body_lines, after_body = self._steps(body, in_body)
+            joined = {m.outputs[0]: _join(carried[m.outputs[0]], after_body[m.inputs[1]]) for m in merges}
+            if joined == carried:
+                break
+            carried = joined
+        cond = loop.cond_slot
+        test = f"not s{cond}" if after_head[cond] == LIVE else f"s{cond} is DEAD or not s{cond}"
+        loop_lines = list(head_lines)
+        loop_lines.append((None, f"if {test}:"))
+        loop_lines.append((None, "    break"))
+        for sw in switches:
+            if sw.outputs[1] in self._reads:
+                loop_lines.append((None, f"s{sw.outputs[1]} = s{sw.inputs[0]}"))
+        loop_lines += body_lines
+        for m in merges:
+            loop_lines.append((None, f"s{m.outputs[0]} = {self._name(m.inputs[1], after_body)}"))
+        lines.append((None, "while True:"))
+        lines += [(owner, "    " + text) for owner, text in loop_lines]
+        # the last iteration: the body's values are dead, the Switches hand their data to the Exits
+        out = dict(after_head)
+        for s in flat_steps(body):
+            for slot in ((s.outputs + ((s.token,) if s.token is not None else ())) if isinstance(s, OpStep)
+                         else (s.output,)):
+                out[slot] = DEAD
+        for sw in switches:
+            out[sw.outputs[0]], out[sw.outputs[1]] = after_head[sw.inputs[0]], DEAD
+            if sw.outputs[0] in self._reads:
+                lines.append((None, f"s{sw.outputs[0]} = s{sw.inputs[0]}"))
+        tail_lines, out = self._steps(tail, out)
+        lines += tail_lines
+        return lines, out
+
+    def _classify(self, loop, enters, merges, switches):
+        """(head, body, tail): the loop's steps (past its Enters) by which side of the loop's
+        Switches they read; one reading both is not compiled."""
+        true_side = {sw.outputs[1] for sw in switches}
+        false_side = {sw.outputs[0] for sw in switches}
+        special = {id(s) for s in enters + merges + switches}
+        head, body, tail = [], [], []
+        for step in loop.steps:
+            if id(step) in special:
+                if step in switches:
+                    continue  # its outputs are assigned where each side starts
+                if step in merges:
+                    continue  # assigned before the loop and at the end of each iteration
+                continue
+            reads, writes = _reads_writes(step)
+            t, f = bool(true_side.intersection(reads)), bool(false_side.intersection(reads))
+            if t and f:
+                raise NotCompiled(f"{step.name} reads both sides of a loop")
+            (body if t else tail if f else head).append(step)
+            (true_side if t else false_side if f else set()).update(writes)
+        return head, body, tail
+
+
+def _state(state, slot, step):
+    """The deadness of ``slot`` where ``step`` reads it."""
+    st = state.get(slot)
+    if st is None:
+        raise NotCompiled(f"{step.name} reads slot {slot} before it is written")
+    return st
+
+
+def _reads_writes(step):
+    """(slots read, slots written) by a step or a whole loop (its own slots left out of reads)."""
+    if isinstance(step, LoopStep):
+        reads, writes = set(), set()
+        for s in flat_steps(step.steps):
+            r, w = _reads_writes(s)
+            reads |= r
+            writes |= w
+        return reads - writes, writes
+    if isinstance(step, OpStep):
+        return set(step.inputs) | set(step.controls), set(step.outputs) | ({step.token} if step.token is not None else set())
+    return ({step.input}, {step.output})
+
+
+def _describe(owner):
+    from .program import _describe as describe
+    return describe(owner)
+
+
+def build(plan):
+    """The compiled program of a plan with control flow, or None: interpreted (a step on a real
+    GPU, or a loop this compiler does not handle)."""
+    if any(step.device.backend != "numpy" or getattr(step, "src", step.device).backend != "numpy"
+           for step in plan.flat_steps()):
+        return None
+    try:
+        return FlowProgram(plan)
+    except NotCompiled:
+        return None
