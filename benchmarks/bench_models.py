@@ -6,7 +6,8 @@
 
 The same program text (``benchmarks/models.py``) is built with ``import devlab as tf`` and with
 ``import tensorflow.compat.v1 as tf``; each session runs its initializer, two warm-up steps and
-then ``--repeat`` timed steps, of which the median and the best are shown. Ratios read
+then ``--repeat`` timed steps, of which the median and the best wall clock are shown, and the
+median CPU time of the process (all its threads). Ratios read
 TF/devlab: above 1, devlab is faster. On a machine that other processes load, the median grows
 with how often a step is preempted; the best is closer to the work a step does. With TensorFlow in another virtual environment, run this with its python and
 devlab on the path: ``PYTHONPATH=$PWD /path/to/tfvenv/bin/python benchmarks/bench_models.py``.
@@ -40,13 +41,14 @@ def step_seconds(tf, build, repeat):
     sess.run(init)
     for _ in range(2):
         sess.run(train, feed)
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         sess.run(train, feed)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
     sess.close()
-    return statistics.median(times), min(times)
+    return statistics.median(times), min(times), statistics.median(cpu)
 
 
 def main():
@@ -64,14 +66,16 @@ def main():
     theirs = {name: step_seconds(tf, MODELS[name], args.repeat) for name in args.models} if tf else {}
     print(describe_machine(tf))
     print(f"load average (1, 5, 15 min): {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    print(f"training steps, median (best) of {args.repeat}:")
+    print(f"training steps, wall clock median (best) of {args.repeat}, and the median CPU time of the process "
+          f"(every thread; on a loaded machine the fairer measure):")
     for name in args.models:
-        (med, best) = mine[name]
+        (med, best, cpu) = mine[name]
         print(f"  {TITLES[name]}")
-        line = f"      devlab {med * 1e3:8.1f} ms ({best * 1e3:7.1f})"
+        line = f"      devlab {med * 1e3:8.1f} ms ({best * 1e3:7.1f}) cpu {cpu * 1e3:7.1f}"
         if name in theirs:
-            t_med, t_best = theirs[name]
-            line += f"   TF {t_med * 1e3:8.1f} ms ({t_best * 1e3:7.1f})   TF/devlab {t_med / med:5.2f}x ({t_best / best:5.2f}x)"
+            t_med, t_best, t_cpu = theirs[name]
+            line += (f"   TF {t_med * 1e3:8.1f} ms ({t_best * 1e3:7.1f}) cpu {t_cpu * 1e3:7.1f}   "
+                     f"TF/devlab {t_med / med:5.2f}x ({t_best / best:5.2f}x) cpu {t_cpu / cpu:5.2f}x")
         print(line)
 
 
