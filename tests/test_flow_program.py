@@ -129,6 +129,7 @@ def test_dynamic_rnn_training_steps_equal_the_interpreter():
 
     losses, values, program = train_losses()
     assert isinstance(program, FlowProgram)
+    assert program.source.count("summed_products(") == 2  # each layer's kernel gradient: one product
     expected_losses, expected_values, none = interpreted(train_losses)
     assert none is None
     assert_same(losses, expected_losses)
@@ -151,3 +152,22 @@ def test_a_failing_op_in_a_loop_is_reported_as_the_interpreter_reports_it():
         sess.run(acc, bad)
     assert compiled.value.op is first.value.op and compiled.value.op.type == "MatMul"
     assert str(compiled.value) == str(first.value)
+
+
+@pytest.mark.parametrize("transpose_a", [False, True])
+@pytest.mark.parametrize("transpose_b", [False, True])
+@pytest.mark.parametrize("n", [0, 1, 6])
+def test_a_loop_summing_one_product_a_step_sums_them_as_one(transpose_a, transpose_b, n):
+    rng = np.random.default_rng(5)
+    xs = tf.constant(rng.standard_normal((6, 4, 3)).astype(np.float32))
+    w = tf.constant(rng.standard_normal((3, 5) if not transpose_b else (5, 3)).astype(np.float32))
+    limit = tf.placeholder(tf.int32, [])
+
+    def body(i, acc):
+        x = tf.gather(xs, i)
+        x = tf.transpose(x) if transpose_a else x
+        return i + 1, acc + tf.matmul(x, w, transpose_a=transpose_a, transpose_b=transpose_b)
+
+    _, total = tf.while_loop(lambda i, acc: i < limit, body, [0, tf.ones([4, 5])])
+    program = check(total, {limit: n})
+    assert "summed_products(" in program.source and "stash" in program.source

@@ -20,6 +20,7 @@ interpreter would). A plan whose loops do not have this shape is left to the int
 """
 import numpy as np
 
+from ..devices.parallel import matmul
 from ..ops.kernels import DEAD, forward, identity
 from .program import Program, _deref
 from .steps import LoopStep, OpStep, TransferStep, flat_steps
@@ -50,14 +51,20 @@ class FlowProgram(Program):
         ns = {"DEAD": DEAD, "deref": _deref, "transfer": transfer, "int32": np.int32}
         self._ns = ns
         flat = list(plan.flat_steps())
-        self._reads = set()
+        self._readers = {}  # slot -> the steps reading it
         for step in flat:
             if isinstance(step, OpStep):
-                self._reads.update(step.inputs)
-                self._reads.update(step.controls)
-            elif not step.alias:
-                self._reads.add(step.input)
+                reads = step.inputs + step.controls
+            else:
+                reads = () if step.alias else (step.input,)
+            for slot in reads:
+                self._readers.setdefault(slot, []).append(step)
+        self._reads = set(self._readers)
+        self._producer = {o: step for step in flat if isinstance(step, OpStep) for o in step.outputs}
         fetched = {s for s in plan.fetch_slots if s is not None}
+        self._fetched = fetched
+        self._deferred = {}  # an accumulating add's step index -> its Accumulation
+        self._skipped = set()  # the indices of the products an Accumulation computes after its loop
         self._check_fetches(plan.steps, fetched, inside=False)
         state = {}
         preloaded = [s for s, v in enumerate(plan.initial) if v is not None]
@@ -124,6 +131,21 @@ class FlowProgram(Program):
 
     def _op(self, step, state):
         opdef, ns = step.opdef, self._ns
+        if step.index in self._skipped:  # computed after the loop (an Accumulation)
+            state[step.outputs[0]] = LIVE
+            if step.token is not None:
+                state[step.token] = LIVE
+                if step.token in self._reads:
+                    return [(None, f"s{step.token} = True")]
+            return []
+        acc = self._deferred.get(step.index)
+        if acc is not None:
+            if any(_state(state, s, step) != LIVE for s in (acc.carried,) + acc.product.inputs):
+                raise NotCompiled(f"{step.name} sums values that may be dead")
+            state[step.outputs[0]] = LIVE
+            a, b = (self._name(s, state) for s in acc.product.inputs)
+            return [(step, f"{acc.stash}.append(({a}, {b}))"),
+                    (None, f"s{step.outputs[0]} = {self._name(acc.carried, state)}")]
         watched = [] if opdef.live_controls else list(step.controls)
         if not opdef.reads_dead:
             watched += step.inputs
@@ -207,6 +229,10 @@ class FlowProgram(Program):
             if s.index not in merge_ids and (variable | nexts).intersection(reads):
                 raise NotCompiled(f"{s.op.name} reads a loop variable's Enter or NextIteration")
         head, body, tail = self._classify(loop, enters, merges, switches)
+        accumulations = [a for a in (self._accumulation(m, loop, switches, body) for m in merges) if a is not None]
+        for acc in accumulations:
+            self._deferred[acc.add.index] = acc
+            self._skipped.update(s.index for s in acc.skipped)
 
         lines, entered = self._steps(enters, state)
         state = entered
@@ -250,8 +276,17 @@ class FlowProgram(Program):
         loop_lines += body_lines
         for m in merges:
             loop_lines.append((None, f"s{m.outputs[0]} = {self._name(m.inputs[1], after_body)}"))
+        for acc in accumulations:
+            lines.append((None, f"{acc.stash} = []"))
         lines.append((None, "while True:"))
         lines += [(owner, "    " + text) for owner, text in loop_lines]
+        for acc in accumulations:  # the products summed at once: one large product, not one a step
+            ns = self._ns
+            ns["summed_products"] = summed_products
+            ns[f"tr{acc.add.index}"] = (bool(acc.product.op.get_attr("transpose_a")),
+                                        bool(acc.product.op.get_attr("transpose_b")))
+            lines.append((acc.product, f"s{acc.merge.outputs[0]} = summed_products(s{acc.merge.outputs[0]}, "
+                                       f"{acc.stash}, *tr{acc.add.index})"))
         # the last iteration: the body's values are dead, the Switches hand their data to the Exits
         out = dict(after_head)
         for s in flat_steps(body):
@@ -265,6 +300,50 @@ class FlowProgram(Program):
         tail_lines, out = self._steps(tail, out)
         lines += tail_lines
         return lines, out
+
+    def _accumulation(self, merge, loop, switches, body):
+        """The Accumulation of loop variable ``merge`` if it only sums one product per iteration
+        (``acc + matmul(a, b)``, a gradient loop's sum for a loop-invariant weight), else None."""
+        readers, one = self._readers, self._only_reader
+        sw = one(merge.outputs[0])
+        if sw is None or sw not in switches or sw.inputs[0] != merge.outputs[0]:
+            return None
+        carried = sw.outputs[1]
+        reader = one(carried)
+        if reader is not None and reader.op.type == "Identity" and not reader.deref and reader in body:
+            carried, reader = reader.outputs[0], one(reader.outputs[0])
+        if reader is None or reader.op.type not in ("Add", "AddV2") or reader not in body:
+            return None
+        add = reader
+        others = [s for s in add.inputs if s != carried]
+        nxt = one(add.outputs[0])
+        if len(others) != 1 or nxt is None or nxt.op.type != "NextIteration" or nxt.outputs[0] != merge.inputs[1]:
+            return None
+        product, passes, reader = self._producer.get(others[0]), [], add
+        while product is not None and product.op.type == "Identity" and not product.deref and product in body \
+                and one(product.outputs[0]) is reader:  # e.g. the gradient's tuple/control_dependency
+            passes.append(product)
+            reader, product = product, self._producer.get(product.inputs[0])
+        if (product is None or product.op.type != "MatMul" or product not in body or product.deref
+                or one(product.outputs[0]) is not reader or product.controls or add.controls
+                or (add.token is not None and add.token in self._reads)):
+            return None
+        dtype = add.op.outputs[0].dtype.base_dtype.name
+        shapes = [t.shape for t in product.op.inputs] + [add.op.outputs[0].shape, add.op.inputs[0].shape,
+                                                         add.op.inputs[1].shape]
+        if dtype not in ("float32", "float64") or not all(sh.is_fully_defined() for sh in shapes):
+            return None  # a product that might fail must fail where the interpreter's does
+        if add.op.outputs[0].shape != product.op.outputs[0].shape:
+            return None
+        if any(self._readers.get(s, [None])[0] is not None and s in self._fetched
+               for s in (add.outputs[0], product.outputs[0])):
+            return None
+        return Accumulation(merge, add, product, carried, passes)
+
+    def _only_reader(self, slot):
+        """The one step reading ``slot`` (None if it has several, or none, or it is fetched)."""
+        readers = self._readers.get(slot, ())
+        return readers[0] if len(readers) == 1 and slot not in self._fetched else None
 
     def _classify(self, loop, enters, merges, switches):
         """(head, body, tail): the loop's steps (past its Enters) by which side of the loop's
@@ -287,6 +366,28 @@ class FlowProgram(Program):
             (body if t else tail if f else head).append(step)
             (true_side if t else false_side if f else set()).update(writes)
         return head, body, tail
+
+
+class Accumulation:
+    """A loop variable that sums one product a step: the products' operands are kept, and summed
+    as one product when the loop ends (``summed_products``)."""
+
+    def __init__(self, merge, add, product, carried, passes):
+        self.merge, self.add, self.product, self.carried = merge, add, product, carried
+        self.skipped = [product] + passes  # the product and the Identities between it and the add
+        self.stash = f"stash{add.index}"
+
+
+def summed_products(total, operands, transpose_a, transpose_b):
+    """``total`` plus the sum of ``op(a) @ op(b)`` over ``operands`` (pairs), as one product: the
+    ``a``s side by side, the ``b``s one above the other."""
+    if not operands:
+        return total
+    a = (np.concatenate([a for a, _ in operands], axis=0).T if transpose_a
+         else np.concatenate([a for a, _ in operands], axis=1))
+    b = (np.concatenate([b for _, b in operands], axis=1).T if transpose_b
+         else np.concatenate([b for _, b in operands], axis=0))
+    return total + matmul(a, b)
 
 
 def _state(state, slot, step):
