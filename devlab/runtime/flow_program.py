@@ -21,9 +21,10 @@ interpreter would). A plan whose loops do not have this shape is left to the int
 import numpy as np
 
 from ..devices.parallel import matmul
+from ..devices.transfer import transfer
 from ..ops.kernels import DEAD, forward, identity
-from .program import Program, _deref
-from .steps import LoopStep, OpStep, TransferStep, flat_steps
+from .program import Program, _deref, _describe
+from .steps import LoopStep, OpStep, flat_steps
 
 LIVE, DYN = "live", "dyn"  # a slot's deadness where the code reads it (or DEAD: dead there)
 SWITCHES = ("Switch", "RefSwitch")
@@ -47,8 +48,7 @@ class FlowProgram(Program):
         self.merges, self.groups, self.buffers = [], [], {}
 
     def _generate(self, plan):
-        from ..devices.transfer import transfer
-        ns = {"DEAD": DEAD, "deref": _deref, "transfer": transfer, "int32": np.int32}
+        ns = {"DEAD": DEAD, "deref": _deref, "transfer": transfer}
         self._ns = ns
         flat = list(plan.flat_steps())
         self._readers = {}  # slot -> the steps reading it
@@ -132,6 +132,8 @@ class FlowProgram(Program):
     def _op(self, step, state):
         opdef, ns = step.opdef, self._ns
         if step.index in self._skipped:  # computed after the loop (an Accumulation)
+            if any(_state(state, s, step) != LIVE for s in step.inputs + step.controls):
+                raise NotCompiled(f"{step.name} may be dead")
             state[step.outputs[0]] = LIVE
             if step.token is not None:
                 state[step.token] = LIVE
@@ -408,13 +410,9 @@ def _reads_writes(step):
             writes |= w
         return reads - writes, writes
     if isinstance(step, OpStep):
-        return set(step.inputs) | set(step.controls), set(step.outputs) | ({step.token} if step.token is not None else set())
+        token = {step.token} if step.token is not None else set()
+        return set(step.inputs) | set(step.controls), set(step.outputs) | token
     return ({step.input}, {step.output})
-
-
-def _describe(owner):
-    from .program import _describe as describe
-    return describe(owner)
 
 
 def build(plan):
