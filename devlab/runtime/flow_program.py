@@ -26,7 +26,7 @@ from ..ops.kernels import DEAD, forward, identity
 from .program import Program, _deref, _describe
 from .steps import LoopStep, OpStep, flat_steps
 
-LIVE, DYN = "live", "dyn"  # a slot's deadness where the code reads it (or DEAD: dead there)
+LIVE, DYN = "live", "dyn"  # a slot's deadness where the code reads it (or DEAD, or a guard below)
 SWITCHES = ("Switch", "RefSwitch")
 COPIES = (forward, identity)  # kernels that hand their input on: an assignment in the program
 
@@ -35,7 +35,26 @@ class NotCompiled(Exception):
     """The plan has a shape this compiler does not handle: it is interpreted."""
 
 
+GUARD = "guard"  # (GUARD, pred slot, side): live exactly when the predicate in that slot is ``side``
+
+
+def _is_guard(st):
+    return isinstance(st, tuple)
+
+
+def _common_guard(states):
+    """The deadness of a value computed from values of ``states`` (none DEAD): LIVE if all are,
+    the one guard they share, else DYN."""
+    other = {st for st in states if st != LIVE}
+    if not other:
+        return LIVE
+    return other.pop() if len(other) == 1 and _is_guard(next(iter(other))) else DYN
+
+
 def _join(a, b):
+    """A loop variable's deadness from its two sources; a guard does not cross an iteration (the
+    predicate is computed again)."""
+    a, b = (DYN if _is_guard(x) else x for x in (a, b))
     return a if a == b else DYN
 
 
@@ -65,6 +84,7 @@ class FlowProgram(Program):
         self._fetched = fetched
         self._deferred = {}  # an accumulating add's step index -> its Accumulation
         self._skipped = set()  # the indices of the products an Accumulation computes after its loop
+        self._same = {}  # slot -> the slot it copies (an Identity's), for the predicates of guards
         self._check_fetches(plan.steps, fetched, inside=False)
         state = {}
         preloaded = [s for s, v in enumerate(plan.initial) if v is not None]
@@ -157,21 +177,33 @@ class FlowProgram(Program):
             for s in outs:
                 state[s] = DEAD
             return []
-        dyn = [s for s, st in zip(watched, states) if st == DYN]
+        dyn = [s for s, st in zip(watched, states) if st != LIVE]
+        # what the checks depend on: one side of one predicate (a branch of a tf.cond), or DYN
+        guard = _common_guard(states)
         if opdef.reads_dead:  # Merge: the first live input
             ins = [_state(state, s, step) for s in step.inputs]
-            out_state = LIVE if LIVE in ins else DEAD if all(x == DEAD for x in ins) else DYN
+            live = {x for x in ins if x != DEAD}
+            both = len(live) == 2 and all(_is_guard(x) for x in live) and len({x[1] for x in live}) == 1
+            out_state = (LIVE if LIVE in ins or both  # a cond's Merge: one side or the other is live
+                         else DEAD if not live else _common_guard(live))
         elif step.op.type in SWITCHES:
             out_state = DYN  # the side the predicate did not take is DEAD
         else:
             out_state = LIVE
         call = self._call(step, state, dyn)
-        for s in step.outputs:
-            state[s] = DYN if dyn else out_state
+        for s in step.outputs:  # a Switch or Merge that may not run: its outputs' deadness is data's
+            state[s] = (DYN if step.op.type in SWITCHES or opdef.reads_dead else guard) if dyn else out_state
+        if step.kernel in COPIES and len(step.inputs) == 1 and not step.deref:
+            self._same[step.outputs[0]] = self._same.get(step.inputs[0], step.inputs[0])
+        if step.op.type in SWITCHES and not dyn and len(step.outputs) == 2:
+            # each side is live when the predicate says so (it is read before it changes): a
+            # tf.cond's Switches read its pred_id, an Identity of the predicate its pivots read
+            pred = self._same.get(step.inputs[1], step.inputs[1])
+            state[step.outputs[0]], state[step.outputs[1]] = (GUARD, pred, False), (GUARD, pred, True)
         if opdef.reads_dead and step.outputs:
             state[step.outputs[-1]] = state[step.outputs[0]]
         if step.token is not None:
-            state[step.token] = DYN if dyn else LIVE
+            state[step.token] = guard if dyn else LIVE
         token_read = step.token is not None and step.token in self._reads
         if not dyn:
             lines = [(step, call)] if call else []
@@ -251,7 +283,7 @@ class FlowProgram(Program):
                 state[sw.token] = LIVE
                 if sw.token in self._reads:
                     lines.append((None, f"s{sw.token} = True"))
-        carried = {m.outputs[0]: state[m.inputs[0]] for m in merges}
+        carried = {m.outputs[0]: _join(state[m.inputs[0]], state[m.inputs[0]]) for m in merges}
         while True:
             start = dict(state)
             for m in merges:
