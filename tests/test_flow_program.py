@@ -5,6 +5,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import devlab as tf
 from devlab.api.control_flow import switch
@@ -173,3 +174,29 @@ def test_a_loop_summing_one_product_a_step_sums_them_as_one(transpose_a, transpo
     _, total = tf.while_loop(lambda i, acc: i < limit, body, [0, tf.ones([4, 5])])
     program = check(total, {limit: n})
     assert "summed_products(" in program.source and "stash" in program.source
+
+
+@settings(max_examples=20, deadline=None)
+@given(ops=st.lists(st.tuples(st.integers(0, 3), st.floats(-2.0, 2.0)), min_size=1, max_size=5),
+       n=st.integers(0, 3))
+def test_conds_nested_in_loops_compute_what_the_interpreter_computes(ops, n):
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3])
+
+        def body(i, a, b):
+            for kind, c in ops:
+                if kind == 0:
+                    a = tf.cond(tf.reduce_sum(a) > c, lambda: a * 0.5, lambda: a + b)
+                elif kind == 1:
+                    b = tf.cond(tf.reduce_max(b) < c,
+                                lambda: tf.cond(tf.reduce_min(a) > 0.0, lambda: b - a, lambda: b * a),
+                                lambda: b + 1.0)
+                elif kind == 2:
+                    a, b = b, a
+                else:
+                    a = tf.tanh(a) + b
+            return i + 1, a, b
+
+        _, a, b = tf.while_loop(lambda i, a, b: i < n, body, [0, x, x * 2.0])
+        grad = tf.gradients(tf.reduce_sum(a * b), x)[0]
+        check([a, b, grad], {x: np.array([0.5, -1.0, 2.0], np.float32)})
