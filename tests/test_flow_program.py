@@ -200,3 +200,56 @@ def test_conds_nested_in_loops_compute_what_the_interpreter_computes(ops, n):
         _, a, b = tf.while_loop(lambda i, a, b: i < n, body, [0, x, x * 2.0])
         grad = tf.gradients(tf.reduce_sum(a * b), x)[0]
         check([a, b, grad], {x: np.array([0.5, -1.0, 2.0], np.float32)})
+
+
+def test_a_loop_that_updates_a_variable_reads_each_update():
+    v = tf.Variable(tf.zeros([1, 2]))
+    w = tf.Variable([[1.0, 0.5], [0.0, 1.0]])
+
+    def body(i, acc):
+        with tf.control_dependencies([tf.assign_add(v, tf.ones([1, 2]))]):
+            return i + 1, acc + tf.matmul(v.read_value(), w)  # a product of what the variable holds now
+
+    _, acc = tf.while_loop(lambda i, acc: i < 4, body, [0, tf.zeros([1, 2])])
+    init = tf.global_variables_initializer()
+    compiled, sess = runs([acc, v.read_value()], init=init)
+    assert isinstance(sess.compiled_program(sess.last_plan), FlowProgram)
+    expected, _ = interpreted(lambda: runs([acc, v.read_value()], init=init))
+    assert_same(compiled, expected)
+    assert compiled[0][0].tolist() == [[10.0, 15.0]] and compiled[2][1].tolist() == [[12.0, 12.0]]
+
+
+def test_a_loop_that_writes_a_variable_an_enter_reads_is_interpreted():
+    """A loop that writes a variable an Enter reads: the Enter runs where the interpreter runs it."""
+    v = tf.Variable(tf.zeros([2]))
+    w = tf.Variable([[1.0, 0.5], [0.0, 1.0]])
+
+    def body(i, acc):
+        with tf.control_dependencies([tf.assign_add(v, tf.ones([2]))]):
+            x = tf.reshape(v, [1, 2])
+        return i + 1, acc + tf.matmul(x, w)
+
+    _, acc = tf.while_loop(lambda i, acc: i < 4, body, [0, tf.zeros([1, 2])])
+    init = tf.global_variables_initializer()
+    compiled, sess = runs(acc, init=init)
+    expected, _ = interpreted(lambda: runs(acc, init=init))
+    assert_same(compiled, expected)
+    # the Enter reading the variable runs after the loop's first write: the interpreter's order
+    assert sess.compiled_program(sess.last_plan) is None
+
+
+def test_a_loop_invariant_read_of_a_variable_the_loop_writes_runs_in_the_interpreters_order():
+    v = tf.Variable(tf.zeros([2]))
+    step = tf.constant([1.0, 2.0])
+
+    def body(i, acc):
+        add = tf.assign_add(v, step)  # reads only values from outside the loop: runs before the condition
+        doubled = v * 2.0  # so does this read
+        with tf.control_dependencies([add]):
+            return i + 1, acc + doubled
+
+    _, acc = tf.while_loop(lambda i, acc: i < 3, body, [0, tf.zeros([2])])
+    init = tf.global_variables_initializer()
+    compiled, _ = runs(acc, init=init)
+    expected, _ = interpreted(lambda: runs(acc, init=init))
+    assert_same(compiled, expected)

@@ -23,12 +23,14 @@ import numpy as np
 from ..devices.parallel import matmul
 from ..devices.transfer import transfer
 from ..ops.kernels import DEAD, forward, identity
+from .plan import REF_FORWARDERS, written_variables
 from .program import Program, _deref, _describe
 from .steps import LoopStep, OpStep, flat_steps
 
 LIVE, DYN = "live", "dyn"  # a slot's deadness where the code reads it (or DEAD, or a guard below)
 SWITCHES = ("Switch", "RefSwitch")
-COPIES = (forward, identity)  # kernels that hand their input on: an assignment in the program
+COPIES = (forward, identity)
+PY_FUNCS = ("PyFunc", "PyFuncStateless", "EagerPyFunc")  # kernels that hand their input on: an assignment in the program
 
 
 class NotCompiled(Exception):
@@ -263,7 +265,17 @@ class FlowProgram(Program):
             if s.index not in merge_ids and (variable | nexts).intersection(reads):
                 raise NotCompiled(f"{s.op.name} reads a loop variable's Enter or NextIteration")
         head, body, tail = self._classify(loop, enters, merges, switches)
-        accumulations = [a for a in (self._accumulation(m, loop, switches, body) for m in merges) if a is not None]
+        writes = _writes_state(loop)
+        written = set(written_variables(flat_steps(loop.steps))) if writes else set()
+        if any(e.deref and _variable_behind(e.op.inputs[0]) in written for e in enters):
+            # the Enters run first here; the interpreter runs one where the frame's order puts it,
+            # so one reading a variable may see a write the loop made before it
+            raise NotCompiled(f"loop {loop.name} writes a variable that an Enter reads")
+        if writes and any(isinstance(s, OpStep) and (s.deref or s.opdef.ref_inputs)
+                          for h in head for s in (flat_steps(h.steps) if isinstance(h, LoopStep) else (h,))):
+            raise NotCompiled(f"loop {loop.name}: a step before its condition reads or writes a variable")
+        accumulations = [] if writes else [
+            a for a in (self._accumulation(m, loop, switches, body) for m in merges) if a is not None]
         for acc in accumulations:
             self._deferred[acc.add.index] = acc
             self._skipped.update(s.index for s in acc.skipped)
@@ -422,6 +434,20 @@ def summed_products(total, operands, transpose_a, transpose_b):
     b = (np.concatenate([b for _, b in operands], axis=1).T if transpose_b
          else np.concatenate([b for _, b in operands], axis=0))
     return total + matmul(a, b)
+
+
+def _variable_behind(tensor):
+    """The name of the op a tensor forwards (through Identities and reference forwarders)."""
+    while tensor.op.type in REF_FORWARDERS + ("Identity", "Enter") and tensor.op.inputs:
+        tensor = tensor.op.inputs[0]
+    return tensor.op.name
+
+
+def _writes_state(loop):
+    """Whether a step of ``loop`` may write an array in place (a variable, through its reference)
+    or run Python code: a product's operands kept for after the loop could change meanwhile."""
+    return any(isinstance(s, OpStep) and ((s.opdef.stateful and s.opdef.ref_inputs) or s.op.type in PY_FUNCS)
+               for s in flat_steps(loop.steps))
 
 
 def _state(state, slot, step):
