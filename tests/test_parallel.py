@@ -228,3 +228,23 @@ def test_a_few_rows_times_a_large_matrix_runs_transposed_and_comes_back_in_rows(
     assert got.flags.c_contiguous and into is out
     np.testing.assert_array_equal(out, got)
     assert all(shape[1] == 1024 and shape[0] != rows for shape in calls)  # BLAS saw bᵀ (or its rows) first
+
+
+@pytest.mark.parametrize("rows", [20, 64])
+def test_a_few_rows_times_a_transposed_view_runs_swapped(rows):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((rows, 1024)).astype(np.float32)
+    w = rng.standard_normal((512, 1024)).astype(np.float32)  # an LSTM's kernel, read as wᵀ by its gradient
+    calls = []
+    real = np.matmul
+    with mock.patch.object(parallel.np, "matmul", lambda x, y, out=None: (calls.append(x.shape), real(x, y, out=out))[1]):
+        got = parallel.matmul(a, w.T)
+        out = np.empty((rows, 512), np.float32)
+        into = parallel.matmul(a, w.T, out)
+        swapped = list(calls)
+        parallel.matmul(rng.standard_normal((128, 1024)).astype(np.float32), w.T)  # many rows: as it is
+    np.testing.assert_allclose(got, a @ w.T, rtol=1e-5, atol=1e-4)
+    assert got.flags.c_contiguous and into is out
+    np.testing.assert_array_equal(out, got)
+    assert swapped and all(shape[0] != rows and shape[1] == 1024 for shape in swapped)  # w (or its rows) on the left
+    assert all(shape[1] == 1024 and shape[0] <= 128 for shape in calls[len(swapped):])  # the 128 rows of a on the left

@@ -244,3 +244,30 @@ def test_string_constants_live_on_the_cpu():
     with tf.Session(config=tf.ConfigProto(device_count={"GPU": 1}, allow_soft_placement=True)) as s:
         assert s.run(c) == b"hello" or s.run(c) == "hello"
         assert s.placement.device_of(c.op).device_type == "CPU"
+
+
+def test_graph_order_of_a_graph_made_in_order_is_its_creation_order():
+    """The shortcut (no heap when every op comes after its inputs) visits as the full walk does."""
+    from unittest import mock
+
+    from devlab.placer import placer as placer_mod
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2])
+        y = x
+        for _ in range(5):
+            y = tf.identity(y + x)
+        with tf.control_dependencies([y]):
+            z = tf.negative(x)
+    ops = g.get_operations()
+    assert placer_mod._made_in_order(ops, {op: i for i, op in enumerate(ops)})
+    with mock.patch.object(placer_mod, "_made_in_order", lambda ops, index: False):
+        full = placer_mod.graph_order(ops)
+    assert placer_mod.graph_order(ops) == full == ops
+    with g.as_default():
+        w = tf.sqrt(x)
+    z.op._add_control_input(w.op)  # z made before a control input of its own: the full walk
+    ops = g.get_operations()
+    assert not placer_mod._made_in_order(ops, {op: i for i, op in enumerate(ops)})
+    order = placer_mod.graph_order(ops)
+    assert order.index(z.op) > order.index(w.op) and order[:-2] == ops[:-2]

@@ -151,7 +151,7 @@ def matmul(a, b, out=None):
     (m, k), n = a.shape, b.shape[-1]
     if k != b.shape[0]:
         return np.matmul(a, b, out=out)  # numpy's own error
-    if _few_rows(m, k, n):
+    if _few_rows(m, k, n) or (m <= 64 and b.flags.f_contiguous and not b.flags.c_contiguous):
         product = matmul(b.T, a.T).T  # the large operand on the left, the result copied back to rows
         if out is None:
             return np.ascontiguousarray(product)
@@ -179,6 +179,11 @@ def matmul(a, b, out=None):
     with one_blas_thread():
         _run(part, parts)
     return out
+
+
+# A ``b`` that is a transposed view (an LSTM's gradient reads its kernel so, ``transpose_b``) with
+# at most 64 rows in ``a`` is also faster swapped: 0.45x to 0.9x the time with one BLAS thread for
+# k, n of 256 to 4096 (measured on a 2-core EPYC; from 128 rows it no longer pays).
 
 
 def _few_rows(m, k, n):

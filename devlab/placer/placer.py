@@ -119,6 +119,8 @@ def graph_order(ops):
     branch op is made before the Switch that feeds it, is visited after it. A loop's Merge
     waits for its control inputs and one data input (its back edge comes later)."""
     index = {op: i for i, op in enumerate(ops)}
+    if _made_in_order(ops, index):
+        return list(ops)  # every op made after its inputs: the earliest ready op is always the next one
     pending, users = {}, {}
     for op in ops:
         deps = [t.op for t in op.inputs] + list(op.control_inputs)
@@ -144,6 +146,23 @@ def graph_order(ops):
         seen = set(out)
         out += [op for op in ops if op not in seen]
     return out
+
+
+def _made_in_order(ops, index):
+    """Whether every op of ``ops`` comes after its inputs and control inputs, and none is a loop's
+    Merge (which waits for one data input only): then ``graph_order`` is the creation order."""
+    for i, op in enumerate(ops):
+        for t in op.inputs:
+            j = index.get(t.op)
+            if j is not None and j >= i:
+                return False
+        for c in op.control_inputs:
+            j = index.get(c)
+            if j is not None and j >= i:
+                return False
+        if op.type in ("Merge", "RefMerge"):
+            return False
+    return True
 
 
 def _is_generator(op):

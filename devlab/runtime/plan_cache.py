@@ -2,8 +2,9 @@
 
 A ``Plan`` never changes once compiled: several runs, and threads, read it at once. What does
 change as it is used lives in its cache entry: how often it ran, and the compiled program
-(``program.py``) a steady run gets once the plan runs a second time.
+(``program.py``; ``flow_program.py`` for a plan with control flow) a steady run gets once the plan runs a second time.
 """
+from . import flow_program
 from . import program as program_mod
 
 
@@ -20,7 +21,8 @@ class CachedPlan:
         if self.runs == 0:
             return None
         if self._program is None:
-            self._program = program_mod.build(self.plan) or False
+            build = flow_program.build if self.plan.has_control_flow else program_mod.build
+            self._program = build(self.plan) or False
         return self._program or None
 
     @property

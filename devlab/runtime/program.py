@@ -29,9 +29,7 @@ class Program:
         self.plan = plan
         self.filename = f"<devlab program {next(_ids)}>"
         self.line_of = {}  # source line number -> the step (or fused group) it runs
-        self.merges = products.find_merges(plan)
-        self.groups = fusion.find_groups(plan, {m.index for g in self.merges for m in g.members})
-        self.buffers = memory.plan_buffers(plan, self.groups + self.merges)  # step index -> the buffer its output goes into
+        self._analyse(plan)
         self.source, namespace = self._generate(plan)
         linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True), self.filename)
         exec(compile(self.source, self.filename, "exec"), namespace)  # noqa: S102 - our own generated code
@@ -50,6 +48,12 @@ class Program:
         finally:
             self._busy.release()
         return True
+
+    def _analyse(self, plan):
+        """Finds the merged products, the fused groups and the planned buffers of ``plan``."""
+        self.merges = products.find_merges(plan)
+        self.groups = fusion.find_groups(plan, {m.index for g in self.merges for m in g.members})
+        self.buffers = memory.plan_buffers(plan, self.groups + self.merges)  # step index -> the buffer its output goes into
 
     # -- writing the source ----------------------------------------------------------------------
     def _generate(self, plan):
