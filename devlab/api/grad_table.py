@@ -59,6 +59,11 @@ def _reduction_axes(x_dims, y_dims):
     return x_axes, y_axes
 
 
+def _InferGradientReductionAxes(x_shape, y_shape):  # noqa: N802 - TF's name (math_grad.py), its tests call it
+    """The axes x and y were broadcast along, from two TensorShapes; (None, None) when unknown."""
+    return _reduction_axes(x_shape.sizes, y_shape.sizes)
+
+
 def _broadcast_args(x, y):
     """TF's ``SmartBroadcastGradientArgs``: per argument, its shape, the axes to sum over and
     whether a reduction is needed (a ``BroadcastGradientArgs`` op decides at run time when the
@@ -183,6 +188,7 @@ def _square_grad(op, grad):
 
 GRADIENTS = {
     "Identity": lambda op, g: [g],
+    "IdentityN": lambda op, *grads: list(grads),
     "PlaceholderWithDefault": lambda op, g: [g],
     "AddV2": _add_grad,
     "Sub": _sub_grad,
@@ -358,8 +364,20 @@ def _min_or_max_grad(op, grad):
     return [M.divide(indicators, num_selected) * grad, None]
 
 
+def _euclidean_norm_grad(op, grad):
+    """x / (norm / grad), the norm and its gradient reshaped to keep the reduced dims (TF's rule)."""
+    x, axes = op.inputs
+    y = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        kept = _reduced_shape(A.shape(x), axes)
+        y = A.reshape(y, kept)
+        grad = A.reshape(grad, kept)
+    return [M.truediv(x, y / grad), None]
+
+
 GRADIENTS.update({
     "MatMul": _matmul_grad,
+    "EuclideanNorm": _euclidean_norm_grad,
     "BatchMatMulV2": _batch_matmul_grad,
     "Sum": _sum_grad,
     "Mean": _mean_grad,
@@ -690,3 +708,31 @@ GRADIENTS.update(CONTROL_FLOW_GRADIENTS)
 # TensorArrays: a read's gradient is a write to the gradient array, and so on (tensor_array_grad.py).
 GRADIENTS.update(TENSOR_ARRAY_GRADIENTS)
 NOT_DIFFERENTIABLE |= TENSOR_ARRAY_NOT_DIFFERENTIABLE
+
+
+class RegisterGradient:
+    """``tf.RegisterGradient("OpType")``: the decorated ``f(op, *grads)`` becomes the gradient of
+    that op type, or of ops built under ``Graph.gradient_override_map({type: "OpType"})``."""
+
+    def __init__(self, op_type):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, f):
+        if self._op_type in GRADIENTS or self._op_type in NOT_DIFFERENTIABLE:
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
+        GRADIENTS[self._op_type] = lambda op, *grads: list(f(op, *grads))
+        return f
+
+
+def gradient_op_type(op):
+    """The type whose gradient rule applies to ``op``: its ``_gradient_op_type`` attr (set by
+    ``gradient_override_map``) when it has one, else its own type."""
+    mapped = op.attrs.get("_gradient_op_type")
+    return op.type if mapped is None else mapped.decode() if isinstance(mapped, bytes) else mapped
+
+
+def is_differentiable(op):
+    """TF's ``op_selector.is_differentiable``: the op type has a gradient rule."""
+    return op.type in GRADIENTS and op.type not in NOT_DIFFERENTIABLE

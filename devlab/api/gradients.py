@@ -24,7 +24,7 @@ from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .control_flow_state import maybe_create_control_flow_state, zeros_like_output
 from .control_flow_util import is_loop_exit, is_loop_switch
-from .grad_table import GRADIENTS, NOT_DIFFERENTIABLE
+from .grad_table import GRADIENTS, NOT_DIFFERENTIABLE, gradient_op_type
 from .math_ops import add_n
 from ..unimplemented import argument
 
@@ -109,10 +109,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     loop_state.exit_grad_while_context(op, before=True)
                 has_out_grads = any(g is not None for g in out_grads)
                 grad_fn = None
-                if has_out_grads and op not in stop_ops and op.type not in NOT_DIFFERENTIABLE:
-                    if op.type not in GRADIENTS:
-                        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
-                    grad_fn = GRADIENTS[op.type]
+                grad_type = gradient_op_type(op)
+                if has_out_grads and op not in stop_ops and grad_type not in NOT_DIFFERENTIABLE:
+                    if grad_type not in GRADIENTS:
+                        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {grad_type})")
+                    grad_fn = GRADIENTS[grad_type]
                 if loop_state is not None:
                     loop_state.enter_grad_while_context(op, before=False)
                 if (op.type in ("Switch", "RefSwitch") and op.control_flow_context is not None

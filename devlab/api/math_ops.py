@@ -165,6 +165,12 @@ reduce_min = _reduction("Min", "Min")
 reduce_prod = _reduction("Prod", "Prod")
 reduce_any = _reduction("Any", "Any")
 reduce_all = _reduction("All", "All")
+_euclidean_norm = _reduction("EuclideanNorm", "EuclideanNorm")
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(|x|²)) over ``axis`` (every axis when None): one ``EuclideanNorm`` op (``tf.math``'s)."""
+    return _euclidean_norm(input_tensor, axis=axis, keepdims=bool(keepdims), name=name)
 
 
 _AXIS_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "int64")

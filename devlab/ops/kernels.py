@@ -81,6 +81,10 @@ def identity(k, x):
     return x
 
 
+def identity_n(k, *xs):
+    return list(xs)
+
+
 def check_numerics(k, x):
     """CheckNumerics: ``x`` itself, or TF's InvalidArgumentError naming NaN and/or Inf values."""
     import numpy as np
@@ -315,6 +319,18 @@ def reducer(name):
         return k.xp.asarray(out, dtype=x.dtype)
     kernel.__name__ = name
     return kernel
+
+
+def euclidean_norm(k, x, axes):
+    """sqrt(sum(|x|²)) over the axes its second input names (TF's EuclideanNorm). Integers square and
+    add in their own type (wrapping as TF's do) and the root is truncated; complex numbers use x·conj(x)."""
+    xp = k.xp
+    axis = tuple(a % x.ndim if x.ndim else a for a in ints(axes))
+    squares = x * xp.conj(x) if x.dtype.kind == "c" else xp.multiply(x, x, dtype=x.dtype)
+    total = xp.sum(squares, axis=axis, keepdims=k.attrs["keep_dims"], dtype=x.dtype)
+    if x.dtype.kind in "iu":
+        return xp.asarray(xp.floor(xp.sqrt(total.astype(xp.float64))), dtype=x.dtype)
+    return xp.asarray(xp.sqrt(total), dtype=x.dtype)
 
 
 # -- indexing: slices, splits, gathers ---------------------------------------------------------

@@ -516,6 +516,11 @@ def concat_offset(inputs, attrs):
     return [(t.dtype.base_dtype, dims(t)) for t in inputs[1:]]
 
 
+def identity_n(inputs, attrs):
+    """Each output is its input, dtype and shape."""
+    return [(t.dtype.base_dtype, dims(t)) for t in inputs]
+
+
 def shape_n(inputs, attrs):
     return [(attrs["out_type"], (None if dims(t) is None else len(dims(t)),)) for t in inputs]
 

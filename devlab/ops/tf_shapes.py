@@ -361,7 +361,7 @@ RULES = {
     "BiasAddGrad": _bias_add_grad, "Reshape": _reshape, "Split": _split, "SplitV": _split_v,
     "ConcatV2": _concat, "Pack": _pack, "ExpandDims": _expand_dims, "Squeeze": _squeeze,
     "Sum": _reduce, "Mean": _reduce, "Max": _reduce, "Min": _reduce, "Prod": _reduce, "All": _reduce,
-    "Any": _reduce, "ArgMax": _arg_reduce, "ArgMin": _arg_reduce, "Tile": _tile, "Transpose": _transpose,
+    "Any": _reduce, "EuclideanNorm": _reduce, "ArgMax": _arg_reduce, "ArgMin": _arg_reduce, "Tile": _tile, "Transpose": _transpose,
     "Shape": _shape, "ShapeN": _shape_n, "SparseSoftmaxCrossEntropyWithLogits": _sparse_xent,
     "SoftmaxCrossEntropyWithLogits": _xent, "Switch": _switch, "RefSwitch": _switch, "Merge": _merge,
     "RefMerge": _merge, "Placeholder": _from_shape_attr("shape"), "VariableV2": _from_shape_attr("shape"),

@@ -50,6 +50,7 @@ SOURCES = {
     "ops.gradients": ["devlab.api.gradients"],
     "ops.gradients_impl": ["devlab.api.gradients"],
     "ops.gradients_util": ["devlab.api.gradients"],
+    "ops.math_grad": ["devlab.api.grad_table"],
     "ops.while_loop": ["devlab.api.control_flow"],
     "ops.cond": ["devlab.api.control_flow"],
     "ops.control_flow_ops": ["devlab.api.control_flow_ops", "devlab.api.control_flow", "devlab"],

@@ -95,7 +95,19 @@ def run_in_graph_and_eager_modes(func=None, config=None, use_gpu=True, assert_no
 
 
 run_all_in_graph_and_eager_modes = run_in_graph_and_eager_modes
-build_as_function_and_v1_graph = run_deprecated_v1
+
+
+def build_as_function_and_v1_graph(func):
+    """TF's two variants of the method: ``_v1_graph`` (in a fresh graph) runs; ``_function`` (built
+    in a ``tf.function``) is skipped, out of scope as tf.function."""
+    @parameterized.named_parameters(("_v1_graph", "v1_graph"), ("_function", "function"))
+    @functools.wraps(func)
+    def decorated(self, run_mode, *args, **kwargs):
+        if run_mode == "function":
+            self.skipTest("tf.function")
+        with devlab.Graph().as_default():
+            func(self, *args, **kwargs)
+    return decorated
 
 
 def run_v2_only(func=None, reason=None):
