@@ -253,6 +253,16 @@ def none(inputs, attrs):
     return []
 
 
+def enter(inputs, attrs):
+    """Enter's output: its input's shape for a loop constant (``is_constant``), else unknown (TF's
+    shape function; ``tf.while_loop`` then sets the shape it knows)."""
+    return [(inputs[0].dtype.base_dtype, dims(inputs[0]) if attrs.get("is_constant") else None)]
+
+
+def ref_enter(inputs, attrs):
+    return [(inputs[0].dtype, enter(inputs, attrs)[0][1])]
+
+
 def ref_of_first(inputs, attrs):
     return [(inputs[0].dtype, dims(inputs[0]))]
 
