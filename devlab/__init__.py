@@ -27,6 +27,7 @@ from .api.array_ops import (cast, concat, constant, expand_dims, fill, gather, g
 from .api.masking import boolean_mask
 from .api.array_ops import check_numerics, identity_n, parallel_stack, sequence_mask
 from .api import compat as _compat
+from .api import math_ops as _math_ops
 from .ops.build import convert_to_tensor as _convert_to_tensor
 from .ops.tensor_conversion import register_tensor_conversion_function
 from .api.asserts import Assert
@@ -126,7 +127,7 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
     "reduce_prod", "reduce_sum", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
     "subtract", "tanh", "tensordot", "truediv", "unsorted_segment_sum")},
-    reduce_euclidean_norm=reduce_euclidean_norm,
+    reduce_euclidean_norm=reduce_euclidean_norm, **{n: getattr(_math_ops, n) for n in ("xdivy", "xlog1py", "xlogy")},
     **{n: getattr(nn, n) for n in ("in_top_k", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
                                    "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)
 

@@ -364,6 +364,21 @@ def _min_or_max_grad(op, grad):
     return [M.divide(indicators, num_selected) * grad, None]
 
 
+def _x_times_grad(partials):
+    """TF's rule for Xlogy, Xlog1py and Xdivy: ``partials(x, y, not_zero_x)`` gives d/dx and d/dy,
+    each times the gradient, summed over the broadcast axes (a BroadcastGradientArgs op) and reshaped."""
+    def rule(op, grad):
+        x, y = op.inputs
+        sx, sy = A.shape(x), A.shape(y)
+        rx, ry = apply_op("BroadcastGradientArgs", [sx, sy], None, "BroadcastGradientArgs").outputs
+        with control_dependencies([grad]):
+            dtype = x.dtype.base_dtype
+            not_zero_x = A.cast(M.not_equal(x, A.cast(0.0, dtype=dtype)), dtype=dtype)
+            partial_x, partial_y = partials(x, y, not_zero_x)
+            return [A.reshape(M.reduce_sum(partial_x * grad, rx), sx), A.reshape(M.reduce_sum(partial_y * grad, ry), sy)]
+    return rule
+
+
 def _euclidean_norm_grad(op, grad):
     """x / (norm / grad), the norm and its gradient reshaped to keep the reduced dims (TF's rule)."""
     x, axes = op.inputs
@@ -378,6 +393,9 @@ def _euclidean_norm_grad(op, grad):
 GRADIENTS.update({
     "MatMul": _matmul_grad,
     "EuclideanNorm": _euclidean_norm_grad,
+    "Xlogy": _x_times_grad(lambda x, y, nz: (M._xlogy(nz, y), M._xdivy(x, y))),
+    "Xlog1py": _x_times_grad(lambda x, y, nz: (M._xlog1py(nz, y), M._xdivy(x, y + 1.0))),
+    "Xdivy": _x_times_grad(lambda x, y, nz: (M._xdivy(nz, y), M._xdivy(M.negative(x), y ** 2))),
     "BatchMatMulV2": _batch_matmul_grad,
     "Sum": _sum_grad,
     "Mean": _mean_grad,

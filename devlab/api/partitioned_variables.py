@@ -14,7 +14,58 @@ from ..framework.tensor_shape import TensorShape
 from . import array_ops
 
 PartitionInfo = collections.namedtuple("PartitionInfo", ["full_shape", "var_offset"])
-SaveSliceInfo = collections.namedtuple("SaveSliceInfo", ["full_name", "full_shape", "var_offset", "var_shape"])
+
+
+class SaveSliceInfo:
+    """Where a shard sits in its full variable (``tf.Variable.SaveSliceInfo``): the full variable's
+    name and shape, and the shard's offset and shape in it; ``spec`` is the checkpoint's slice string."""
+
+    def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None, save_slice_info_def=None,
+                 import_scope=None):
+        if save_slice_info_def is not None:
+            raise NotImplementedError("tf.Variable.SaveSliceInfo: devlab does not implement the "
+                                      "`save_slice_info_def` argument (a SaveSliceInfoDef protocol buffer)")
+        self.full_name, self.full_shape, self.var_offset, self.var_shape = full_name, full_shape, var_offset, var_shape
+
+    @property
+    def spec(self):
+        """The full shape, then offset,length per dimension: ``"2 3 4 0,1:2,1:0,3"``."""
+        return " ".join("%d" % d for d in self.full_shape) + " " + ":".join(
+            "%d,%d" % (o, s) for o, s in zip(self.var_offset, self.var_shape))
+
+    @classmethod
+    def from_spec(cls, spec):
+        """The SaveSliceInfo (no full name) a ``spec`` string describes; TF's ValueErrors otherwise."""
+        if not spec:
+            return cls()
+        try:
+            full_shape_str, slice_str = spec.rsplit(" ", 1)
+        except ValueError as e:
+            raise ValueError("Spec string must contain space-separated full_shape info.") from e
+        full_shape = []
+        for dim in full_shape_str.split():
+            try:
+                full_shape.append(int(dim))
+            except ValueError as e:
+                raise ValueError("Spec string full_shape must be a sequence of integers. "
+                                 f"Found '{dim}', which is not an integer.") from e
+        var_offset, var_shape = [], []
+        for dim_spec in slice_str.split(":"):
+            try:
+                offset, shape = dim_spec.split(",")
+            except ValueError as e:
+                raise ValueError("Spec string must contain comma-separated pairs of offsets and shapes.") from e
+            try:
+                var_offset.append(int(offset))
+            except ValueError as e:
+                raise ValueError(f"Spec string var_offset must be an integer. Found '{offset}', which is not an "
+                                 "integer.") from e
+            try:
+                var_shape.append(int(shape))
+            except ValueError as e:
+                raise ValueError(f"Spec string var_shape must be an integer. Found '{shape}', which is not an "
+                                 "integer.") from e
+        return cls(full_shape=full_shape, var_offset=var_offset, var_shape=var_shape)
 
 
 def fixed_size_partitioner(num_shards, axis=0):

@@ -54,6 +54,26 @@ def div_no_nan(k, x, y):
     return xp.where(zero, xp.zeros((), x.dtype), x / xp.where(zero, xp.ones((), y.dtype), y)).astype(x.dtype)
 
 
+def _zero_where_x_is_zero(xp, x, value):
+    """``value``, and 0 wherever x is 0 (whatever value is there: nan, inf), in x's dtype."""
+    return xp.where(x == 0, xp.zeros((), x.dtype), value).astype(x.dtype, copy=False)
+
+
+def xlogy(k, x, y):
+    """x * log(y), and 0 where x is 0."""
+    return _zero_where_x_is_zero(k.xp, x, x * k.xp.log(y))
+
+
+def xlog1py(k, x, y):
+    """x * log1p(y), and 0 where x is 0."""
+    return _zero_where_x_is_zero(k.xp, x, x * k.xp.log1p(y))
+
+
+def xdivy(k, x, y):
+    """x / y, and 0 where x is 0."""
+    return _zero_where_x_is_zero(k.xp, x, x / y)
+
+
 def reciprocal_grad(k, y, dy):
     """-dy * y² (y = 1/x)"""
     return (-dy * y * y).astype(dy.dtype, copy=False)

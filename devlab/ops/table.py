@@ -129,6 +129,9 @@ OPS = _table(
     OpDef("FloorMod", S.broadcast, K.floor_mod, args=("x", "y"), writes_out=True),  # the sign of the divisor, as Python's %
     OpDef("SquaredDifference", S.broadcast, K.squared_difference, args=("x", "y"), writes_out=True),
     OpDef("DivNoNan", S.broadcast, K.div_no_nan, args=("x", "y")),
+    OpDef("Xlogy", S.broadcast, K.xlogy, args=("x", "y")),
+    OpDef("Xlog1py", S.broadcast, K.xlog1py, args=("x", "y")),
+    OpDef("Xdivy", S.broadcast, K.xdivy, args=("x", "y")),
     OpDef("ReciprocalGrad", S.same_as_first, K.reciprocal_grad),
     OpDef("SqrtGrad", S.same_as_first, K.sqrt_grad),
     OpDef("RsqrtGrad", S.same_as_first, K.rsqrt_grad),

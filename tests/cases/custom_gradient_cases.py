@@ -1,7 +1,7 @@
 """Issue 27's gradient surface: ``tf.custom_gradient`` (graph mode: an IdentityN under
 ``gradient_override_map``), ``tf.RegisterGradient``, ``tf.identity_n``,
 ``tf.math.reduce_euclidean_norm`` with its gradient, ``tf.gradients``' experimental aggregation
-methods, and TF's error for a variable made inside a custom-gradient function.
+methods, xlogy/xdivy/xlog1py with their gradients, and TF's error for a variable made inside a custom-gradient function.
 The same functions run under TensorFlow 2.21 (``tools/record_cases.py custom_gradient
 tests/data/tf_custom_gradient.json``) and under devlab (tests/test_custom_gradient.py compares)."""
 import numpy as np
@@ -119,6 +119,15 @@ def case_experimental_aggregation_adds_pairwise(tf, rewrites_off=False):
                    tf.AggregationMethod.ADD_N):
         out += tf.gradients(y, x, aggregation_method=method)
     return _facts(tf, out, rewrites_off=rewrites_off)
+
+
+def case_xlogy_xdivy_xlog1py_and_their_gradients(tf, rewrites_off=False):
+    x = tf.constant([0.0, 1.0, 2.0, 0.5], name="x")
+    y = tf.constant([0.0, 3.0, 0.25, 2.0], name="y")  # no nan: the comparison of values needs equal numbers
+    row = tf.constant([[2.0], [0.0]], name="row")
+    outs = [tf.math.xlogy(x, y), tf.math.xdivy(x, y), tf.math.xlog1py(x, y), tf.math.xlogy(row, y)]
+    grads = tf.gradients(outs[0] + outs[1] + outs[2], [x, y]) + tf.gradients(outs[3], [row, y])
+    return _facts(tf, outs + grads, rewrites_off=rewrites_off)
 
 
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
