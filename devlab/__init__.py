@@ -80,6 +80,9 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
                               preferred_dtype=dtype_hint if preferred_dtype is None else preferred_dtype)
 # The namespaces, built from the names above:
 from . import app, config, distribute, flags, layers, losses, metrics, nn, strings, summary, train  # noqa: E402
+from .views.profiler_hook import ProfilerHook as _ProfilerHook  # noqa: E402
+
+train.ProfilerHook = _ProfilerHook  # tf.train.ProfilerHook: it writes a timeline, a view (a layer above train)
 from . import tf_logging as logging  # noqa: E402
 from .unimplemented import Namespace as _Namespace, module_getattr as _module_getattr  # noqa: E402
 from .strings import as_string, join as string_join  # noqa: E402 - TF1's top-level names

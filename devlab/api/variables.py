@@ -145,6 +145,9 @@ class Variable:
         """Marks this variable a slice of a larger one (a Saver saves it under the full name)."""
         self._save_slice_info = save_slice_info
 
+    def _get_save_slice_info(self):
+        return self._save_slice_info
+
     def _as_graph_element(self):
         return self._variable
 

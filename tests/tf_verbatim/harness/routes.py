@@ -65,6 +65,7 @@ SOURCES = {
     "client.session": ["devlab.runtime.session", "devlab"],
     "training.training": ["devlab.train"],
     "training.saver": ["devlab.train.saver", "devlab.train"],
+    "training.basic_session_run_hooks": ["devlab.train.basic_session_run_hooks", "devlab.train"],
     "training.slot_creator": ["devlab.train.slots"],
     "training.queue_runner_impl": ["devlab.train.queue_runner"],
     "training.queue_runner": ["devlab.train.queue_runner"],
