@@ -738,10 +738,18 @@ class RegisterGradient:
         self._op_type = op_type
 
     def __call__(self, f):
-        if self._op_type in GRADIENTS or self._op_type in NOT_DIFFERENTIABLE:
+        if self._op_type in GRADIENTS or self._op_type in NOT_DIFFERENTIABLE or self._op_type in REGISTERED:
             raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
-        GRADIENTS[self._op_type] = lambda op, *grads: list(f(op, *grads))
+        REGISTERED[self._op_type] = lambda op, *grads: list(f(op, *grads))
         return f
+
+
+REGISTERED = {}  # the rules programs register (tf.RegisterGradient, tf.custom_gradient), beside devlab's own
+
+
+def gradient_function(grad_type):
+    """The rule for the gradient type ``grad_type`` (devlab's, else a registered one), or None."""
+    return GRADIENTS.get(grad_type) or REGISTERED.get(grad_type)
 
 
 def gradient_op_type(op):
@@ -753,4 +761,4 @@ def gradient_op_type(op):
 
 def is_differentiable(op):
     """TF's ``op_selector.is_differentiable``: the op type has a gradient rule."""
-    return op.type in GRADIENTS and op.type not in NOT_DIFFERENTIABLE
+    return gradient_function(op.type) is not None and op.type not in NOT_DIFFERENTIABLE

@@ -24,7 +24,7 @@ from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .control_flow_state import maybe_create_control_flow_state, zeros_like_output
 from .control_flow_util import is_loop_exit, is_loop_switch
-from .grad_table import GRADIENTS, NOT_DIFFERENTIABLE, gradient_op_type
+from .grad_table import NOT_DIFFERENTIABLE, gradient_function, gradient_op_type
 from .math_ops import add_n
 
 
@@ -109,9 +109,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 grad_fn = None
                 grad_type = gradient_op_type(op)
                 if has_out_grads and op not in stop_ops and grad_type not in NOT_DIFFERENTIABLE:
-                    if grad_type not in GRADIENTS:
+                    grad_fn = gradient_function(grad_type)
+                    if grad_fn is None:
                         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {grad_type})")
-                    grad_fn = GRADIENTS[grad_type]
                 if loop_state is not None:
                     loop_state.enter_grad_while_context(op, before=False)
                 if (op.type in ("Switch", "RefSwitch") and op.control_flow_context is not None

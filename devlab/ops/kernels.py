@@ -102,7 +102,7 @@ def identity(k, x):
 
 
 def identity_n(k, *xs):
-    return list(xs)
+    return outputs(list(xs))
 
 
 def check_numerics(k, x):
@@ -219,9 +219,15 @@ def stack(k, *xs):
     return k.xp.stack(xs, axis=k.attrs["axis"])
 
 
+def outputs(parts):
+    """A kernel's list of outputs as the runtime takes them: an op with one output (Unpack of one
+    row, a Split into one piece) hands over the value itself, not a list of one."""
+    return parts[0] if len(parts) == 1 else parts
+
+
 def unstack(k, x):
     axis = k.attrs["axis"]
-    return [k.xp.squeeze(part, axis) for part in k.xp.split(x, x.shape[axis], axis=axis)]
+    return outputs([k.xp.squeeze(part, axis) for part in k.xp.split(x, x.shape[axis], axis=axis)])
 
 
 def expand_dims(k, x, dim):
@@ -250,7 +256,7 @@ def shape(k, x):
 
 
 def shape_n(k, *xs):
-    return [k.xp.asarray(x.shape, dtype=k.attrs["out_type"].as_numpy_dtype) for x in xs]
+    return outputs([k.xp.asarray(x.shape, dtype=k.attrs["out_type"].as_numpy_dtype) for x in xs])
 
 
 def size(k, x):
@@ -374,7 +380,7 @@ def slice_(k, x, begin, size):
 def split(k, axis, value):
     """``num_split`` equal pieces. They are copies: the value is the op's second input, and a
     view's base must be its first (the runtime keeps a view's base alive through it)."""
-    return [part.copy() for part in k.xp.split(value, k.attrs["num_split"], axis=int(axis))]
+    return outputs([part.copy() for part in k.xp.split(value, k.attrs["num_split"], axis=int(axis))])
 
 
 def split_v(k, value, size_splits, axis):
@@ -382,7 +388,7 @@ def split_v(k, value, size_splits, axis):
     if -1 in sizes:
         sizes[sizes.index(-1)] = value.shape[axis] - (sum(sizes) + 1)
     bounds = [sum(sizes[:i + 1]) for i in range(len(sizes) - 1)]
-    return k.xp.split(value, bounds, axis=axis)
+    return outputs(k.xp.split(value, bounds, axis=axis))
 
 
 def concat_offset(k, axis, *shapes):
@@ -512,7 +518,7 @@ def dynamic_partition(k, data, partitions):
         at = int(bad.argmax())
         raise errors.InvalidArgumentError(None, None, f"partitions[{at}] = {int(flat[at])} is not in [0, {n})")
     rows = data.reshape((-1,) + data.shape[partitions.ndim:])
-    return tuple(rows[flat == i] for i in range(n))
+    return outputs([rows[flat == i] for i in range(n)])
 
 
 def broadcast_to(k, x, shape):

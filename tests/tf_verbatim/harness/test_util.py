@@ -265,13 +265,18 @@ class TensorFlowTestCase(parameterized.TestCase):
         with self._as_default(self._cached_session, use_gpu, force_gpu) as sess:
             yield sess
 
+    @contextlib.contextmanager
     def test_session(self, graph=None, config=None, use_gpu=True, force_gpu=False):
-        """A session (TF's older name); run as a test method, it skips itself, as TF's does."""
+        """A session (TF's older name). A generator, as TF's: collected as a test method, calling it
+        runs nothing (TF's runner passes it); entered by a method so named, it skips, as TF's does."""
         if self.id().endswith(".test_session"):
             self.skipTest("the name test_session is reserved for creating sessions within tests")
         if graph is None:
-            return self.cached_session(config=config, use_gpu=use_gpu, force_gpu=force_gpu)
-        return self.session(graph, config, use_gpu, force_gpu)
+            with self.cached_session(config=config, use_gpu=use_gpu, force_gpu=force_gpu) as sess:
+                yield sess
+        else:
+            with self.session(graph, config, use_gpu, force_gpu) as sess:
+                yield sess
 
     def evaluate(self, tensors):
         sess = devlab.get_default_session()
