@@ -1,7 +1,7 @@
 """Issue 27's gradient surface: ``tf.custom_gradient`` (graph mode: an IdentityN under
 ``gradient_override_map``), ``tf.RegisterGradient``, ``tf.identity_n``,
 ``tf.math.reduce_euclidean_norm`` with its gradient, ``tf.gradients``' experimental aggregation
-methods, xlogy/xdivy/xlog1py with their gradients, and TF's error for a variable made inside a custom-gradient function.
+methods, list-output ops of one output (their value, not a list of one), xlogy/xdivy/xlog1py with their gradients, and TF's error for a variable made inside a custom-gradient function.
 The same functions run under TensorFlow 2.21 (``tools/record_cases.py custom_gradient
 tests/data/tf_custom_gradient.json``) and under devlab (tests/test_custom_gradient.py compares)."""
 import numpy as np
@@ -128,6 +128,14 @@ def case_xlogy_xdivy_xlog1py_and_their_gradients(tf, rewrites_off=False):
     outs = [tf.math.xlogy(x, y), tf.math.xdivy(x, y), tf.math.xlog1py(x, y), tf.math.xlogy(row, y)]
     grads = tf.gradients(outs[0] + outs[1] + outs[2], [x, y]) + tf.gradients(outs[3], [row, y])
     return _facts(tf, outs + grads, rewrites_off=rewrites_off)
+
+
+def case_list_output_ops_of_one_output(tf, rewrites_off=False):
+    x = tf.constant([[1.0, 2.0, 3.0]], name="x")
+    y = tf.constant([[1.0, 2.0], [3.0, 4.0]], name="y")
+    outs = [tf.unstack(x)[0] + 1.0, tf.split(y, 1)[0] * 2.0, tf.split(y, [2], 1)[0], tf.shape_n([y])[0],
+            tf.dynamic_partition(y, [0, 0], 1)[0], tf.identity_n([x])[0]]
+    return _facts(tf, outs + [tf.shape(o) for o in outs], rewrites_off=rewrites_off)
 
 
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
