@@ -262,7 +262,8 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              # candidate sampling (CPU only): tests/test_sampled.py, against TF's recording and the distributions
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ComputeAccidentalHits",
              # issue 27's gradient surface: tests/test_custom_gradient.py, against TF's recording
-             "IdentityN", "EuclideanNorm", "Xlogy", "Xlog1py", "Xdivy"}
+             "IdentityN", "EuclideanNorm", "Xlogy", "Xlog1py", "Xdivy", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+             "Invert"}
 
 
 def test_every_op_has_a_kernel_test():

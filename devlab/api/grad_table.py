@@ -719,6 +719,7 @@ NOT_DIFFERENTIABLE = {
     "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "PyFunc",
     "PyFuncStateless", "InTopKV2", "IsFinite", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
     "LogUniformCandidateSampler", "UniformCandidateSampler", "ComputeAccidentalHits",
+    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
 }
 
 # tf.cond and tf.while_loop: Switch, Merge, Enter, Exit, NextIteration, LoopCond (control_flow_grad.py).

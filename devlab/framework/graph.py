@@ -128,6 +128,19 @@ class Graph:
                 else:
                     del self._gradient_override_map[k]
 
+    def prevent_feeding(self, tensor):
+        """Marks ``tensor`` as not feedable."""
+        self._prevent_feeding(tensor)
+
+    def prevent_fetching(self, op):
+        """Marks ``op`` as not fetchable."""
+        self._prevent_fetching(op)
+
+    @property
+    def collections(self):
+        """The names of the collections this graph holds."""
+        return list(self._collections)
+
     def _prevent_fetching(self, op):
         self._unfetchable.add(op)
 
@@ -569,6 +582,36 @@ def init_scope():
 def get_default_graph():
     stack = _default_graphs()
     return stack[-1] if stack else _global_default[0]
+
+
+def has_default_graph():
+    """Whether a graph was made the default with ``as_default`` (TF's: the global one does not count)."""
+    return len(_default_graphs()) >= 1
+
+
+def get_current_name_scope():
+    """The name scope new ops go into, without its trailing '/' (``tf.get_current_name_scope``)."""
+    return get_default_graph().get_name_scope()
+
+
+def strip_name_scope(name, export_scope):
+    """``name`` without the leading scope ``export_scope`` (also after '^' or 'loc:@'), as TF's."""
+    if not export_scope:
+        return name
+    export_scope = export_scope[:-1] if export_scope[-1] == "/" else export_scope
+    return re.sub(r"([\^]|loc:@|^)" + export_scope + r"[\/]+(.*)", r"\1\2", _as_str(name), count=1)
+
+
+def prepend_name_scope(name, import_scope):
+    """``name`` under the scope ``import_scope`` (also after '^' or 'loc:@'), as TF's."""
+    if not import_scope:
+        return name
+    import_scope = import_scope[:-1] if import_scope[-1] == "/" else import_scope
+    return re.sub(r"([\^]|loc:@|^)(.*)", r"\1" + import_scope + r"/\2", _as_str(name))
+
+
+def _as_str(name):
+    return name.decode() if isinstance(name, bytes) else name
 
 
 def reset_default_graph():

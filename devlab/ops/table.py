@@ -129,6 +129,10 @@ OPS = _table(
     OpDef("FloorMod", S.broadcast, K.floor_mod, args=("x", "y"), writes_out=True),  # the sign of the divisor, as Python's %
     OpDef("SquaredDifference", S.broadcast, K.squared_difference, args=("x", "y"), writes_out=True),
     OpDef("DivNoNan", S.broadcast, K.div_no_nan, args=("x", "y")),
+    OpDef("BitwiseAnd", S.broadcast, K.elementwise("bitwise_and"), args=("x", "y")),
+    OpDef("BitwiseOr", S.broadcast, K.elementwise("bitwise_or"), args=("x", "y")),
+    OpDef("BitwiseXor", S.broadcast, K.elementwise("bitwise_xor"), args=("x", "y")),
+    OpDef("Invert", S.same_as_first, K.elementwise("invert")),
     OpDef("Xlogy", S.broadcast, K.xlogy, args=("x", "y")),
     OpDef("Xlog1py", S.broadcast, K.xlog1py, args=("x", "y")),
     OpDef("Xdivy", S.broadcast, K.xdivy, args=("x", "y")),

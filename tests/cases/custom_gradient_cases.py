@@ -1,7 +1,7 @@
 """Issue 27's gradient surface: ``tf.custom_gradient`` (graph mode: an IdentityN under
 ``gradient_override_map``), ``tf.RegisterGradient``, ``tf.identity_n``,
 ``tf.math.reduce_euclidean_norm`` with its gradient, ``tf.gradients``' experimental aggregation
-methods, list-output ops of one output (their value, not a list of one), xlogy/xdivy/xlog1py with their gradients, and TF's error for a variable made inside a custom-gradient function.
+methods, ``&``/``|``/``^``/``~`` on integers (bitwise ops), list-output ops of one output (their value, not a list of one), xlogy/xdivy/xlog1py with their gradients, and TF's error for a variable made inside a custom-gradient function.
 The same functions run under TensorFlow 2.21 (``tools/record_cases.py custom_gradient
 tests/data/tf_custom_gradient.json``) and under devlab (tests/test_custom_gradient.py compares)."""
 import numpy as np
@@ -136,6 +136,15 @@ def case_list_output_ops_of_one_output(tf, rewrites_off=False):
     outs = [tf.unstack(x)[0] + 1.0, tf.split(y, 1)[0] * 2.0, tf.split(y, [2], 1)[0], tf.shape_n([y])[0],
             tf.dynamic_partition(y, [0, 0], 1)[0], tf.identity_n([x])[0]]
     return _facts(tf, outs + [tf.shape(o) for o in outs], rewrites_off=rewrites_off)
+
+
+def case_bitwise_operators_on_integers(tf, rewrites_off=False):
+    x, y = tf.constant([0, 1, 3, -2], name="x"), tf.constant([1, 1, 6, 5], name="y")
+    p, q = tf.constant([True, True, False]), tf.constant([True, False, False])
+    outs = [x & y, x | y, x ^ y, ~x, x & 2, 6 | y, p & q, p | q, p ^ q, ~p]
+    facts = _facts(tf, outs, rewrites_off=rewrites_off)
+    facts["float"] = _error(lambda: tf.constant([1.0]) & tf.constant([2.0]))
+    return facts
 
 
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
