@@ -125,6 +125,11 @@ disable_xla = _identity_decorator
 disable_tfrt = _identity_decorator
 enable_output_all_intermediates = _identity_decorator
 run_without_tensor_float_32 = _identity_decorator
+run_all_without_tensor_float_32 = _identity_decorator  # TF32 is a GPU matmul mode: nothing to turn off here
+
+
+def is_xla_enabled():
+    return False  # devlab models no XLA
 with_eager_op_as_function = _identity_decorator
 enable_quantized_dtypes_training = _identity_decorator
 
