@@ -128,7 +128,8 @@ def _graph_mode_decorator(f, args, kwargs):
     for v in _scope_variables():
         if id(v) not in before and not _is_resource_variable(v):
             raise TypeError("All variables used by a function wrapped with @custom_gradient must be "
-                            "`ResourceVariable`s. Ensure that no `variable_scope` is created with `use_resource=False`.")
+                            "`ResourceVariable`s. Ensure that no `variable_scope` is created with "
+                            "`use_resource=False`.")
     graphs = {t.graph for t in flat_result if isinstance(t, Tensor)}
     if len(graphs) > 1:
         raise ValueError("All custom_gradient outputs should be from the same graph")

@@ -375,7 +375,8 @@ def _x_times_grad(partials):
             dtype = x.dtype.base_dtype
             not_zero_x = A.cast(M.not_equal(x, A.cast(0.0, dtype=dtype)), dtype=dtype)
             partial_x, partial_y = partials(x, y, not_zero_x)
-            return [A.reshape(M.reduce_sum(partial_x * grad, rx), sx), A.reshape(M.reduce_sum(partial_y * grad, ry), sy)]
+            return [A.reshape(M.reduce_sum(partial_x * grad, rx), sx),
+                    A.reshape(M.reduce_sum(partial_y * grad, ry), sy)]
     return rule
 
 
