@@ -25,8 +25,9 @@ from .api.array_ops import (cast, concat, constant, expand_dims, fill, gather, g
                             split, squeeze, stack, stop_gradient, strided_slice, tile, to_float, to_int32, to_int64,
                             transpose, unique, unstack, where, where_v2, zeros, zeros_like)
 from .api.masking import boolean_mask
-from .api.array_ops import check_numerics, parallel_stack, sequence_mask
+from .api.array_ops import check_numerics, identity_n, parallel_stack, sequence_mask
 from .api import compat as _compat
+from .api import math_ops as _math_ops
 from .ops.build import convert_to_tensor as _convert_to_tensor
 from .ops.tensor_conversion import register_tensor_conversion_function
 from .api.asserts import Assert
@@ -44,7 +45,7 @@ from .api.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_n
 from .api.control_flow import cond, while_loop
 from .api.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from .api.control_flow_case import case
-from .api.math_ops import ceil, count_nonzero, cumsum, log1p, reduce_logsumexp
+from .api.math_ops import ceil, count_nonzero, cumsum, log1p, reduce_euclidean_norm, reduce_logsumexp
 from .api.tensordot import tensordot
 from .api.tensor_array_ops import TensorArray
 from .api.data_flow_ops import (ConditionalAccumulator, FIFOQueue, RandomShuffleQueue, dynamic_partition,
@@ -66,6 +67,8 @@ from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
 from .api.gradients import AggregationMethod, UnconnectedGradients, gradients
+from .api.grad_table import RegisterGradient
+from .api.custom_gradient import custom_gradient
 
 
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None):
@@ -77,6 +80,9 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
                               preferred_dtype=dtype_hint if preferred_dtype is None else preferred_dtype)
 # The namespaces, built from the names above:
 from . import app, config, distribute, flags, layers, losses, metrics, nn, strings, summary, train  # noqa: E402
+from .views.profiler_hook import ProfilerHook as _ProfilerHook  # noqa: E402
+
+train.ProfilerHook = _ProfilerHook  # tf.train.ProfilerHook: it writes a timeline, a view (a layer above train)
 from . import tf_logging as logging  # noqa: E402
 from .unimplemented import Namespace as _Namespace, module_getattr as _module_getattr  # noqa: E402
 from .strings import as_string, join as string_join  # noqa: E402 - TF1's top-level names
@@ -143,6 +149,7 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "reduce_prod", "reduce_sum", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
     "subtract", "tanh", "tensordot", "truediv", "unsorted_segment_sum", "segment_sum", "sparse_segment_sum",
     "sparse_segment_mean", "sparse_segment_sqrt_n")},
+    reduce_euclidean_norm=reduce_euclidean_norm, **{n: getattr(_math_ops, n) for n in ("xdivy", "xlog1py", "xlogy")},
     **{n: getattr(nn, n) for n in ("in_top_k", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
                                    "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)
 

@@ -147,7 +147,12 @@ SCRIPT_OPS = {"TopKV2": lambda x: tf.nn.top_k(x, 2).values * [[1.0, 0.5]],
                "DynamicPartition": lambda x: tf.reshape(tf.dynamic_partition(x * x, [1, 0], 2)[1] * 2.0
                                                         + tf.dynamic_partition(x, [1, 0], 2)[0], [1, 3]),
                "DynamicStitch": lambda x: tf.dynamic_stitch([[1], [0]], [x[:1] * x[:1], x[1:]]),
-               "ParallelDynamicStitch": lambda x: tf.parallel_dynamic_stitch([[1], [0]], [x[:1], x[1:] * 3.0])}
+               "ParallelDynamicStitch": lambda x: tf.parallel_dynamic_stitch([[1], [0]], [x[:1], x[1:] * 3.0]),
+               # issue 27's: x log y, x log(1 + y), x / y; a norm; IdentityN (custom_gradient's op)
+               "Xlogy": lambda x: tf.math.xlogy(x, x * x + 1.0), "Xlog1py": lambda x: tf.math.xlog1py(x, x * x),
+               "Xdivy": lambda x: tf.math.xdivy(x, x * x + 1.0),
+               "EuclideanNorm": lambda x: tf.math.reduce_euclidean_norm(x, 1) * tf.math.reduce_euclidean_norm(x),
+               "IdentityN": lambda x: tf.identity_n([x * 2.0, x])[0] * tf.identity_n([x])[0]}
 
 
 @pytest.mark.parametrize("op_type", sorted(SCRIPT_OPS))

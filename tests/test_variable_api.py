@@ -37,8 +37,6 @@ REJECTED = {  # argument name -> a call that passes it; devlab does not build th
     "renorm": lambda: tf.layers.batch_normalization(tf.ones([2, 3]), renorm=True),
     "a_is_sparse": lambda: tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]), a_is_sparse=True),
     "var": lambda: tf.strided_slice(tf.ones([2]), [0], [1], var=tf.Variable([1.0, 2.0])),
-    "aggregation_method": lambda: tf.gradients(tf.ones([1]), [tf.ones([1])],
-                                               aggregation_method=tf.AggregationMethod.EXPERIMENTAL_TREE),
     "axis": lambda: tf.nn.softmax(tf.ones([2, 3]), axis=0),
     "restore_sequentially": lambda: tf.train.Saver([tf.Variable(1.0)], restore_sequentially=True),
     "write_state": lambda: tf.train.Saver([tf.Variable(1.0)]).save(tf.Session(), "/tmp/x", write_state=False),

@@ -52,6 +52,12 @@ def identity(input, name=None):  # noqa: A002
     return apply_op_output("Identity", [x], None, name or "Identity")
 
 
+def identity_n(input, name=None):  # noqa: A002
+    """Each tensor of the list ``input`` passed through one ``IdentityN`` op (TF's ``tf.identity_n``)."""
+    xs = [convert_to_tensor(x) for x in input]
+    return apply_op("IdentityN", xs, {"T": [x.dtype.base_dtype for x in xs]}, name or "IdentityN").outputs
+
+
 def stop_gradient(input, name=None):  # noqa: A002
     return apply_op_output("StopGradient", [convert_to_tensor(input)], None, name or "StopGradient")
 

@@ -58,11 +58,20 @@ def _switch_ref_or_tensor(data, pred, name="Switch"):
         return switch(data, pred, name=name)
 
 
-def _enter(data, frame_name, is_constant=False, parallel_iterations=10, name=None):
-    data = convert_to_tensor(data, as_ref=True)
+def _enter(data, frame_name, is_constant=False, parallel_iterations=10, use_ref=True, use_input_shape=True,
+           name=None):
+    """``data`` into the loop frame ``frame_name``: a RefEnter for a ref tensor (``use_ref``), else an
+    Enter, with ``data``'s shape unless ``use_input_shape`` is False (TF's ``_Enter``)."""
+    data = convert_to_tensor(data, as_ref=use_ref)
     attrs = {"frame_name": frame_name, "is_constant": is_constant, "parallel_iterations": parallel_iterations}
     op_type = "RefEnter" if data.dtype.is_ref else "Enter"
-    return apply_op(op_type, [data], attrs, name or "Enter").outputs[0]
+    result = apply_op(op_type, [data], attrs, name or op_type).outputs[0]
+    if use_input_shape:
+        result.set_shape(data.shape)
+    return result
+
+
+_Enter = _enter  # noqa: N816 - TF's name (control_flow_ops._Enter)
 
 
 def _unary(op_type, data, name):

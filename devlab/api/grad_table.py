@@ -62,6 +62,11 @@ def _reduction_axes(x_dims, y_dims):
     return x_axes, y_axes
 
 
+def _InferGradientReductionAxes(x_shape, y_shape):  # noqa: N802 - TF's name (math_grad.py), its tests call it
+    """The axes x and y were broadcast along, from two TensorShapes; (None, None) when unknown."""
+    return _reduction_axes(x_shape.sizes, y_shape.sizes)
+
+
 def _broadcast_args(x, y):
     """TF's ``SmartBroadcastGradientArgs``: per argument, its shape, the axes to sum over and
     whether a reduction is needed (a ``BroadcastGradientArgs`` op decides at run time when the
@@ -186,6 +191,7 @@ def _square_grad(op, grad):
 
 GRADIENTS = {
     "Identity": lambda op, g: [g],
+    "IdentityN": lambda op, *grads: list(grads),
     "PlaceholderWithDefault": lambda op, g: [g],
     "AddV2": _add_grad,
     "Sub": _sub_grad,
@@ -341,8 +347,39 @@ def _min_or_max_grad(op, grad):
     return [M.divide(indicators, num_selected) * grad, None]
 
 
+def _x_times_grad(partials):
+    """TF's rule for Xlogy, Xlog1py and Xdivy: ``partials(x, y, not_zero_x)`` gives d/dx and d/dy,
+    each times the gradient, summed over the broadcast axes (a BroadcastGradientArgs op) and reshaped."""
+    def rule(op, grad):
+        x, y = op.inputs
+        sx, sy = A.shape(x), A.shape(y)
+        rx, ry = apply_op("BroadcastGradientArgs", [sx, sy], None, "BroadcastGradientArgs").outputs
+        with control_dependencies([grad]):
+            dtype = x.dtype.base_dtype
+            not_zero_x = A.cast(M.not_equal(x, A.cast(0.0, dtype=dtype)), dtype=dtype)
+            partial_x, partial_y = partials(x, y, not_zero_x)
+            return [A.reshape(M.reduce_sum(partial_x * grad, rx), sx),
+                    A.reshape(M.reduce_sum(partial_y * grad, ry), sy)]
+    return rule
+
+
+def _euclidean_norm_grad(op, grad):
+    """x / (norm / grad), the norm and its gradient reshaped to keep the reduced dims (TF's rule)."""
+    x, axes = op.inputs
+    y = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        kept = _reduced_shape(A.shape(x), axes)
+        y = A.reshape(y, kept)
+        grad = A.reshape(grad, kept)
+    return [M.truediv(x, y / grad), None]
+
+
 GRADIENTS.update({
     "MatMul": _matmul_grad,
+    "EuclideanNorm": _euclidean_norm_grad,
+    "Xlogy": _x_times_grad(lambda x, y, nz: (M._xlogy(nz, y), M._xdivy(x, y))),
+    "Xlog1py": _x_times_grad(lambda x, y, nz: (M._xlog1py(nz, y), M._xdivy(x, y + 1.0))),
+    "Xdivy": _x_times_grad(lambda x, y, nz: (M._xdivy(nz, y), M._xdivy(M.negative(x), y ** 2))),
     "BatchMatMulV2": _batch_matmul_grad,
     "Sum": _sum_grad,
     "Mean": _mean_grad,
@@ -668,6 +705,7 @@ NOT_DIFFERENTIABLE = {
     "Where", "BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "PyFunc",
     "PyFuncStateless", "InTopKV2", "IsFinite", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
     "LogUniformCandidateSampler", "UniformCandidateSampler", "ComputeAccidentalHits",
+    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
 }
 
 # tf.cond and tf.while_loop: Switch, Merge, Enter, Exit, NextIteration, LoopCond (control_flow_grad.py).
@@ -677,3 +715,39 @@ GRADIENTS.update(TENSOR_ARRAY_GRADIENTS)
 NOT_DIFFERENTIABLE |= TENSOR_ARRAY_NOT_DIFFERENTIABLE
 GRADIENTS.update(SPARSE_GRADIENTS)
 NOT_DIFFERENTIABLE |= SPARSE_NOT_DIFFERENTIABLE
+
+
+class RegisterGradient:
+    """``tf.RegisterGradient("OpType")``: the decorated ``f(op, *grads)`` becomes the gradient of
+    that op type, or of ops built under ``Graph.gradient_override_map({type: "OpType"})``."""
+
+    def __init__(self, op_type):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, f):
+        if self._op_type in GRADIENTS or self._op_type in NOT_DIFFERENTIABLE or self._op_type in REGISTERED:
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
+        REGISTERED[self._op_type] = lambda op, *grads: list(f(op, *grads))
+        return f
+
+
+REGISTERED = {}  # the rules programs register (tf.RegisterGradient, tf.custom_gradient), beside devlab's own
+
+
+def gradient_function(grad_type):
+    """The rule for the gradient type ``grad_type`` (devlab's, else a registered one), or None."""
+    return GRADIENTS.get(grad_type) or REGISTERED.get(grad_type)
+
+
+def gradient_op_type(op):
+    """The type whose gradient rule applies to ``op``: its ``_gradient_op_type`` attr (set by
+    ``gradient_override_map``) when it has one, else its own type."""
+    mapped = op.attrs.get("_gradient_op_type")
+    return op.type if mapped is None else mapped.decode() if isinstance(mapped, bytes) else mapped
+
+
+def is_differentiable(op):
+    """TF's ``op_selector.is_differentiable``: the op type has a gradient rule."""
+    return gradient_function(op.type) is not None and op.type not in NOT_DIFFERENTIABLE

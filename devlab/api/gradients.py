@@ -24,9 +24,8 @@ from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .control_flow_state import maybe_create_control_flow_state, zeros_like_output
 from .control_flow_util import is_loop_exit, is_loop_switch
-from .grad_table import GRADIENTS, NOT_DIFFERENTIABLE
+from .grad_table import NOT_DIFFERENTIABLE, gradient_function, gradient_op_type
 from .math_ops import add_n
-from ..unimplemented import argument
 
 
 class AggregationMethod:
@@ -39,12 +38,11 @@ class AggregationMethod:
 
 
 def check_aggregation_method(aggregation_method):
-    """None or ADD_N; TF's ValueError for an unknown method; the experimental ones are rejected."""
+    """None, ADD_N or an experimental one (pairwise sums); TF's ValueError for an unknown method."""
     if aggregation_method is None or aggregation_method == AggregationMethod.ADD_N:
         return
     if aggregation_method not in (AggregationMethod.EXPERIMENTAL_TREE, AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
         raise ValueError(f"Invalid aggregation_method specified {aggregation_method}.")
-    raise argument("aggregation_method", "tf.gradients (only AggregationMethod.ADD_N)")
 
 
 class UnconnectedGradients(enum.Enum):
@@ -104,15 +102,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             with maybe_colocate(op):
                 if loop_state is not None:
                     loop_state.enter_grad_while_context(op, before=True)
-                out_grads = _aggregated_grads(grads, op)
+                out_grads = _aggregated_grads(grads, op, aggregation_method)
                 if loop_state is not None:
                     loop_state.exit_grad_while_context(op, before=True)
                 has_out_grads = any(g is not None for g in out_grads)
                 grad_fn = None
-                if has_out_grads and op not in stop_ops and op.type not in NOT_DIFFERENTIABLE:
-                    if op.type not in GRADIENTS:
-                        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
-                    grad_fn = GRADIENTS[op.type]
+                grad_type = gradient_op_type(op)
+                if has_out_grads and op not in stop_ops and grad_type not in NOT_DIFFERENTIABLE:
+                    grad_fn = gradient_function(grad_type)
+                    if grad_fn is None:
+                        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {grad_type})")
                 if loop_state is not None:
                     loop_state.enter_grad_while_context(op, before=False)
                 if (op.type in ("Switch", "RefSwitch") and op.control_flow_context is not None
@@ -232,14 +231,22 @@ def _get_grad(grads, t):
     return op_grads[t.value_index] if op_grads else None
 
 
-def _aggregated_grads(grads, op):
+def _aggregated_grads(grads, op, aggregation_method=None):
     """The gradient of each output of ``op``: the sum of those its consumers handed it (kept, so a
-    loop Switch visited twice finds it summed)."""
+    loop Switch visited twice finds it summed). The experimental methods add them pairwise, an
+    AddN of two at a time in ``<op>_gradient_sum`` (TF's "tree")."""
     op_grads = grads.get(op, [[] for _ in op.outputs])
     for i, out_grad in enumerate(op_grads):
         if isinstance(out_grad, list):
             if not out_grad:
                 op_grads[i] = None
+            elif (len(out_grad) > 1 and aggregation_method not in (None, AggregationMethod.ADD_N)
+                  and all(isinstance(g, Tensor) for g in out_grad)):
+                with name_scope(op.name + "_gradient_sum"):
+                    running_sum = out_grad[0]
+                    for g in out_grad[1:]:
+                        running_sum = add_n([running_sum, g])
+                op_grads[i] = running_sum
             elif len(out_grad) == 1 or not any(isinstance(g, IndexedSlices) for g in out_grad):
                 op_grads[i] = _multi_device_add_n(out_grad)
             else:

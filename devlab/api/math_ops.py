@@ -65,6 +65,26 @@ def div_no_nan(x, y, name=None):
 
 
 realdiv = binary("RealDiv", "RealDiv")
+_xlogy = binary("Xlogy", "Xlogy")
+_xlog1py = binary("Xlog1py", "Xlog1py")
+_xdivy = binary("Xdivy", "Xdivy")
+
+
+def xlogy(x, y, name=None):
+    """x * log(y), 0 where x is 0 (``tf.math.xlogy``: one Xlogy op, no scope of its own, as TF's)."""
+    return _xlogy(x, y, name=name)
+
+
+def xlog1py(x, y, name=None):
+    """x * log1p(y), 0 where x is 0 (``tf.math.xlog1py``: an Xlog1py in the scope ``xlog1py``)."""
+    with name_scope(name, "xlog1py", [x]):
+        return _xlog1py(x, y)
+
+
+def xdivy(x, y, name=None):
+    """x / y, 0 where x is 0 (``tf.math.xdivy``: an Xdivy in the scope ``xdivy``)."""
+    with name_scope(name, "xdivy", [y]):
+        return _xdivy(x, y)
 negative = unary("Neg")
 abs = unary("Abs")  # noqa: A001
 sign = unary("Sign")
@@ -165,6 +185,12 @@ reduce_min = _reduction("Min", "Min")
 reduce_prod = _reduction("Prod", "Prod")
 reduce_any = _reduction("Any", "Any")
 reduce_all = _reduction("All", "All")
+_euclidean_norm = _reduction("EuclideanNorm", "EuclideanNorm")
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(|x|²)) over ``axis`` (every axis when None): one ``EuclideanNorm`` op (``tf.math``'s)."""
+    return _euclidean_norm(input_tensor, axis=axis, keepdims=bool(keepdims), name=name)
 
 
 _AXIS_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "int64")

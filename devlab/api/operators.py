@@ -36,6 +36,10 @@ def _xor(x, y, name=None):
                                     name=scope)
 
 
+# ``&``, ``|``, ``^`` on integer tensors: bitwise ops (in the operator's scope), as TF's
+_BITWISE = {"and": "BitwiseAnd", "or": "BitwiseOr", "xor": "BitwiseXor"}
+
+
 def _binary(builder, scope_name, reverse):
     builder = builder or _xor
     op_type = getattr(builder, "op_type", None)
@@ -45,9 +49,16 @@ def _binary(builder, scope_name, reverse):
             return NotImplemented
         with name_scope(None, scope_name, [self, other]) as scope:
             x = convert_to_tensor(self)
+            if scope_name in _BITWISE and not reverse and x.dtype.base_dtype.name != "bool":
+                # TF hands a non-tensor y to the op itself, which converts it in its own scope
+                with name_scope(_BITWISE[scope_name]) as inner:
+                    y = convert_to_tensor(other, preferred_dtype=x.dtype.base_dtype, name="y")
+                    return apply_op_output(_BITWISE[scope_name], [x, y], None, inner)
             y = convert_to_tensor(other, preferred_dtype=x.dtype.base_dtype, name="x" if reverse else "y")
             if reverse:
                 x, y = y, x
+            if scope_name in _BITWISE and x.dtype.base_dtype.name != "bool":
+                return apply_op_output(_BITWISE[scope_name], [x, y], None, _BITWISE[scope_name])
             if op_type is not None:  # the builder would only re-enter this scope: build directly
                 return apply_op_output(op_type, [x, y], None, scope)
             return builder(x, y, name=scope)
@@ -64,9 +75,17 @@ def install(*classes):
         cls.__div__ = cls.__truediv__
         cls.__neg__ = lambda self: math_ops.negative(self)
         cls.__abs__ = lambda self: math_ops.abs(self)
-        cls.__invert__ = lambda self: math_ops.logical_not(self)
+        cls.__invert__ = _invert
         cls.__getitem__ = _getitem
 
+
+
+def _invert(self):
+    """``~x``: LogicalNot of a bool tensor, the bitwise Invert of an integer one (TF's)."""
+    x = convert_to_tensor(self)
+    if x.dtype.base_dtype.name != "bool":
+        return apply_op_output("Invert", [x], None, "Invert")
+    return math_ops.logical_not(x)
 
 
 def _getitem(self, slice_spec):

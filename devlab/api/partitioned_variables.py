@@ -14,7 +14,58 @@ from ..framework.tensor_shape import TensorShape
 from . import array_ops
 
 PartitionInfo = collections.namedtuple("PartitionInfo", ["full_shape", "var_offset"])
-SaveSliceInfo = collections.namedtuple("SaveSliceInfo", ["full_name", "full_shape", "var_offset", "var_shape"])
+
+
+class SaveSliceInfo:
+    """Where a shard sits in its full variable (``tf.Variable.SaveSliceInfo``): the full variable's
+    name and shape, and the shard's offset and shape in it; ``spec`` is the checkpoint's slice string."""
+
+    def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None, save_slice_info_def=None,
+                 import_scope=None):
+        if save_slice_info_def is not None:
+            raise NotImplementedError("tf.Variable.SaveSliceInfo: devlab does not implement the "
+                                      "`save_slice_info_def` argument (a SaveSliceInfoDef protocol buffer)")
+        self.full_name, self.full_shape, self.var_offset, self.var_shape = full_name, full_shape, var_offset, var_shape
+
+    @property
+    def spec(self):
+        """The full shape, then offset,length per dimension: ``"2 3 4 0,1:2,1:0,3"``."""
+        return " ".join("%d" % d for d in self.full_shape) + " " + ":".join(
+            "%d,%d" % (o, s) for o, s in zip(self.var_offset, self.var_shape))
+
+    @classmethod
+    def from_spec(cls, spec):
+        """The SaveSliceInfo (no full name) a ``spec`` string describes; TF's ValueErrors otherwise."""
+        if not spec:
+            return cls()
+        try:
+            full_shape_str, slice_str = spec.rsplit(" ", 1)
+        except ValueError as e:
+            raise ValueError("Spec string must contain space-separated full_shape info.") from e
+        full_shape = []
+        for dim in full_shape_str.split():
+            try:
+                full_shape.append(int(dim))
+            except ValueError as e:
+                raise ValueError("Spec string full_shape must be a sequence of integers. "
+                                 f"Found '{dim}', which is not an integer.") from e
+        var_offset, var_shape = [], []
+        for dim_spec in slice_str.split(":"):
+            try:
+                offset, shape = dim_spec.split(",")
+            except ValueError as e:
+                raise ValueError("Spec string must contain comma-separated pairs of offsets and shapes.") from e
+            try:
+                var_offset.append(int(offset))
+            except ValueError as e:
+                raise ValueError(f"Spec string var_offset must be an integer. Found '{offset}', which is not an "
+                                 "integer.") from e
+            try:
+                var_shape.append(int(shape))
+            except ValueError as e:
+                raise ValueError(f"Spec string var_shape must be an integer. Found '{shape}', which is not an "
+                                 "integer.") from e
+        return cls(full_shape=full_shape, var_offset=var_offset, var_shape=var_shape)
 
 
 def fixed_size_partitioner(num_shards, axis=0):
@@ -62,8 +113,28 @@ class PartitionedVariable:
     """A variable stored as shards: iterate for the shards, convert for the whole."""
 
     def __init__(self, name, shape, dtype, variable_list, partitions):
+        # TF's checks, in TF's order; the shards are kept sorted by their offsets
+        if not isinstance(variable_list, (list, tuple)):
+            raise TypeError(f"variable_list is not a list or tuple: {variable_list}")
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError(f"partitions is not a list or tuple: {partitions}")
+        if not all(p >= 1 for p in partitions):
+            raise ValueError(f"partition values must be positive: {partitions}")
+        if not variable_list:
+            raise ValueError("variable_list may not be empty")
+        infos = [getattr(v, "_save_slice_info", None) for v in variable_list]
+        if any(info is None for info in infos):
+            raise ValueError(f"All variables must have a save_slice_info available: {[v.name for v in variable_list]}")
+        full = TensorShape(shape).as_list()
+        if len(full) != len(partitions):
+            raise ValueError(f"len(shape) != len(partitions): {shape} vs. {partitions}")
+        for info in infos:
+            if list(info.full_shape) != full:
+                raise ValueError(f"All variables' full shapes must match shape: {shape}; but full shapes were: "
+                                 f"{[info.full_shape]}")
         self._name, self._shape, self._dtype = name, TensorShape(shape), dtype
-        self._variable_list, self._partitions = list(variable_list), list(partitions)
+        self._variable_list = sorted(variable_list, key=lambda v: list(v._save_slice_info.var_offset))
+        self._partitions = list(partitions)
 
     def __iter__(self):
         return iter(self._variable_list)
@@ -116,13 +187,38 @@ class PartitionedVariable:
             raise NotImplementedError("PartitionedVariable doesn't support being used as a reference.")
         return self.as_tensor()
 
+    def _apply_assign_fn(self, assign_fn, value):
+        """``assign_fn(shard, its part of value)`` for each shard: ``value`` is a list of parts, another
+        PartitionedVariable's shards, or a tensor split along the partition axis (one SplitV)."""
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError(f"Cannot do assign action along more than one dimension: {axes}.  Multi-axis "
+                                      f"partition assign action is not supported ")
+        if isinstance(value, list):
+            if len(value) != len(self._variable_list):
+                raise AssertionError(f"{len(value)} values for {len(self._variable_list)} partitions")  # TF asserts
+            parts = value
+        elif isinstance(value, PartitionedVariable):
+            parts = list(value)
+        else:
+            sizes = [v.shape.sizes[axes[0]] for v in self._variable_list]
+            parts = array_ops.split(value, sizes, axis=axes[0])
+        return [assign_fn(v, p) for v, p in zip(self._variable_list, parts)]
+
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        """Each shard gets its slice of ``value`` (one SplitV, one Assign per shard)."""
-        axis = self._partition_axes()[0]
-        sizes = [v.shape.sizes[axis] for v in self._variable_list]
-        parts = array_ops.split(value, sizes, axis=axis)
-        writes = [v.assign(p, use_locking=use_locking, name=name) for v, p in zip(self._variable_list, parts)]
-        return writes if read_value else [w.op for w in writes]
+        """Each shard gets its part of ``value`` (one Assign per shard)."""
+        return self._apply_assign_fn(
+            lambda v, p: v.assign(p, use_locking=use_locking, name=name, read_value=read_value), value)
+
+    def assign_add(self, value, use_locking=False, name=None, read_value=True):
+        """Each shard adds its part of ``value`` (one AssignAdd per shard)."""
+        return self._apply_assign_fn(
+            lambda v, p: v.assign_add(p, use_locking=use_locking, name=name, read_value=read_value), value)
+
+    def assign_sub(self, value, use_locking=False, name=None, read_value=True):
+        """Each shard subtracts its part of ``value`` (one AssignSub per shard)."""
+        return self._apply_assign_fn(
+            lambda v, p: v.assign_sub(p, use_locking=use_locking, name=name, read_value=read_value), value)
 
     def __repr__(self):
         return f"<PartitionedVariable {self._name!r} shape={self._shape} shards={len(self)}>"

@@ -16,6 +16,7 @@ from . import state_ops
 from .array_ops import identity
 from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import group
+from .partitioned_variables import SaveSliceInfo
 from ..unimplemented import argument, reject
 
 
@@ -136,6 +137,16 @@ class Variable:
 
     def _ref(self):
         return self._variable
+
+    SaveSliceInfo = SaveSliceInfo
+    _save_slice_info = None  # a shard of a partitioned variable: where it sits in the full one
+
+    def _set_save_slice_info(self, save_slice_info):
+        """Marks this variable a slice of a larger one (a Saver saves it under the full name)."""
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self):
+        return self._save_slice_info
 
     def _as_graph_element(self):
         return self._variable

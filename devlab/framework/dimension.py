@@ -132,6 +132,13 @@ class Dimension:
         raise TypeError(f"unsupported operand type(s) for /: 'Dimension' and '{type(other).__name__}', "
                         "please use // instead")
 
+    def __rtruediv__(self, other):
+        raise TypeError(f"unsupported operand type(s) for /: '{type(other).__name__}' and 'Dimension', "
+                        "please use // instead")
+
+    def __reduce__(self):
+        return Dimension, (self._value,)
+
 
 def as_dimension(value):
     return value if isinstance(value, Dimension) else Dimension(value)

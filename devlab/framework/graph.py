@@ -57,6 +57,7 @@ class Graph:
         self.root_variable_scope = None  # the VariableScope "" (made on first use, kept: it has setters)
         self._unfetchable = set()  # ops inside tf.cond branches and loops: not fetchable, as in TF
         self._unfeedable = set()
+        self._gradient_override_map = {}  # op type -> the type whose gradient its new ops take
         self._variable_scope_counts = threading.local()
         self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows
 
@@ -90,6 +91,8 @@ class Graph:
         control_stack = scopes.control_stack
         control = self._control_inputs_for([t.op for t in inputs]) if control_stack else ()
         op = Operation(self, name, op_type, inputs, output_specs, attrs or {}, control, user_location())
+        if op_type in self._gradient_override_map:
+            op._set_attr("_gradient_op_type", self._gradient_override_map[op_type].encode())
         op.id = len(self._ops)
         self._ops.append(op)
         self._by_name[name] = op
@@ -106,6 +109,37 @@ class Graph:
         if scopes.control_flow_context is not None:  # inside tf.cond / tf.while_loop: the context
             scopes.control_flow_context.add_op(op)  # may switch or enter its inputs
         return op
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map):
+        """Ops of the mapped types built inside take the gradient registered under the mapped name
+        (their ``_gradient_op_type`` attr); the previous mapping is restored on exit."""
+        if not isinstance(op_type_map, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                        for k, v in op_type_map.items()):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = {k: self._gradient_override_map[k] for k in op_type_map if k in self._gradient_override_map}
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            for k in op_type_map:
+                if k in saved:
+                    self._gradient_override_map[k] = saved[k]
+                else:
+                    del self._gradient_override_map[k]
+
+    def prevent_feeding(self, tensor):
+        """Marks ``tensor`` as not feedable."""
+        self._prevent_feeding(tensor)
+
+    def prevent_fetching(self, op):
+        """Marks ``op`` as not fetchable."""
+        self._prevent_fetching(op)
+
+    @property
+    def collections(self):
+        """The names of the collections this graph holds."""
+        return list(self._collections)
 
     def _prevent_fetching(self, op):
         self._unfetchable.add(op)
@@ -548,6 +582,36 @@ def init_scope():
 def get_default_graph():
     stack = _default_graphs()
     return stack[-1] if stack else _global_default[0]
+
+
+def has_default_graph():
+    """Whether a graph was made the default with ``as_default`` (TF's: the global one does not count)."""
+    return len(_default_graphs()) >= 1
+
+
+def get_current_name_scope():
+    """The name scope new ops go into, without its trailing '/' (``tf.get_current_name_scope``)."""
+    return get_default_graph().get_name_scope()
+
+
+def strip_name_scope(name, export_scope):
+    """``name`` without the leading scope ``export_scope`` (also after '^' or 'loc:@'), as TF's."""
+    if not export_scope:
+        return name
+    export_scope = export_scope[:-1] if export_scope[-1] == "/" else export_scope
+    return re.sub(r"([\^]|loc:@|^)" + export_scope + r"[\/]+(.*)", r"\1\2", _as_str(name), count=1)
+
+
+def prepend_name_scope(name, import_scope):
+    """``name`` under the scope ``import_scope`` (also after '^' or 'loc:@'), as TF's."""
+    if not import_scope:
+        return name
+    import_scope = import_scope[:-1] if import_scope[-1] == "/" else import_scope
+    return re.sub(r"([\^]|loc:@|^)(.*)", r"\1" + import_scope + r"/\2", _as_str(name))
+
+
+def _as_str(name):
+    return name.decode() if isinstance(name, bytes) else name
 
 
 def reset_default_graph():

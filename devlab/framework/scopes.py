@@ -26,7 +26,8 @@ class name_scope:  # noqa: N801 - TF's name for a context manager
 
     __slots__ = ("name", "values", "graph", "old", "pushed")
 
-    def __init__(self, name, default_name=None, values=None):
+    def __init__(self, name, default_name=None, values=None, skip_on_eager=True):
+        del skip_on_eager  # TF's name_scope_v1 argument: it only matters when executing eagerly
         if name is None and default_name is None and values is not None:
             raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")
         self.name = default_name if name is None else name

@@ -41,6 +41,10 @@ class Tensor:
     def get_shape(self):
         return self._shape
 
+    def _shape_tuple(self):
+        """The static shape as a tuple of sizes (None where unknown), or None for an unknown rank."""
+        return None if self._shape.sizes is None else tuple(self._shape.sizes)
+
     def set_shape(self, shape):
         self._shape = self._shape.merge_with(shape)
 

@@ -20,6 +20,11 @@ class TensorShape:
         if dims is None:
             self.sizes = None
         else:
+            if not isinstance(dims, (tuple, list)):
+                try:
+                    iter(dims)
+                except TypeError:  # one dimension (an int, a Dimension): a shape of rank 1, as TF's
+                    dims = (dims,)
             dims = dims if isinstance(dims, tuple) else tuple(dims)
             try:
                 self.sizes = _canonical(dims)
@@ -91,6 +96,45 @@ class TensorShape:
         if self.sizes is None or other.sizes is None:
             return TensorShape(None)
         return TensorShape(self.sizes + other.sizes)
+
+    def __add__(self, other):
+        return self.concatenate(other)
+
+    def __radd__(self, other):
+        return as_shape(other).concatenate(self)
+
+    def assert_is_fully_defined(self):
+        """TF's ValueError unless every dimension is known."""
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
+    def most_specific_compatible_shape(self, other):
+        """The shape keeping the dimensions both shapes know and agree on (others unknown)."""
+        other = as_shape(other)
+        if self.sizes is None or other.sizes is None or len(self.sizes) != len(other.sizes):
+            return unknown_shape()
+        return TensorShape([a if a is not None and a == b else None for a, b in zip(self.sizes, other.sizes)])
+
+    def most_specific_common_supertype(self, others):
+        """The most specific shape every one of ``self`` and ``others`` is a subtype of (None if
+        one of them is not a TensorShape)."""
+        if any(not isinstance(other, TensorShape) for other in others):
+            return None
+        if self.sizes is None or any(o.sizes is None or len(o.sizes) != len(self.sizes) for o in others):
+            return unknown_shape()
+        return TensorShape([d if all(d == o.sizes[i] for o in others) else None for i, d in enumerate(self.sizes)])
+
+    def __reduce__(self):
+        return TensorShape, (self.dims,)
+
+    def __bool__(self):
+        """True when the rank is known (TF's: a known scalar shape is true too)."""
+        return self.sizes is not None
+
+    def assert_has_rank(self, rank):
+        """TF's ValueError when the rank is known and is not ``rank``."""
+        if self.sizes is not None and len(self.sizes) != rank:
+            raise ValueError(f"Shape {self} must have rank {rank}")
 
     def __len__(self):
         if self.sizes is None:
@@ -165,5 +209,15 @@ def as_shape(shape):
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
 
-def unknown_shape():
-    return TensorShape(None)
+def unknown_shape(rank=None, **kwargs):
+    """A shape of unknown dimensions: of unknown rank, or of ``rank`` unknown dimensions."""
+    if rank is None and "ndims" in kwargs:
+        rank = kwargs.pop("ndims")
+    if kwargs:
+        raise TypeError(f"Unknown argument: {kwargs}")
+    return TensorShape(None) if rank is None else TensorShape([None] * rank)
+
+
+def as_dimension(value):
+    """``value`` as a Dimension (a Dimension as it is)."""
+    return value if isinstance(value, Dimension) else Dimension(value)

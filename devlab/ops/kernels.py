@@ -55,6 +55,26 @@ def div_no_nan(k, x, y):
     return xp.where(zero, xp.zeros((), x.dtype), x / xp.where(zero, xp.ones((), y.dtype), y)).astype(x.dtype)
 
 
+def _zero_where_x_is_zero(xp, x, value):
+    """``value``, and 0 wherever x is 0 (whatever value is there: nan, inf), in x's dtype."""
+    return xp.where(x == 0, xp.zeros((), x.dtype), value).astype(x.dtype, copy=False)
+
+
+def xlogy(k, x, y):
+    """x * log(y), and 0 where x is 0."""
+    return _zero_where_x_is_zero(k.xp, x, x * k.xp.log(y))
+
+
+def xlog1py(k, x, y):
+    """x * log1p(y), and 0 where x is 0."""
+    return _zero_where_x_is_zero(k.xp, x, x * k.xp.log1p(y))
+
+
+def xdivy(k, x, y):
+    """x / y, and 0 where x is 0."""
+    return _zero_where_x_is_zero(k.xp, x, x / y)
+
+
 def reciprocal_grad(k, y, dy):
     """-dy * y² (y = 1/x)"""
     return (-dy * y * y).astype(dy.dtype, copy=False)
@@ -80,6 +100,10 @@ def placeholder(k):
 
 def identity(k, x):
     return x
+
+
+def identity_n(k, *xs):
+    return outputs(list(xs))
 
 
 def check_numerics(k, x):
@@ -197,9 +221,15 @@ def stack(k, *xs):
     return k.xp.stack(xs, axis=k.attrs["axis"])
 
 
+def outputs(parts):
+    """A kernel's list of outputs as the runtime takes them: an op with one output (Unpack of one
+    row, a Split into one piece) hands over the value itself, not a list of one."""
+    return parts[0] if len(parts) == 1 else parts
+
+
 def unstack(k, x):
     axis = k.attrs["axis"]
-    return [k.xp.squeeze(part, axis) for part in k.xp.split(x, x.shape[axis], axis=axis)]
+    return outputs([k.xp.squeeze(part, axis) for part in k.xp.split(x, x.shape[axis], axis=axis)])
 
 
 def expand_dims(k, x, dim):
@@ -228,7 +258,7 @@ def shape(k, x):
 
 
 def shape_n(k, *xs):
-    return [k.xp.asarray(x.shape, dtype=k.attrs["out_type"].as_numpy_dtype) for x in xs]
+    return outputs([k.xp.asarray(x.shape, dtype=k.attrs["out_type"].as_numpy_dtype) for x in xs])
 
 
 def size(k, x):
@@ -319,6 +349,18 @@ def reducer(name):
     return kernel
 
 
+def euclidean_norm(k, x, axes):
+    """sqrt(sum(|x|²)) over the axes its second input names (TF's EuclideanNorm). Integers square and
+    add in their own type (wrapping as TF's do) and the root is truncated; complex numbers use x·conj(x)."""
+    xp = k.xp
+    axis = tuple(a % x.ndim if x.ndim else a for a in ints(axes))
+    squares = x * xp.conj(x) if x.dtype.kind == "c" else xp.multiply(x, x, dtype=x.dtype)
+    total = xp.sum(squares, axis=axis, keepdims=k.attrs["keep_dims"], dtype=x.dtype)
+    if x.dtype.kind in "iu":
+        return xp.asarray(xp.floor(xp.sqrt(total.astype(xp.float64))), dtype=x.dtype)
+    return xp.asarray(xp.sqrt(total), dtype=x.dtype)
+
+
 # -- indexing: slices, splits, gathers ---------------------------------------------------------
 def strided_slice(k, x, begin, end, strides):
     index = numpy_index(ints(begin), ints(end), ints(strides), Masks.of(k.attrs))
@@ -340,7 +382,7 @@ def slice_(k, x, begin, size):
 def split(k, axis, value):
     """``num_split`` equal pieces. They are copies: the value is the op's second input, and a
     view's base must be its first (the runtime keeps a view's base alive through it)."""
-    return [part.copy() for part in k.xp.split(value, k.attrs["num_split"], axis=int(axis))]
+    return outputs([part.copy() for part in k.xp.split(value, k.attrs["num_split"], axis=int(axis))])
 
 
 def split_v(k, value, size_splits, axis):
@@ -348,7 +390,7 @@ def split_v(k, value, size_splits, axis):
     if -1 in sizes:
         sizes[sizes.index(-1)] = value.shape[axis] - (sum(sizes) + 1)
     bounds = [sum(sizes[:i + 1]) for i in range(len(sizes) - 1)]
-    return k.xp.split(value, bounds, axis=axis)
+    return outputs(k.xp.split(value, bounds, axis=axis))
 
 
 def concat_offset(k, axis, *shapes):
@@ -488,7 +530,7 @@ def dynamic_partition(k, data, partitions):
         at = int(bad.argmax())
         raise errors.InvalidArgumentError(None, None, f"partitions[{at}] = {int(flat[at])} is not in [0, {n})")
     rows = data.reshape((-1,) + data.shape[partitions.ndim:])
-    return tuple(rows[flat == i] for i in range(n))
+    return outputs([rows[flat == i] for i in range(n)])
 
 
 def broadcast_to(k, x, shape):

@@ -253,6 +253,16 @@ def none(inputs, attrs):
     return []
 
 
+def enter(inputs, attrs):
+    """Enter's output: its input's shape for a loop constant (``is_constant``), else unknown (TF's
+    shape function; ``tf.while_loop`` then sets the shape it knows)."""
+    return [(inputs[0].dtype.base_dtype, dims(inputs[0]) if attrs.get("is_constant") else None)]
+
+
+def ref_enter(inputs, attrs):
+    return [(inputs[0].dtype, enter(inputs, attrs)[0][1])]
+
+
 def ref_of_first(inputs, attrs):
     return [(inputs[0].dtype, dims(inputs[0]))]
 
@@ -514,6 +524,11 @@ def unsorted_segment_sum(inputs, attrs):
 
 def concat_offset(inputs, attrs):
     return [(t.dtype.base_dtype, dims(t)) for t in inputs[1:]]
+
+
+def identity_n(inputs, attrs):
+    """Each output is its input, dtype and shape."""
+    return [(t.dtype.base_dtype, dims(t)) for t in inputs]
 
 
 def shape_n(inputs, attrs):

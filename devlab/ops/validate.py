@@ -13,7 +13,7 @@ import functools
 from .recorded import OP_DEFS
 from .shapes import ShapeError
 
-_REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")
+_REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All", "EuclideanNorm")
 _RANDOM = ("RandomStandardNormal", "RandomUniform", "TruncatedNormal", "RandomUniformInt")
 
 RANKS = {

@@ -114,7 +114,7 @@ class AbstractRun(Run):
         self.records.append(record)
 
     def loop_continues(self, loop, iteration):
-        return iteration + 1 < self.loop_iterations
+        return loop.cond_slot is not None and iteration + 1 < self.loop_iterations
 
     def shown(self, value, tensor, device):
         return value if isinstance(value, Shaped) else self._static(tensor)

@@ -293,6 +293,8 @@ class _StepBuilder:
         variable_enters = tuple(s.outputs[0] for s in own if s.op.type in ENTERS and not s.op.get_attr("is_constant"))
         next_slots = tuple(s.outputs[0] for s in own if s.op.type == "NextIteration")
         conds = [s.outputs[0] for s in own if s.op.type == "LoopCond"]
+        if not conds and not next_slots:  # Enters and Exits, no loop: the frame runs once (as TF's)
+            return LoopStep(frame.name, steps, entry, variable_enters, next_slots, None)
         if len(conds) != 1:
             raise errors.InvalidArgumentError(None, None, f"Loop frame {frame.name} has {len(conds)} LoopCond ops")
         return LoopStep(frame.name, steps, entry, variable_enters, next_slots, conds[0])
@@ -481,6 +483,7 @@ def frame_order(needed, fed):
                 frame = frames[key] = _Frame(key[1], parent)
                 parent.children.append(frame)
         else:
+            _check_one_frame(op, data, out_frame)
             sources = data or [c for c in op.control_inputs if c in needed]
             frame = max((out_frame[d] for d in sources), key=lambda f: f.depth, default=root)
         frame_of[op] = frame
@@ -488,6 +491,18 @@ def frame_order(needed, fed):
         out_frame[op] = frame.parent if op.type == "Exit" and frame.parent is not None else frame
     _order_items(root, fed, needed)
     return root.items
+
+
+def _check_one_frame(op, data, out_frame):
+    """TF's check: an op's data inputs all come from one frame (two loops' Enters cannot meet)."""
+    frames = {}
+    for d in data:
+        frames.setdefault(out_frame[d], d)
+    if len(frames) > 1:
+        (fa, a), (fb, b) = list(frames.items())[:2]
+        raise errors.InvalidArgumentError(
+            None, None, f"{{{{node {op.name}}}}} has inputs from different frames. The input {{{{node {a.name}}}}} is "
+            f"in frame '{fa.name or ''}'. The input {{{{node {b.name}}}}} is in frame '{fb.name or ''}'.")
 
 
 def _order_items(frame, fed, needed):

@@ -45,7 +45,7 @@ class OptimizerOptions(_Message):
 
 
 class GraphOptions(_Message):
-    _defaults = {"rewrite_options": RewriteOptions, "optimizer_options": OptimizerOptions}
+    _defaults = {"rewrite_options": RewriteOptions, "optimizer_options": OptimizerOptions, "infer_shapes": False}
 
 
 class ConfigProto(_Message):

@@ -58,6 +58,8 @@ class Run:
 
     def loop_continues(self, loop, iteration):
         """Whether ``loop`` runs another iteration after ``iteration``: its condition held."""
+        if loop.cond_slot is None:  # a frame of Enters and Exits only (no LoopCond) runs once
+            return False
         condition = self.values[loop.cond_slot]
         return condition is not DEAD and bool(condition)
 

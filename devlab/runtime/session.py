@@ -79,6 +79,7 @@ class Session:
         _check_session_arguments(target, graph, config)
         self.graph = get_default_graph() if graph is None else graph
         self.config = ConfigProto() if config is None else config
+        self.sess_str = target.encode() if isinstance(target, str) else (target or b"")  # TF's: the target, bytes
         server = cluster_mod.lookup(target or "")
         tasks = server.cluster.tasks() if server else [("localhost", 0)]
         self.local_task = (server.job_name, server.task_index) if server else None
@@ -116,6 +117,12 @@ class Session:
         if self._prints_log:
             print(self.device_mapping, file=sys.stdout)
         events.emit(events.SessionCreated(self))
+
+    @property
+    def graph_def(self):
+        """The session's graph as a GraphDef (with ``_output_shapes`` when the config's
+        ``graph_options.infer_shapes`` asks), as TF's ``Session.graph_def``."""
+        return self.graph.as_graph_def(add_shapes=bool(self.config.graph_options.infer_shapes))
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property

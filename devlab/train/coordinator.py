@@ -23,7 +23,7 @@ class Coordinator:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._exc_info = None
-        self._threads = set()
+        self._registered_threads = set()
         self._joined = False
 
     def should_stop(self):
@@ -34,9 +34,14 @@ class Coordinator:
         unless a stop was requested already: what threads raise while stopping (an enqueue
         cancelled as its queue closes) is not news, as in TF."""
         with self._lock:
+            exc = ex[1] if isinstance(ex, tuple) else ex
+            if exc is not None and isinstance(exc, self._clean):
+                ex = exc = None
+            if self._joined and exc is not None:  # joined already: nobody would report it, so raise it (TF's)
+                raise exc
             if self._stop.is_set():
                 return
-            if ex is not None and self._exc_info is None and not isinstance(ex, self._clean):
+            if ex is not None and self._exc_info is None:
                 self._exc_info = (type(ex), ex, ex.__traceback__) if isinstance(ex, BaseException) else ex
             self._stop.set()
 
@@ -59,11 +64,11 @@ class Coordinator:
 
     def register_thread(self, thread):
         with self._lock:
-            self._threads.add(thread)
+            self._registered_threads.add(thread)
 
     def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
         """Waits for the threads (given and registered), then re-raises what stopped them."""
-        threads = set(threads or ()) | self._threads
+        threads = set(threads or ()) | self._registered_threads
         deadline = None
         while any(t.is_alive() for t in threads):
             if self._stop.is_set():
@@ -75,7 +80,7 @@ class Coordinator:
                     break
             time.sleep(0.01)
         self._joined = True
-        self._threads = set()
+        self._registered_threads = set()
         self.raise_requested_exception()
 
     def raise_requested_exception(self):

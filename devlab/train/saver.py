@@ -100,6 +100,15 @@ class Saver:
     def as_saver_def(self):
         return self.saver_def
 
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False, export_scope=None,
+                          clear_devices=False, clear_extraneous_savers=False, strip_default_attrs=False,
+                          save_debug_info=False):
+        """``tf.train.export_meta_graph`` of the default graph with this Saver's ``saver_def``."""
+        return export_meta_graph(filename=filename, saver_def=self.saver_def, collection_list=collection_list,
+                                 as_text=as_text, export_scope=export_scope, clear_devices=clear_devices,
+                                 clear_extraneous_savers=clear_extraneous_savers,
+                                 strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
+
     @property
     def last_checkpoints(self):
         """The path prefixes of the checkpoints this Saver keeps, oldest first."""

@@ -13,7 +13,8 @@ import re
 EXCLUSIONS = [
     ("eager", re.compile(r"^\S*[Ee]ager|eager_mode|EagerTensor|GradientTape|\.numpy\(\)|context\.context\(\)")),
     ("tf.function", re.compile(r"def_function|eager_function|polymorphic_function|wrap_function|"
-                               r"\bDefun\b|@function\.|function\.defun|tf_function|ConcreteFunction")),
+                               r"\bDefun\b|@function\.|function\.defun|tf_function|ConcreteFunction|"
+                               r"^test\w*_function\n")),  # build_as_function_and_v1_graph's tf.function variant
     ("XLA", re.compile(r"[Xx][Ll][Aa]\b|xla_|jit_scope|[Xx]la[A-Z]")),
     ("control flow v2", re.compile(r"while_v2|cond_v2|control_flow_v2|ControlFlowV2|[Cc]ontrol[Ff]low[Vv]2|"
                                    r"output_all_intermediates|enable_control_flow_v2")),

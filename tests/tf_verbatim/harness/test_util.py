@@ -95,7 +95,19 @@ def run_in_graph_and_eager_modes(func=None, config=None, use_gpu=True, assert_no
 
 
 run_all_in_graph_and_eager_modes = run_in_graph_and_eager_modes
-build_as_function_and_v1_graph = run_deprecated_v1
+
+
+def build_as_function_and_v1_graph(func):
+    """TF's two variants of the method: ``_v1_graph`` (in a fresh graph) runs; ``_function`` (built
+    in a ``tf.function``) is skipped, out of scope as tf.function."""
+    @parameterized.named_parameters(("_v1_graph", "v1_graph"), ("_function", "function"))
+    @functools.wraps(func)
+    def decorated(self, run_mode, *args, **kwargs):
+        if run_mode == "function":
+            self.skipTest("tf.function")
+        with devlab.Graph().as_default():
+            func(self, *args, **kwargs)
+    return decorated
 
 
 def run_v2_only(func=None, reason=None):
@@ -113,6 +125,11 @@ disable_xla = _identity_decorator
 disable_tfrt = _identity_decorator
 enable_output_all_intermediates = _identity_decorator
 run_without_tensor_float_32 = _identity_decorator
+run_all_without_tensor_float_32 = _identity_decorator  # TF32 is a GPU matmul mode: nothing to turn off here
+
+
+def is_xla_enabled():
+    return False  # devlab models no XLA
 with_eager_op_as_function = _identity_decorator
 enable_quantized_dtypes_training = _identity_decorator
 
@@ -260,13 +277,18 @@ class TensorFlowTestCase(parameterized.TestCase):
         with self._as_default(self._cached_session, use_gpu, force_gpu) as sess:
             yield sess
 
+    @contextlib.contextmanager
     def test_session(self, graph=None, config=None, use_gpu=True, force_gpu=False):
-        """A session (TF's older name); run as a test method, it skips itself, as TF's does."""
+        """A session (TF's older name). A generator, as TF's: collected as a test method, calling it
+        runs nothing (TF's runner passes it); entered by a method so named, it skips, as TF's does."""
         if self.id().endswith(".test_session"):
             self.skipTest("the name test_session is reserved for creating sessions within tests")
         if graph is None:
-            return self.cached_session(config=config, use_gpu=use_gpu, force_gpu=force_gpu)
-        return self.session(graph, config, use_gpu, force_gpu)
+            with self.cached_session(config=config, use_gpu=use_gpu, force_gpu=force_gpu) as sess:
+                yield sess
+        else:
+            with self.session(graph, config, use_gpu, force_gpu) as sess:
+                yield sess
 
     def evaluate(self, tensors):
         sess = devlab.get_default_session()
