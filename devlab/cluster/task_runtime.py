@@ -6,8 +6,8 @@ which owns the writes and runs each op with its kernel, plus sends and recvs); n
 committed until every task of the run is ready. A run on a task goes:
 
 1. execute the steps in the plan's order. A ``send`` hands a value straight to the consuming
-   task's worker (``deliver``: worker to worker through Dask's comms, never through the
-   client); what a task owes another goes in one message, just before the task waits for a
+   task's worker (``deliver``: worker to worker over the data plane, ``channel.py``, never
+   through the client); what a task owes another goes in one message, just before the task waits for a
    ``recv`` (or at its end). A task whose part writes variables holds the task's write lock
    from its first read to the decision.
 2. prepare: every step succeeded and the fetched values are read. The run's writes are still
@@ -18,7 +18,8 @@ committed until every task of the run is ready. A run on a task goes:
    task and no task changes a variable: a two-phase commit whose decision each writing task
    takes from the votes, so it costs no extra round trip from the master.
 
-The methods are coroutines on the worker's event loop, so deliveries arrive while a run waits
+The master and the other tasks reach the runtime at the listener ``info`` starts (the calls in
+``CALLS``). The methods are coroutines on the worker's event loop, so deliveries arrive while a run waits
 for them; kernels run on the loop, or in a thread once a part has shown itself slow. A writing
 task that waits ``DECISION_TIMEOUT`` seconds for a vote abandons the run, so a client that dies
 mid-run cannot hold a task's lock for ever.
@@ -34,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..framework import errors
 from ..runtime.variable_store import VariableStore
+from . import channel
 from .split import task_name
 from .task_run import TaskRun, is_recv
 from .task_steps import RecvStep, TaskPlan, random_generators
@@ -41,6 +43,7 @@ from .task_steps import RecvStep, TaskPlan, random_generators
 DECISION_TIMEOUT = 120.0  # seconds a prepared writer waits for the other tasks' votes
 SLOW_SECONDS = 0.05  # a run whose kernels took longer computes in a thread from then on
 MAX_PLANS = 512
+CALLS = frozenset({"info", "variables", "forget", "coordinate", "run", "abort", "lock", "deliver", "assign"})
 
 
 class Aborted(Exception):
@@ -107,12 +110,20 @@ class TaskRuntime:
         self._timers = {}
         self._pool = None
         self._worker_ = None
+        self._server = None  # the listener the master and the other tasks reach this runtime at
+        self._links = {}  # peer endpoint -> channel.Link
 
     # -- about this task ------------------------------------------------------------------------
     async def info(self, _=None):
+        """Where this runtime runs and listens; the first call (the master's, through Dask's
+        actor proxy) starts the listener on the worker's host (``channel.py``)."""
         worker = self._worker()
+        if self._server is None:
+            host = worker.address.split("://", 1)[-1].rsplit(":", 1)[0].strip("[]")
+            self._server = await channel.serve(host, self._dispatch)
+        endpoint = self._server.sockets[0].getsockname()[:2]
         return {"task": self.task, "pid": os.getpid(), "address": worker.address, "name": worker.name,
-                "host": socket.gethostname()}
+                "host": socket.gethostname(), "endpoint": tuple(endpoint)}
 
     async def variables(self, _=None):
         """{name: (shape, dtype, nbytes)} of the variables this task holds."""
@@ -313,23 +324,26 @@ class TaskRuntime:
 
     async def _tell(self, peer, function, payload, quiet=True):
         """A one-way message to another task's runtime."""
-        from distributed.protocol import to_serialize
-        address, actor_key = peer
         try:
-            await self._worker().rpc(address).actor_execute(
-                actor=actor_key, function=function, args=[to_serialize(payload)], kwargs={}, reply=False)
+            await self._link(peer).tell(function, payload)
         except (OSError, asyncio.TimeoutError):
             if not quiet:
                 raise
 
     async def _call_peer(self, peer, function, payload):
-        from distributed.protocol import to_serialize
-        address, actor_key = peer
-        reply = await self._worker().rpc(address).actor_execute(
-            actor=actor_key, function=function, args=[to_serialize(payload)], kwargs={})
-        if reply.get("status") != "OK":
-            raise RuntimeError(f"devlab task runtime failed: {reply.get('exception')!r}")
-        return reply["result"]
+        return await self._link(peer).call(function, payload)
+
+    def _link(self, peer):
+        link = self._links.get(peer)
+        if link is None:
+            link = self._links[peer] = channel.Link(peer)
+        return link
+
+    async def _dispatch(self, function, payload):
+        """A message from the master or another task: one of the runtime's calls."""
+        if function not in CALLS:
+            raise ValueError(f"not a devlab task runtime call: {function!r}")
+        return await getattr(self, function)(payload)
 
     # -- bookkeeping ------------------------------------------------------------------------------
     def _plan(self, request):
