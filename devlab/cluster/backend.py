@@ -1,8 +1,8 @@
 """The Dask backend: the master's side of running each task on a Dask worker.
 
 The Session places the graph and compiles its plan as it does in-process; this backend splits
-the plan by task (``split.py``), sends each task's part to that task's runtime (a Dask actor on
-its worker, ``task_runtime.py``) once, and then runs it as one transaction:
+the plan by task (``split.py``), sends each task's part to that task's runtime (an object in
+its worker's process, ``task_runtime.py``) once, and then runs it as one transaction:
 
 * phase one: every task runs its part at once; tensors that cross tasks go from worker to
   worker; each task ends *prepared* (its writes held back) and votes;
@@ -16,8 +16,8 @@ dropped, and the next run that needs the task finds the task's worker again (Das
 restarts a killed worker under the same name) and starts a fresh, empty runtime there: the
 variables it held are gone until a ``Saver`` restores them.
 
-Dask's public API places and finds the runtimes (``Client.submit(..., actor=True, workers=)``,
-a published dataset, the actor proxy's ``info``); the runs themselves go over the data plane
+Dask's public API finds the tasks' workers and starts the runtimes there (``Client.run(...,
+workers=[address])``, which runs exactly where it is told); the runs themselves go over the data plane
 (``channel.py``): a blocking socket call from the user's thread to the coordinating task, so a
 step pays no hop through the client's event loop and a lost worker fails the call at once. No
 error of Dask's own (``CommClosedError``) reaches the user: each is TF's ``UnavailableError``.
@@ -39,7 +39,7 @@ from ..runtime.events import StepFinished, Transfer
 from ..runtime.steps import OpStep
 from .reports import RunReport, TaskInfo, TransferRecord
 from .split import split_plan, task_name
-from .task_runtime import TaskRuntime
+from .task_runtime import start_runtime
 from . import channel, py_funcs
 
 FIND_WORKER_SECONDS = 60.0  # how long to wait for a task's worker to (re)appear
@@ -47,10 +47,10 @@ DIRECT_FEED_BYTES = 1 << 16  # feeds above this size go straight to their task's
 
 
 class TaskHandle:
-    """Where one task's runtime lives: the worker's address, the actor's key, its process."""
+    """Where one task's runtime lives: the worker's address, its process, where it listens."""
 
-    def __init__(self, task, address, key, future, info):
-        self.task, self.address, self.key, self.future = task, address, key, future
+    def __init__(self, task, address, info):
+        self.task, self.address = task, address
         self.pid, self.worker_name = info["pid"], info["name"]
         self.endpoint = tuple(info["endpoint"])  # where the runtime listens (channel.py)
         self.pool = channel.Pool(self.endpoint)
@@ -70,7 +70,8 @@ class DaskBackend(cluster_mod.ClusterBackend):
         self.cluster = cluster  # the LocalCluster this backend started, or None
         self.spec = None  # the bound ClusterSpec (set by whoever binds it)
         self.handles = {}
-        self._dead = set()  # worker addresses found gone (a restarted worker gets a new one)
+        self._dead = set()  # (address, Dask's worker id) of workers found gone, which the scheduler may still list
+        self._worker_ids = {}  # address -> the id of the worker last seen there
         self.uid = uuid.uuid4().hex[:10]
         self._ids = itertools.count()
         self._splits = weakref.WeakKeyDictionary()  # plan -> (plan key, Split)
@@ -167,34 +168,21 @@ class DaskBackend(cluster_mod.ClusterBackend):
             return h
 
     def _resolve(self, task):
-        """The task's runtime on the worker that serves it now. Every client names it by the task
-        and the worker's address, so clients that start at once get the one actor; a published
-        dataset keeps it alive when they leave (Dask's public API only: no lock needed)."""
-        name = f"devlab{task_name(task)}"
+        """The task's runtime on the worker that serves it now: the one every client of the cluster
+        shares, started there by the first (``task_runtime.start_runtime``)."""
         deadline = time.monotonic() + FIND_WORKER_SECONDS
         while True:
             address = self._find_worker(task)
             try:
-                published = self.client.get_dataset(name, default=None)
-                if published is not None and published["address"] == address:
-                    future, key = published["actor"], published["key"]
-                else:
-                    key = f"devlab-task{task_name(task)}@{address}"
-                    future = self.client.submit(TaskRuntime, task, actor=True, workers=[address],
-                                                allow_other_workers=False, pure=False, key=key)
-                    self.client.publish_dataset(**{name: {"actor": future, "address": address, "key": key}},
-                                                override=True)
-                with self.client.as_current():
-                    actor = future.result(timeout=FIND_WORKER_SECONDS)
-                    info = actor.info(None).result(timeout=FIND_WORKER_SECONDS)
+                info = self.client.run(start_runtime, task_name(task), workers=[address])[address]
                 break
-            except Exception as e:  # noqa: BLE001 - Dask's CommClosedError, a lost actor...: TF's class
-                self._dead.add(address)  # the scheduler may list a killed worker for a moment
+            except Exception as e:  # noqa: BLE001 - Dask's CommClosedError, a worker gone...: TF's class
+                self._mark_dead(address)  # the scheduler may list a killed worker for a moment
                 if time.monotonic() > deadline or self._closed.is_set():
                     raise errors.UnavailableError(None, None, f"{task_name(task)}: the Dask worker at {address} "
                                                               f"cannot be reached ({type(e).__name__}: {e})") from None
                 time.sleep(0.2)
-        return TaskHandle(task, address, key, future, info)
+        return TaskHandle(task, address, info)
 
     def _find_worker(self, task):
         """The address of the worker that serves ``task`` now (waiting for a restarted one)."""
@@ -216,11 +204,15 @@ class DaskBackend(cluster_mod.ClusterBackend):
         except Exception:  # noqa: BLE001 - the scheduler is gone
             return None
         for address, w in workers.items():
-            if address in self._dead:
+            self._worker_ids[address] = w.get("id")
+            if (address, w.get("id")) in self._dead:
                 continue
             if (kind == "name" and str(w.get("name")) == str(value)) or (kind == "address" and address == value):
                 return address
         return None
+
+    def _mark_dead(self, address):
+        self._dead.add((address, self._worker_ids.get(address)))
 
     def task_infos(self):
         """Where each task runs and the variables it holds now (for the cluster view)."""
@@ -241,7 +233,7 @@ class DaskBackend(cluster_mod.ClusterBackend):
             return h.pool.call(function, payload)
         except OSError as e:
             h.lost = True
-            self._dead.add(h.address)
+            self._mark_dead(h.address)
             raise errors.UnavailableError(None, None, f"the Dask worker at {h.address} cannot be reached "
                                                       f"({type(e).__name__}: {e})") from None
         except RuntimeError as e:
@@ -252,7 +244,7 @@ class DaskBackend(cluster_mod.ClusterBackend):
             h.pool.tell(function, payload)
         except OSError:
             h.lost = True
-            self._dead.add(h.address)
+            self._mark_dead(h.address)
 
     # -- running a plan ----------------------------------------------------------------------------
     def split(self, plan, state):
@@ -338,7 +330,7 @@ class DaskBackend(cluster_mod.ClusterBackend):
         for f in unavailable:
             if f[3] in handles:
                 handles[f[3]].lost = True
-                self._dead.add(handles[f[3]].address)
+                self._mark_dead(handles[f[3]].address)
         if unavailable:
             name, _, message, task = unavailable[0]
             h = handles.get(task)

@@ -1,7 +1,7 @@
 """The data plane: framed pickle messages over plain TCP between the master and the task runtimes.
 
-Dask places each task's runtime on its worker (an actor, ``Client.submit(..., actor=True,
-workers=[address])``) and tells where it listens; the runs themselves travel on connections of
+Dask starts each task's runtime in its worker's process (``Client.run(..., workers=[address])``)
+and tells where it listens; the runs themselves travel on connections of
 their own, as TF's workers talk gRPC to each other. A step then costs a few socket writes
 instead of Dask's RPC machinery: no hop through the client's event loop thread, no handler
 lookup, and numpy arrays go out of band (pickle protocol 5), not copied into the message.

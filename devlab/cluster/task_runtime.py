@@ -1,4 +1,4 @@
-"""The devlab task runtime: a Dask actor, pinned to the worker that serves one task.
+"""The devlab task runtime: one per task, in the process of the Dask worker that serves the task.
 
 It holds the task's variables (a ``VariableStore``, the same class a Session uses in-process)
 and drives the task's part of each plan as a ``TaskRun`` (``task_run.py``: the runtime's ``Run``,
@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ..framework import errors
 from ..runtime.variable_store import VariableStore
 from . import channel
-from .split import task_name
+from .split import task_name, task_of_name
 from .task_run import TaskRun, is_recv
 from .task_steps import RecvStep, TaskPlan, random_generators
 
@@ -98,8 +98,8 @@ class Outbox:
 
 
 class TaskRuntime:
-    def __init__(self, task):
-        self.task = tuple(task)
+    def __init__(self, name):
+        self.task = task_of_name(name)  # a task's name, not its tuple: older Dask reads tuples as keys
         self.store = VariableStore()
         self.plans = OrderedDict()  # plan key -> TaskPlan
         self.rngs = {}  # session key -> RandomGenerators
@@ -110,17 +110,20 @@ class TaskRuntime:
         self._timers = {}
         self._pool = None
         self._worker_ = None
+        self._starting = None
         self._server = None  # the listener the master and the other tasks reach this runtime at
         self._links = {}  # peer endpoint -> channel.Link
 
     # -- about this task ------------------------------------------------------------------------
     async def info(self, _=None):
-        """Where this runtime runs and listens; the first call (the master's, through Dask's
-        actor proxy) starts the listener on the worker's host (``channel.py``)."""
+        """Where this runtime runs and listens; the first call (``start_runtime``) starts the listener on the worker's host (``channel.py``)."""
         worker = self._worker()
         if self._server is None:
             host = worker.address.split("://", 1)[-1].rsplit(":", 1)[0].strip("[]")
-            self._server = await channel.serve(host, self._dispatch)
+            if self._starting is None:  # two clients asking at once get one listener
+                self._starting = asyncio.ensure_future(channel.serve(host, self._dispatch))
+            server = await asyncio.shield(self._starting)
+            self._server = server
         endpoint = self._server.sockets[0].getsockname()[:2]
         return {"task": self.task, "pid": os.getpid(), "address": worker.address, "name": worker.name,
                 "host": socket.gethostname(), "endpoint": tuple(endpoint)}
@@ -405,6 +408,21 @@ class TaskRuntime:
             from distributed import get_worker
             self._worker_ = get_worker()
         return self._worker_
+
+
+_runtimes = {}  # task name -> the TaskRuntime of this worker process
+
+
+async def start_runtime(name, dask_worker=None):
+    """The task's runtime in this worker process, made on first use (``Client.run`` calls it on the
+    task's worker, on its event loop); returns where it runs and listens. Every client of the
+    cluster gets the same one, so a ps task's variables are shared as TF's per-server state is;
+    a restarted worker process starts with none. (``Client.run`` passes ``dask_worker``.)"""
+    runtime = _runtimes.get(name)
+    if runtime is None:
+        runtime = _runtimes[name] = TaskRuntime(name)
+        runtime._worker_ = dask_worker
+    return await runtime.info()
 
 
 def _describe(e):
