@@ -43,6 +43,7 @@ from .task_runtime import start_runtime
 from . import channel, py_funcs
 
 FIND_WORKER_SECONDS = 60.0  # how long to wait for a task's worker to (re)appear
+CLOSE_SECONDS = 5  # how long closing waits for Dask's client and cluster
 DIRECT_FEED_BYTES = 1 << 16  # feeds above this size go straight to their task's worker
 
 
@@ -132,9 +133,15 @@ class DaskBackend(cluster_mod.ClusterBackend):
         _live.discard(self)
         for h in self.handles.values():
             h.pool.close()
-        self.client.close()
+        try:  # bounded: with the scheduler gone, Dask would wait for it for its comm timeout (30 s)
+            self.client.close(timeout=CLOSE_SECONDS)
+        except Exception:  # noqa: BLE001 - a client whose scheduler is gone
+            pass
         if self.cluster is not None:
-            self.cluster.close()
+            try:
+                self.cluster.close(timeout=CLOSE_SECONDS)
+            except Exception:  # noqa: BLE001
+                pass
 
     @property
     def scheduler_address(self):
