@@ -338,6 +338,29 @@ def test_clients_in_two_processes_update_the_same_ps_variables(spec):
         assert sess.run(shared) == 50.0
 
 
+def test_the_issues_two_clients_share_the_ps_variable(spec):
+    """Issue 28's example on Dask workers: each client its own graph and session on its own
+    worker's target; the chief's initialisation and assignment are seen by the other (TF: 5.0)."""
+    def build():
+        g = tf.Graph()
+        with g.as_default(), tf.device("/job:ps/task:0"):
+            v = tf.Variable(3.0, name="v_two_clients")
+        return g, v
+    g0, v0 = build()
+    g1, v1 = build()
+    s0 = tf.Session(worker_target(spec, 0), graph=g0)
+    s1 = tf.Session(worker_target(spec, 1), graph=g1)
+    with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value v_two_clients"):
+        s1.run(v1)
+    s0.run(v0.initializer)
+    s0.run(v0.assign(5.0))
+    assert s1.run(v1) == 5.0
+    s1.run(v1.assign_add(1.0))
+    assert s0.run(v0) == 6.0
+    s0.close()
+    s1.close()
+
+
 def test_a_killed_ps_worker_is_unavailable_and_a_checkpoint_restores_its_replacement(spec, tmp_path):
     import devlab.cluster
     with tf.device("/job:ps/task:0"):
