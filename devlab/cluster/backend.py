@@ -37,6 +37,7 @@ from ..framework import errors
 from ..runtime import cluster as cluster_mod
 from ..runtime.events import StepFinished, Transfer
 from ..runtime.steps import OpStep
+from ..runtime.variable_store import hold
 from .reports import RunReport, TaskInfo, TransferRecord
 from .split import split_plan, task_name
 from .task_runtime import start_runtime
@@ -263,15 +264,17 @@ class DaskBackend(cluster_mod.ClusterBackend):
             self._splits[plan] = found
         return found
 
-    def run(self, state, plan, feed_values, trace):
+    def run(self, state, plan, feed_values, trace, timeout_ms=0):
         """Runs every task's part (each writing task commits once all voted); returns (run id,
-        {task: reply}, handles), or raises after the run was aborted on every task."""
+        {task: reply}, handles), or raises after the run was aborted on every task. A part that
+        waits (a dequeue) longer than ``timeout_ms`` fails with DeadlineExceededError."""
         plan_key, split = self.split(plan, state)
         for attempt in range(2):
             run_id = f"{self.uid}:{next(self._ids)}"
             handles = {t: self.handle(t) for t in split.parts}
             coordinator = self._coordinator(state, split)
-            replies, failures = self._run(run_id, plan_key, split, handles, feed_values, trace, coordinator)
+            replies, failures = self._run(run_id, plan_key, split, handles, feed_values, trace, coordinator,
+                                          timeout_ms)
             stale = [t for t, f in failures.items() if f[0] == "NeedPlan"]
             if not stale or attempt:
                 break
@@ -292,7 +295,7 @@ class DaskBackend(cluster_mod.ClusterBackend):
         local = state.session.local_task
         return local if local in split.parts else min(split.parts)
 
-    def _run(self, run_id, plan_key, split, handles, feeds, trace, coordinator):
+    def _run(self, run_id, plan_key, split, handles, feeds, trace, coordinator, timeout_ms=0):
         peers = {t: h.endpoint for t, h in handles.items()}
         for t in split.writers if len(split.writers) > 1 else ():  # locks in task order: no deadlock
             try:
@@ -303,7 +306,7 @@ class DaskBackend(cluster_mod.ClusterBackend):
         subs = {}
         for t, part in split.parts.items():
             vote_to = [w for w in split.writers if w != t]
-            sub = {"run": run_id, "plan": plan_key, "trace": trace, "vote_to": vote_to,
+            sub = {"run": run_id, "plan": plan_key, "trace": trace, "vote_to": vote_to, "timeout_ms": timeout_ms,
                    "voters": [o for o in split.parts if o != t] if part.writes else [],
                    "peers": {p: peers[p] for p in set(part.peers) | set(vote_to)}}
             if plan_key not in handles[t].registered:
@@ -378,12 +381,15 @@ class RemoteVariables:
         self.backend = backend
         self._session = weakref.ref(session)
         self.key = f"{backend.uid}/s{next(backend._ids)}"
-        self.write_lock = threading.RLock()
+        self._write_locks = {}  # variable name -> the lock a run of this session writing it holds
         self.last_run = None  # the RunReport of the last run
 
     def locked(self, names):
-        """The write lock a run holds from start to commit: one for all of the session's variables."""
-        return self.write_lock
+        """The locks a run holds from start to commit: one per variable it writes, taken in name
+        order (a run waiting in a dequeue holds only its own variables', as in-process)."""
+        with self.backend._lock:
+            locks = [self._write_locks.setdefault(n, threading.RLock()) for n in sorted(set(names))]
+        return hold(locks)
 
     @property
     def session(self):
@@ -419,11 +425,12 @@ class DistributedRun:
         self.subscribers = list(subscribers)
         self.replies = None
         self.closed = False
+        self.timeout_ms = 0  # the run's time limit (Session.run sets it from RunOptions / ConfigProto)
 
     def run_to_end(self):
         start = time.perf_counter()
         self.run_id, self.replies, self.handles = self.backend.run(
-            self.state, self.plan, self.feed_values, bool(self.subscribers))
+            self.state, self.plan, self.feed_values, bool(self.subscribers), self.timeout_ms)
         self.seconds = time.perf_counter() - start
         if self.subscribers:
             for event in self._events():
