@@ -1,6 +1,6 @@
 """The devlab task runtime: one per task, in the process of the Dask worker that serves the task.
 
-It holds the task's variables (a ``VariableStore``, the same class a Session uses in-process)
+It holds the task's variables (a ``SharedStore``, the store of an in-process cluster's task)
 and drives the task's part of each plan as a ``TaskRun`` (``task_run.py``: the runtime's ``Run``,
 which owns the writes and runs each op with its kernel, plus sends and recvs); nothing is
 committed until every task of the run is ready. A run on a task goes:
