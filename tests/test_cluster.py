@@ -3,8 +3,9 @@
 The tests show that a ps/worker program trains to the in-process values, that variables live in
 the ps worker's process, that clients in other processes share them, that a run failing on one
 task changes no variable on any task, that a queue on the ps is shared by two clients (a dequeue
-waits, times out or is cancelled by close as in TF; SyncReplicasOptimizer trains to TF's model), and that a killed ps worker is TF's UnavailableError, after
-which the session goes on and a checkpoint restores the replacement. The kill runs last: it
+waits, times out or is cancelled by close as in TF; SyncReplicasOptimizer trains to TF's model),
+and that a killed ps worker is TF's UnavailableError, after which the session goes on and a
+checkpoint restores the replacement. The kill runs last: it
 replaces the ps worker the other tests share.
 """
 import os
