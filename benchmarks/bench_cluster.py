@@ -1,7 +1,19 @@
-"""What running each task on a Dask worker costs per training step, against the same program in-process.
+"""What running each task on a Dask worker costs per training step: against TensorFlow's own servers,
+and against the same program in-process.
 
-    python benchmarks/bench_cluster.py            # 7 rounds of 200 steps each way
-    python benchmarks/bench_cluster.py --quick    # 3 rounds of 50
+    python benchmarks/bench_cluster.py                                   # 7 rounds of 200 steps each way
+    python benchmarks/bench_cluster.py --quick                           # 3 rounds of 50
+    python benchmarks/bench_cluster.py --tf-python /work/tfvenv/bin/python   # TF from another venv
+
+First the issue's ps/worker step: a 256x256 variable on ``/job:ps/task:0``, its gradient from a
+32-row product on ``/job:worker/task:0``, applied on the ps (256 KB each way per step). devlab runs
+it on ``devlab.cluster.local(ps=1, worker=1)`` (two Dask worker processes); TensorFlow on its own
+in-process gRPC servers (``tf.train.Server`` on localhost, one ps and one worker, the client in
+the worker's process), in this Python when it imports TensorFlow, else in ``--tf-python``'s, kept
+running beside so that rounds alternate. The ratio is TF's time over devlab's (>= 1: devlab is
+as fast or faster).
+
+Then the MLP below on the cluster against the in-process simulated cluster.
 
 The program: a small MLP (64 -> 32 -> 10, softmax cross-entropy, batch 32) whose variables sit on
 ``/job:ps/task:0`` and whose compute sits on ``/job:worker/task:0`` (``replica_device_setter``),
@@ -22,8 +34,9 @@ import numpy as np
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from common import describe_machine  # noqa: E402
 
-import devlab as tf  # noqa: E402
-import devlab.cluster  # noqa: E402
+if "--tf-servers" not in sys.argv:  # the TensorFlow side runs without devlab
+    import devlab as tf  # noqa: E402
+    import devlab.cluster  # noqa: E402
 
 SPEC = {"ps": ["ps0:2222"], "worker": ["worker0:2222"]}
 
@@ -56,13 +69,115 @@ def steps_per_second(sess, train, feed, n):
     return (time.perf_counter() - t0) / n
 
 
+def step_program(tf):
+    """The issue's step in ``tf`` (devlab or TensorFlow): (graph, init, train, w)."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            w = tf.Variable(tf.zeros([256, 256]), name="w")
+        with tf.device("/job:worker/task:0"):
+            x = tf.constant(np.random.default_rng(0).standard_normal((32, 256)).astype(np.float32))
+            grad = tf.gradients(tf.reduce_sum(tf.matmul(x, w)), [w])[0]
+        with tf.device("/job:ps/task:0"):
+            train = tf.train.GradientDescentOptimizer(0.001).apply_gradients([(grad, w)])
+    return g, w.initializer, train, w
+
+
+def tf_servers():
+    """TensorFlow's in-process servers (a ps and a worker on free localhost ports) and a session
+    on the worker's target running the step; reads a step count per line, answers seconds/step."""
+    import socket
+    import tensorflow.compat.v1 as tft
+    tft.disable_v2_behavior()
+    socks = [socket.socket() for _ in range(2)]
+    for sock in socks:
+        sock.bind(("localhost", 0))
+    ports = [sock.getsockname()[1] for sock in socks]
+    for sock in socks:
+        sock.close()
+    spec = tft.train.ClusterSpec({"ps": [f"localhost:{ports[0]}"], "worker": [f"localhost:{ports[1]}"]})
+    tft.train.Server(spec, "ps", 0)
+    worker = tft.train.Server(spec, "worker", 0)
+    g, init, train, w = step_program(tft)
+    sess = tft.Session(worker.target, graph=g)
+    sess.run(init)
+    print(f"ready TensorFlow {tft.__version__}", flush=True)
+    for line in sys.stdin:
+        print(steps_per_second(sess, train, None, int(line)), flush=True)
+
+
+class TensorFlowSide:
+    """The TF servers: in this process when TensorFlow imports, else in a ``tf_python`` process."""
+
+    def __init__(self, tf_python):
+        self.process = None
+        try:
+            import tensorflow  # noqa: F401
+            tf_python = sys.executable
+        except ImportError:
+            if not tf_python:
+                raise
+        import subprocess
+        self.process = subprocess.Popen([tf_python, __file__, "--tf-servers"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+        line = self.process.stdout.readline()
+        if not line.startswith("ready"):
+            raise RuntimeError("the TensorFlow side did not start")
+        self.version = line.split()[-1]
+
+    def seconds_per_step(self, n):
+        self.process.stdin.write(f"{n}\n")
+        self.process.stdin.flush()
+        return float(self.process.stdout.readline())
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def compare_with_tensorflow(args, rounds, n):
+    try:
+        side = TensorFlowSide(args.tf_python)
+    except (ImportError, RuntimeError, OSError) as e:
+        print(f"ps/worker step against TensorFlow: skipped ({e}; pass --tf-python)")
+        return
+    spec = devlab.cluster.local(ps=1, worker=1, dashboard=False, verbose=False)
+    try:
+        server = tf.train.Server(spec, job_name="worker", task_index=0)
+        g, init, train, w = step_program(tf)
+        sess = tf.Session(server.target, graph=g)
+        sess.run(init)
+        steps_per_second(sess, train, None, 20)
+        side.seconds_per_step(20)
+        ours, theirs = [], []
+        for _ in range(rounds):
+            theirs.append(side.seconds_per_step(n))
+            ours.append(steps_per_second(sess, train, None, n))
+        mine, tf_time = statistics.median(ours), statistics.median(theirs)
+        print(f"ps/worker step: 256x256 variable on /job:ps, gradient of a 32-row product on /job:worker; "
+              f"{rounds} rounds x {n} steps, medians")
+        print(f"  TensorFlow {side.version} in-process gRPC servers   {tf_time * 1e3:8.3f} ms/step")
+        print(f"  devlab.cluster.local (2 Dask worker processes) {mine * 1e3:8.3f} ms/step   "
+              f"ratio {tf_time / mine:.2f}x TF (best rounds: {min(theirs) / min(ours):.2f}x)")
+        sess.close()
+    finally:
+        spec.close()
+        side.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--tf-python", help="a Python with TensorFlow, when this one has none")
+    parser.add_argument("--tf-servers", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.tf_servers:
+        return tf_servers()
     rounds, n = (3, 50) if args.quick else (7, 200)
     print(describe_machine())
     print(f"load average before: {os.getloadavg()[0]:.2f} (other processes on the machine slow both sides)")
+    compare_with_tensorflow(args, rounds, n)
     spec = devlab.cluster.local(ps=1, worker=1, dashboard=False, verbose=False)
     try:
         server = tf.train.Server(spec, job_name="worker", task_index=0)

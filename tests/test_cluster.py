@@ -2,8 +2,10 @@
 
 The tests show that a ps/worker program trains to the in-process values, that variables live in
 the ps worker's process, that clients in other processes share them, that a run failing on one
-task changes no variable on any task, and that a killed ps worker is TF's UnavailableError, after
-which the session goes on and a checkpoint restores the replacement. The kill runs last: it
+task changes no variable on any task, that a queue on the ps is shared by two clients (a dequeue
+waits, times out or is cancelled by close as in TF; SyncReplicasOptimizer trains to TF's model),
+and that a killed ps worker is TF's UnavailableError, after which the session goes on and a
+checkpoint restores the replacement. The kill runs last: it
 replaces the ps worker the other tests share.
 """
 import os
@@ -336,6 +338,123 @@ def test_clients_in_two_processes_update_the_same_ps_variables(spec):
             sess.run(bump)
         assert process.wait(timeout=60) == 0
         assert sess.run(shared) == 50.0
+
+
+def test_the_issues_two_clients_share_the_ps_variable(spec):
+    """Issue 28's example on Dask workers: each client its own graph and session on its own
+    worker's target; the chief's initialisation and assignment are seen by the other (TF: 5.0)."""
+    def build():
+        g = tf.Graph()
+        with g.as_default(), tf.device("/job:ps/task:0"):
+            v = tf.Variable(3.0, name="v_two_clients")
+        return g, v
+    g0, v0 = build()
+    g1, v1 = build()
+    s0 = tf.Session(worker_target(spec, 0), graph=g0)
+    s1 = tf.Session(worker_target(spec, 1), graph=g1)
+    with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value v_two_clients"):
+        s1.run(v1)
+    s0.run(v0.initializer)
+    s0.run(v0.assign(5.0))
+    assert s1.run(v1) == 5.0
+    s1.run(v1.assign_add(1.0))
+    assert s0.run(v0) == 6.0
+    s0.close()
+    s1.close()
+
+
+def _queue_client(spec, index):
+    """One client (its own graph and session on worker ``index``) of the queue ``q28`` on the ps."""
+    g = tf.Graph()
+    with g.as_default(), tf.device("/job:ps/task:0"):
+        q = tf.FIFOQueue(10, tf.float32, shapes=(), shared_name="q28", name="q")
+        x = tf.placeholder(tf.float32, [], name="x")
+        v = tf.Variable(0.0, name=f"q28_v{index}")
+        with tf.control_dependencies([v.assign_add(1.0)]):
+            counted = q.dequeue()  # writes v, then waits
+    return tf.Session(worker_target(spec, index), graph=g), q, x, v, counted
+
+
+def _in_thread(fn):
+    got = {}
+
+    def call():
+        try:
+            got["value"] = fn()
+        except Exception as e:  # noqa: BLE001 - the test reads it
+            got["error"] = e
+    t = threading.Thread(target=call, daemon=True)
+    t.start()
+    return t, got
+
+
+def test_a_queue_on_the_ps_is_shared_by_two_clients_and_a_dequeue_waits_for_the_other(spec):
+    s0, q0, x0, _, _ = _queue_client(spec, 0)
+    s1, q1, _, v1, counted1 = _queue_client(spec, 1)
+    take = q1.dequeue()
+    t, got = _in_thread(lambda: s1.run(take))  # waits on the ps worker, in a thread, not its loop
+    t.join(0.5)
+    assert t.is_alive()
+    s0.run(q0.enqueue(x0), {x0: 1.0})
+    s0.run(q0.enqueue(x0), {x0: 2.0})
+    t.join(30)
+    assert got == {"value": 1.0} and s0.run(q0.size()) == 1 and s1.run(q1.size()) == 1
+    s1.run(v1.initializer)
+    assert s1.run(counted1) == 2.0 and s1.run(v1) == 1.0
+    s0.close()
+    s1.close()
+
+
+def test_a_dequeue_on_the_ps_past_its_time_limit_is_deadline_exceeded_and_commits_nothing(spec):
+    s0, q0, x0, _, _ = _queue_client(spec, 0)
+    s1, q1, _, v1, counted1 = _queue_client(spec, 1)
+    s1.run(v1.initializer)
+    with pytest.raises(tf.errors.DeadlineExceededError, match="Timed out waiting for notification"):
+        s1.run(counted1, options=tf.RunOptions(timeout_in_ms=300))
+    assert s1.run(v1) == 0.0  # its write was not committed
+    g = s1.graph
+    limited = tf.Session(worker_target(spec, 1), graph=g, config=tf.ConfigProto(operation_timeout_in_ms=300))
+    with pytest.raises(tf.errors.DeadlineExceededError):
+        limited.run(counted1)
+    limited.close()
+    s0.run(q0.enqueue(x0), {x0: 7.0})  # the queue still works, and lost nothing
+    assert s1.run(counted1) == 7.0 and s1.run(v1) == 1.0
+    s0.close()
+    s1.close()
+
+
+def test_closing_a_session_cancels_its_dequeue_waiting_on_the_ps(spec):
+    s1, q1, _, _, _ = _queue_client(spec, 1)
+    take = q1.dequeue()
+    t, got = _in_thread(lambda: s1.run(take))
+    t.join(0.5)
+    assert t.is_alive()
+    s1.close()
+    t.join(30)
+    assert not t.is_alive() and isinstance(got.get("error"), tf.errors.CancelledError)
+    s0, q0, _, _, _ = _queue_client(spec, 0)
+    assert s0.run(q0.size()) == 0  # the cancelled dequeue took nothing
+    s0.close()
+
+
+def test_sync_replicas_with_two_worker_clients_trains_to_tensorflows_model(spec, monkeypatch):
+    """tests/cases/between_graph_cases.replica_program (each worker a client with its own graph,
+    SyncReplicasOptimizer's token queue and accumulators on the ps) on the Dask workers."""
+    import json
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "cases"))
+    import between_graph_cases as cases
+    with open(os.path.join(os.path.dirname(__file__), "data", "tf_between_graph.json")) as f:
+        want = json.load(f)["replica_program"]
+
+    def cluster(tf_, addresses, workers, ps, with_spec=False):
+        assert (workers, ps) == (2, 1)
+        servers = [tf.train.Server(spec, job_name="worker", task_index=i) for i in range(2)]
+        return servers, [tf.train.Server(spec, job_name="ps", task_index=0)], spec
+    monkeypatch.setattr(cases, "cluster", cluster)
+    got = cases.replica_program(tf, None)
+    assert got["errors"] == [] and got["finished"] and got["step"] == want["step"]
+    for key in ("w", "b", "loss"):
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-4, atol=1e-5)
 
 
 def test_a_killed_ps_worker_is_unavailable_and_a_checkpoint_restores_its_replacement(spec, tmp_path):

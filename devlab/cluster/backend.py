@@ -1,8 +1,8 @@
 """The Dask backend: the master's side of running each task on a Dask worker.
 
 The Session places the graph and compiles its plan as it does in-process; this backend splits
-the plan by task (``split.py``), sends each task's part to that task's runtime (a Dask actor on
-its worker, ``task_runtime.py``) once, and then runs it as one transaction:
+the plan by task (``split.py``), sends each task's part to that task's runtime (an object in
+its worker's process, ``task_runtime.py``) once, and then runs it as one transaction:
 
 * phase one: every task runs its part at once; tensors that cross tasks go from worker to
   worker; each task ends *prepared* (its writes held back) and votes;
@@ -16,11 +16,12 @@ dropped, and the next run that needs the task finds the task's worker again (Das
 restarts a killed worker under the same name) and starts a fresh, empty runtime there: the
 variables it held are gone until a ``Saver`` restores them.
 
-Calls go to the actors through the workers' ``actor_execute`` handler (what Dask's ``Actor``
-proxy uses), so a lost worker fails the call at once instead of waiting for the actor to be
-recomputed.
+Dask's public API finds the tasks' workers and starts the runtimes there (``Client.run(...,
+workers=[address])``, which runs exactly where it is told); the runs themselves go over the data plane
+(``channel.py``): a blocking socket call from the user's thread to the coordinating task, so a
+step pays no hop through the client's event loop and a lost worker fails the call at once. No
+error of Dask's own (``CommClosedError``) reaches the user: each is TF's ``UnavailableError``.
 """
-import asyncio
 import importlib.util
 import itertools
 import threading
@@ -36,21 +37,25 @@ from ..framework import errors
 from ..runtime import cluster as cluster_mod
 from ..runtime.events import StepFinished, Transfer
 from ..runtime.steps import OpStep
+from ..runtime.variable_store import hold
 from .reports import RunReport, TaskInfo, TransferRecord
 from .split import split_plan, task_name
-from .task_runtime import TaskRuntime
-from . import py_funcs
+from .task_runtime import start_runtime
+from . import channel, py_funcs
 
 FIND_WORKER_SECONDS = 60.0  # how long to wait for a task's worker to (re)appear
+CLOSE_SECONDS = 5  # how long closing waits for Dask's client and cluster
 DIRECT_FEED_BYTES = 1 << 16  # feeds above this size go straight to their task's worker
 
 
 class TaskHandle:
-    """Where one task's runtime lives: the worker's address, the actor's key, its process."""
+    """Where one task's runtime lives: the worker's address, its process, where it listens."""
 
-    def __init__(self, task, address, key, future, info):
-        self.task, self.address, self.key, self.future = task, address, key, future
+    def __init__(self, task, address, info):
+        self.task, self.address = task, address
         self.pid, self.worker_name = info["pid"], info["name"]
+        self.endpoint = tuple(info["endpoint"])  # where the runtime listens (channel.py)
+        self.pool = channel.Pool(self.endpoint)
         self.lost = False
         self.registered = set()  # plan keys this runtime has received
 
@@ -67,6 +72,8 @@ class DaskBackend(cluster_mod.ClusterBackend):
         self.cluster = cluster  # the LocalCluster this backend started, or None
         self.spec = None  # the bound ClusterSpec (set by whoever binds it)
         self.handles = {}
+        self._dead = set()  # (address, Dask's worker id) of workers found gone, which the scheduler may still list
+        self._worker_ids = {}  # address -> the id of the worker last seen there
         self.uid = uuid.uuid4().hex[:10]
         self._ids = itertools.count()
         self._splits = weakref.WeakKeyDictionary()  # plan -> (plan key, Split)
@@ -107,7 +114,7 @@ class DaskBackend(cluster_mod.ClusterBackend):
         for h in list(self.handles.values()):
             if not h.lost and not self._closed.is_set():
                 try:
-                    self._sync(self._call, h, "forget", state.key)
+                    self._tell(h, "forget", state.key)
                 except Exception:  # noqa: BLE001 - a lost worker has nothing to forget
                     pass
 
@@ -125,9 +132,17 @@ class DaskBackend(cluster_mod.ClusterBackend):
             return
         self._closed.set()
         _live.discard(self)
-        self.client.close()
+        for h in self.handles.values():
+            h.pool.close()
+        try:  # bounded: with the scheduler gone, Dask would wait for it for its comm timeout (30 s)
+            self.client.close(timeout=CLOSE_SECONDS)
+        except Exception:  # noqa: BLE001 - a client whose scheduler is gone
+            pass
         if self.cluster is not None:
-            self.cluster.close()
+            try:
+                self.cluster.close(timeout=CLOSE_SECONDS)
+            except Exception:  # noqa: BLE001
+                pass
 
     @property
     def scheduler_address(self):
@@ -161,22 +176,21 @@ class DaskBackend(cluster_mod.ClusterBackend):
             return h
 
     def _resolve(self, task):
-        from distributed import Lock
-        name = f"devlab{task_name(task)}"
-        address = self._find_worker(task)
-        with Lock(f"{name}:lock", scheduler_rpc=self.client.scheduler, loop=self.client.loop):
-            published = self.client.get_dataset(name, default=None)
-            if published is not None and published["address"] == address:
-                future, key = published["actor"], published["key"]
-            else:
-                future = self.client.submit(TaskRuntime, task, actor=True, workers=[address], allow_other_workers=False,
-                                            pure=False, key=f"devlab-task{task_name(task)}-{uuid.uuid4().hex[:8]}")
-                key = future.key
-                future.result(timeout=FIND_WORKER_SECONDS)
-                self.client.publish_dataset(**{name: {"actor": future, "address": address, "key": key}},
-                                            override=True)
-            info = self._sync(self._call_at, address, key, "info", None)
-        return TaskHandle(task, address, key, future, info)
+        """The task's runtime on the worker that serves it now: the one every client of the cluster
+        shares, started there by the first (``task_runtime.start_runtime``)."""
+        deadline = time.monotonic() + FIND_WORKER_SECONDS
+        while True:
+            address = self._find_worker(task)
+            try:
+                info = self.client.run(start_runtime, task_name(task), workers=[address])[address]
+                break
+            except Exception as e:  # noqa: BLE001 - Dask's CommClosedError, a worker gone...: TF's class
+                self._mark_dead(address)  # the scheduler may list a killed worker for a moment
+                if time.monotonic() > deadline or self._closed.is_set():
+                    raise errors.UnavailableError(None, None, f"{task_name(task)}: the Dask worker at {address} "
+                                                              f"cannot be reached ({type(e).__name__}: {e})") from None
+                time.sleep(0.2)
+        return TaskHandle(task, address, info)
 
     def _find_worker(self, task):
         """The address of the worker that serves ``task`` now (waiting for a restarted one)."""
@@ -194,13 +208,19 @@ class DaskBackend(cluster_mod.ClusterBackend):
     def _current_address(self, task):
         kind, value = self.selectors[task]
         try:
-            workers = self.client.scheduler_info(n_workers=-1)["workers"]
+            workers = workers_of(self.client)
         except Exception:  # noqa: BLE001 - the scheduler is gone
             return None
         for address, w in workers.items():
+            self._worker_ids[address] = w.get("id")
+            if (address, w.get("id")) in self._dead:
+                continue
             if (kind == "name" and str(w.get("name")) == str(value)) or (kind == "address" and address == value):
                 return address
         return None
+
+    def _mark_dead(self, address):
+        self._dead.add((address, self._worker_ids.get(address)))
 
     def task_infos(self):
         """Where each task runs and the variables it holds now (for the cluster view)."""
@@ -208,34 +228,31 @@ class DaskBackend(cluster_mod.ClusterBackend):
         for task in self.spec.tasks():
             h = self.handle(task)
             try:
-                variables = self._sync(self._call, h, "variables", None)
+                variables = self._call(h, "variables", None)
             except errors.UnavailableError:
                 variables = {}
             out.append(TaskInfo(task, h.address, h.pid, h.worker_name, variables))
         return out
 
     # -- calls -----------------------------------------------------------------------------------
-    def _sync(self, fn, *args):
-        return self.client.sync(fn, *args)
-
-    async def _call(self, h, function, payload):
+    def _call(self, h, function, payload):
+        """``function(payload)`` on the task's runtime, over the data plane (``channel.py``)."""
         try:
-            return await self._call_at(h.address, h.key, function, payload)
-        except errors.UnavailableError:
+            return h.pool.call(function, payload)
+        except OSError as e:
             h.lost = True
-            raise
-
-    async def _call_at(self, address, key, function, payload):
-        from distributed.protocol import to_serialize
-        try:
-            reply = await self.client.rpc(address).actor_execute(
-                actor=key, function=function, args=[to_serialize(payload)], kwargs={})
-        except (OSError, asyncio.TimeoutError, KeyError) as e:
-            raise errors.UnavailableError(None, None, f"the Dask worker at {address} cannot be reached "
+            self._mark_dead(h.address)
+            raise errors.UnavailableError(None, None, f"the Dask worker at {h.address} cannot be reached "
                                                       f"({type(e).__name__}: {e})") from None
-        if reply.get("status") != "OK":
-            raise errors.InternalError(None, None, f"devlab task runtime failed: {reply.get('exception')!r}")
-        return reply["result"]
+        except RuntimeError as e:
+            raise errors.InternalError(None, None, f"devlab task runtime failed: {e}") from None
+
+    def _tell(self, h, function, payload):
+        try:
+            h.pool.tell(function, payload)
+        except OSError:
+            h.lost = True
+            self._mark_dead(h.address)
 
     # -- running a plan ----------------------------------------------------------------------------
     def split(self, plan, state):
@@ -247,16 +264,17 @@ class DaskBackend(cluster_mod.ClusterBackend):
             self._splits[plan] = found
         return found
 
-    def run(self, state, plan, feed_values, trace):
+    def run(self, state, plan, feed_values, trace, timeout_ms=0):
         """Runs every task's part (each writing task commits once all voted); returns (run id,
-        {task: reply}, handles), or raises after the run was aborted on every task."""
+        {task: reply}, handles), or raises after the run was aborted on every task. A part that
+        waits (a dequeue) longer than ``timeout_ms`` fails with DeadlineExceededError."""
         plan_key, split = self.split(plan, state)
         for attempt in range(2):
             run_id = f"{self.uid}:{next(self._ids)}"
             handles = {t: self.handle(t) for t in split.parts}
             coordinator = self._coordinator(state, split)
-            replies, failures = self._sync(self._run, run_id, plan_key, split, handles, feed_values, trace,
-                                           coordinator)
+            replies, failures = self._run(run_id, plan_key, split, handles, feed_values, trace, coordinator,
+                                          timeout_ms)
             stale = [t for t, f in failures.items() if f[0] == "NeedPlan"]
             if not stale or attempt:
                 break
@@ -277,19 +295,18 @@ class DaskBackend(cluster_mod.ClusterBackend):
         local = state.session.local_task
         return local if local in split.parts else min(split.parts)
 
-    async def _run(self, run_id, plan_key, split, handles, feeds, trace, coordinator):
-        from distributed.protocol import to_serialize
-        peers = {t: (h.address, h.key) for t, h in handles.items()}
+    def _run(self, run_id, plan_key, split, handles, feeds, trace, coordinator, timeout_ms=0):
+        peers = {t: h.endpoint for t, h in handles.items()}
         for t in split.writers if len(split.writers) > 1 else ():  # locks in task order: no deadlock
             try:
-                await self._call(handles[t], "lock", run_id)
+                self._call(handles[t], "lock", run_id)
             except errors.UnavailableError as e:
-                await self._abort_all(run_id, handles)
+                self._abort_all(run_id, handles)
                 return {}, {t: ("UnavailableError", None, e.message, t)}
-        subs, direct = {}, []
+        subs = {}
         for t, part in split.parts.items():
             vote_to = [w for w in split.writers if w != t]
-            sub = {"run": run_id, "plan": plan_key, "trace": trace, "vote_to": vote_to,
+            sub = {"run": run_id, "plan": plan_key, "trace": trace, "vote_to": vote_to, "timeout_ms": timeout_ms,
                    "voters": [o for o in split.parts if o != t] if part.writes else [],
                    "peers": {p: peers[p] for p in set(part.peers) | set(vote_to)}}
             if plan_key not in handles[t].registered:
@@ -298,32 +315,24 @@ class DaskBackend(cluster_mod.ClusterBackend):
             if t != coordinator and sum(getattr(v, "nbytes", 0) for v in values) > DIRECT_FEED_BYTES:
                 # large feeds go straight to their task; small ones ride with the run's request
                 sub["feeds"] = None
-                direct.append(self.client.rpc(handles[t].address).actor_execute(
-                    actor=handles[t].key, function="deliver", args=[to_serialize((run_id, [(("feeds",), values)],
-                                                                                  time.time()))],
-                    kwargs={}, reply=False))
+                self._tell(handles[t], "deliver", (run_id, [(("feeds",), values)], time.time()))
             else:
                 sub["feeds"] = values
             subs[t] = sub
         request = {"run": run_id, "mine": subs.pop(coordinator), "others": subs, "peers": peers}
         try:
-            if direct:
-                await asyncio.gather(*direct)
-            reply = await self._call(handles[coordinator], "coordinate", request)
+            reply = self._call(handles[coordinator], "coordinate", request)
         except errors.UnavailableError as e:
-            failing = coordinator
-            for t, h in handles.items():
-                if t != coordinator and h.address in e.message:
-                    failing = t
-            await self._abort_all(run_id, handles)
-            return {}, {failing: ("UnavailableError", None, e.message, failing)}
+            self._abort_all(run_id, handles)
+            return {}, {coordinator: ("UnavailableError", None, e.message, coordinator)}
         if "failures" in reply:
             return {}, reply["failures"]
         return reply["replies"], {}
 
-    async def _abort_all(self, run_id, handles):
-        live = [h for h in handles.values() if not h.lost]
-        await asyncio.gather(*[self._call(h, "abort", run_id) for h in live], return_exceptions=True)
+    def _abort_all(self, run_id, handles):
+        for h in handles.values():
+            if not h.lost:
+                self._tell(h, "abort", run_id)
 
     def _error(self, state, failures, handles):
         """The error to raise for a failed run: an unreachable task first, then a kernel's error."""
@@ -331,6 +340,7 @@ class DaskBackend(cluster_mod.ClusterBackend):
         for f in unavailable:
             if f[3] in handles:
                 handles[f[3]].lost = True
+                self._mark_dead(handles[f[3]].address)
         if unavailable:
             name, _, message, task = unavailable[0]
             h = handles.get(task)
@@ -356,15 +366,11 @@ class DaskBackend(cluster_mod.ClusterBackend):
         for name, value in values.items():
             device = placement.device_of(name)
             by_task.setdefault((device.job, device.task), {})[name] = value
-        handles = {t: self.handle(t) for t in by_task}
-        results = self._sync(self._assign, handles, by_task)
-        for t, r in zip(by_task, results):
-            if isinstance(r, BaseException):
-                raise errors.UnavailableError(None, None, f"{task_name(t)} is unavailable: {r}")
-
-    async def _assign(self, handles, by_task):
-        return await asyncio.gather(*[self._call(handles[t], "assign", v) for t, v in by_task.items()],
-                                    return_exceptions=True)
+        for t, group in by_task.items():
+            try:
+                self._call(self.handle(t), "assign", group)
+            except errors.UnavailableError as e:
+                raise errors.UnavailableError(None, None, f"{task_name(t)} is unavailable: {e.message}") from None
 
 
 class RemoteVariables:
@@ -375,12 +381,15 @@ class RemoteVariables:
         self.backend = backend
         self._session = weakref.ref(session)
         self.key = f"{backend.uid}/s{next(backend._ids)}"
-        self.write_lock = threading.RLock()
+        self._write_locks = {}  # variable name -> the lock a run of this session writing it holds
         self.last_run = None  # the RunReport of the last run
 
     def locked(self, names):
-        """The write lock a run holds from start to commit: one for all of the session's variables."""
-        return self.write_lock
+        """The locks a run holds from start to commit: one per variable it writes, taken in name
+        order (a run waiting in a dequeue holds only its own variables', as in-process)."""
+        with self.backend._lock:
+            locks = [self._write_locks.setdefault(n, threading.RLock()) for n in sorted(set(names))]
+        return hold(locks)
 
     @property
     def session(self):
@@ -416,11 +425,12 @@ class DistributedRun:
         self.subscribers = list(subscribers)
         self.replies = None
         self.closed = False
+        self.timeout_ms = 0  # the run's time limit (Session.run sets it from RunOptions / ConfigProto)
 
     def run_to_end(self):
         start = time.perf_counter()
         self.run_id, self.replies, self.handles = self.backend.run(
-            self.state, self.plan, self.feed_values, bool(self.subscribers))
+            self.state, self.plan, self.feed_values, bool(self.subscribers), self.timeout_ms)
         self.seconds = time.perf_counter() - start
         if self.subscribers:
             for event in self._events():
@@ -472,6 +482,15 @@ class DistributedRun:
                 events.append(Transfer(steps[index], sent_at, arrived, None, nbytes))
         events.sort(key=lambda e: (e.start, e.step.index))
         return events
+
+
+def workers_of(client):
+    """{address: info} of every worker the scheduler knows (Dask >= 2025 lists only a few unless
+    asked for all; older versions take no such argument)."""
+    try:
+        return client.scheduler_info(n_workers=-1)["workers"]
+    except TypeError:
+        return client.scheduler_info()["workers"]
 
 
 _live = weakref.WeakSet()  # backends of this process, for targets no Server named yet

@@ -13,7 +13,7 @@ import time
 
 from ..framework.extras import require
 from ..runtime.cluster import ClusterSpec
-from .backend import DaskBackend
+from .backend import DaskBackend, workers_of
 from .split import task_name
 
 _NAME = re.compile(r"^/job:([A-Za-z][A-Za-z0-9_]*)(?:/replica:0)?/task:(\d+)$")
@@ -53,7 +53,7 @@ def local(ps=1, worker=2, *, memory_limit="auto", dashboard=True, silence_logs=l
     except BaseException:
         cluster.close()
         raise
-    addresses = {str(w["name"]): address for address, w in client.scheduler_info(n_workers=-1)["workers"].items()}
+    addresses = {str(w["name"]): address for address, w in workers_of(client).items()}
     backend = DaskBackend(client, {t: ("name", worker_name(*t)) for t in tasks}, cluster=cluster)
     spec = ClusterSpec({job: [_host_port(addresses[worker_name(job, i)]) for i in range(int(n))]
                         for job, n in jobs.items() if int(n)}, backend=backend)
@@ -71,14 +71,14 @@ def _wait_for_workers(cluster, client, n, timeout=120):
     once, with the usual cause."""
     from distributed.core import Status
     deadline = time.monotonic() + timeout
-    while len(client.scheduler_info(n_workers=-1)["workers"]) < n:
+    while len(workers_of(client)) < n:
         if any(getattr(w, "status", None) == Status.failed for w in cluster.workers.values()):
             raise RuntimeError(
                 "devlab.cluster.local: the Dask worker processes failed to start. In a script, start the "
                 "cluster under `if __name__ == \"__main__\":` (Dask starts each worker with Python's spawn "
                 "method, which imports the script again); the error above says more.")
         if time.monotonic() > deadline:
-            raise RuntimeError(f"devlab.cluster.local: only {len(client.scheduler_info(n_workers=-1)['workers'])} "
+            raise RuntimeError(f"devlab.cluster.local: only {len(workers_of(client))} "
                                f"of {n} Dask workers started in {timeout} s")
         time.sleep(0.1)
 
@@ -95,7 +95,7 @@ def connect(address, cluster=None, workers=None, timeout=60):
     Client = require("distributed", "devlab.cluster.connect").Client  # noqa: N806 - Dask's class
     client = Client(address, set_as_default=False, timeout=timeout)
     try:
-        info = client.scheduler_info(n_workers=-1)["workers"]
+        info = workers_of(client)
         names = {str(w.get("name")): a for a, w in info.items()}
         if cluster is None:
             found = {}

@@ -36,6 +36,12 @@ def task_name(task):
     return f"/job:{task[0]}/replica:0/task:{task[1]}"
 
 
+def task_of_name(name):
+    """(job, task index) of a task's name: ``/job:ps/replica:0/task:0`` -> ("ps", 0)."""
+    parts = dict(p.split(":", 1) for p in name.strip("/").split("/"))
+    return (parts["job"], int(parts["task"]))
+
+
 @dataclass
 class TaskPart:
     """One task's share of a plan, as data a worker can receive."""

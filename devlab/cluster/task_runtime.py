@@ -1,13 +1,13 @@
-"""The devlab task runtime: a Dask actor, pinned to the worker that serves one task.
+"""The devlab task runtime: one per task, in the process of the Dask worker that serves the task.
 
-It holds the task's variables (a ``VariableStore``, the same class a Session uses in-process)
+It holds the task's variables (a ``SharedStore``, the store of an in-process cluster's task)
 and drives the task's part of each plan as a ``TaskRun`` (``task_run.py``: the runtime's ``Run``,
 which owns the writes and runs each op with its kernel, plus sends and recvs); nothing is
 committed until every task of the run is ready. A run on a task goes:
 
 1. execute the steps in the plan's order. A ``send`` hands a value straight to the consuming
-   task's worker (``deliver``: worker to worker through Dask's comms, never through the
-   client); what a task owes another goes in one message, just before the task waits for a
+   task's worker (``deliver``: worker to worker over the data plane, ``channel.py``, never
+   through the client); what a task owes another goes in one message, just before the task waits for a
    ``recv`` (or at its end). A task whose part writes variables holds the task's write lock
    from its first read to the decision.
 2. prepare: every step succeeded and the fetched values are read. The run's writes are still
@@ -18,10 +18,19 @@ committed until every task of the run is ready. A run on a task goes:
    task and no task changes a variable: a two-phase commit whose decision each writing task
    takes from the votes, so it costs no extra round trip from the master.
 
-The methods are coroutines on the worker's event loop, so deliveries arrive while a run waits
+The master and the other tasks reach the runtime at the listener ``info`` starts (the calls in
+``CALLS``). The methods are coroutines on the worker's event loop, so deliveries arrive while a run waits
 for them; kernels run on the loop, or in a thread once a part has shown itself slow. A writing
 task that waits ``DECISION_TIMEOUT`` seconds for a vote abandons the run, so a client that dies
 mid-run cannot hold a task's lock for ever.
+
+Queues and accumulators live in the task's ``ResourceMgr`` of their device, one per device for
+the life of the worker process, so every client's session shares them as TF's per-server
+resources are shared. A part with an op that may wait for another run (``OpDef.blocking``: a
+dequeue, a take_grad) runs in a pool of several threads, never on the loop, with a
+``CancellationManager`` current: the run's time limit (``timeout_in_ms``), its abort, or its
+session's close wakes the waiting kernel. Such a part publishes its writes before it hands
+something to another run (``framework/publishing.py``), as the in-process cluster does.
 """
 import asyncio
 import functools
@@ -32,15 +41,19 @@ import traceback
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
-from ..framework import errors
-from ..runtime.variable_store import VariableStore
-from .split import task_name
+from ..framework import cancellation, errors, publishing
+from ..ops.resource_mgr import ResourceMgr
+from ..runtime.server_state import SharedStore
+from . import channel
+from .split import task_name, task_of_name
 from .task_run import TaskRun, is_recv
 from .task_steps import RecvStep, TaskPlan, random_generators
 
 DECISION_TIMEOUT = 120.0  # seconds a prepared writer waits for the other tasks' votes
-SLOW_SECONDS = 0.05  # a run whose kernels took longer computes in a thread from then on
+SLOW_SECONDS = 0.05  # a run whose kernels took more CPU time computes in a thread from then on
 MAX_PLANS = 512
+WAITING_THREADS = 32  # parts that may wait run at once in threads (each may wait for another's enqueue)
+CALLS = frozenset({"info", "variables", "forget", "coordinate", "run", "abort", "lock", "deliver", "assign"})
 
 
 class Aborted(Exception):
@@ -95,9 +108,13 @@ class Outbox:
 
 
 class TaskRuntime:
-    def __init__(self, task):
-        self.task = tuple(task)
-        self.store = VariableStore()
+    def __init__(self, name):
+        self.task = task_of_name(name)  # a task's name, not its tuple: older Dask reads tuples as keys
+        # runs in threads read it while others commit: a replaced buffer is never written in place
+        self.store = SharedStore()
+        self.managers = {}  # device name -> ResourceMgr: the task's queues and accumulators
+        self.waiting = {}  # run id -> (session key, CancellationManager) of a part that may wait
+        self._waiters = None  # the thread pool of the parts that may wait
         self.plans = OrderedDict()  # plan key -> TaskPlan
         self.rngs = {}  # session key -> RandomGenerators
         self.mailbox = {}  # run id -> {key: Future of (value, sent at, arrived at)}
@@ -107,19 +124,34 @@ class TaskRuntime:
         self._timers = {}
         self._pool = None
         self._worker_ = None
+        self._starting = None
+        self._server = None  # the listener the master and the other tasks reach this runtime at
+        self._links = {}  # peer endpoint -> channel.Link
 
     # -- about this task ------------------------------------------------------------------------
     async def info(self, _=None):
+        """Where this runtime runs and listens; the first call (``start_runtime``) starts the listener on the worker's host (``channel.py``)."""
         worker = self._worker()
+        if self._server is None:
+            host = worker.address.split("://", 1)[-1].rsplit(":", 1)[0].strip("[]")
+            if self._starting is None:  # two clients asking at once get one listener
+                self._starting = asyncio.ensure_future(channel.serve(host, self._dispatch))
+            server = await asyncio.shield(self._starting)
+            self._server = server
+        endpoint = self._server.sockets[0].getsockname()[:2]
         return {"task": self.task, "pid": os.getpid(), "address": worker.address, "name": worker.name,
-                "host": socket.gethostname()}
+                "host": socket.gethostname(), "endpoint": tuple(endpoint)}
 
     async def variables(self, _=None):
         """{name: (shape, dtype, nbytes)} of the variables this task holds."""
         return {name: (tuple(v.shape), str(v.dtype), int(v.nbytes)) for name, v in self.store.values.items()}
 
     async def forget(self, session_key):
-        """Drops a closed session's plans and random generators."""
+        """Drops a closed session's plans and random generators; its runs that wait (a dequeue in
+        another thread of the client) end with the waiting kernel's CancelledError, as TF's do."""
+        for session, manager in list(self.waiting.values()):
+            if session == session_key:
+                manager.cancel()
         for key in [k for k in self.plans if k.startswith(session_key + "/")]:
             del self.plans[key]
         self.rngs.pop(session_key, None)
@@ -178,7 +210,7 @@ class TaskRuntime:
         for key, value in items:  # values that came with the request
             self._put(run_id, key, value, sent_at, now)
         held = False
-        run = None
+        run = manager = None
         outbox = Outbox(self, run_id, request["peers"], first_flush, request.get("coordinator"))
         try:
             if plan.writes:
@@ -191,6 +223,8 @@ class TaskRuntime:
             if feeds is None:  # the master sent them straight to this worker
                 feeds = (await self._mail(run_id, ("feeds",)))[0]
             run = TaskRun(plan, self.store, feeds, outbox, bool(request.get("trace")))
+            if plan.blocking:
+                manager = self._cancellable(run_id, request)
             await self._execute(run, run_id)
             fetched = run.fetch()
             for writer in request["vote_to"]:  # prepared: the vote travels with the last values
@@ -212,6 +246,8 @@ class TaskRuntime:
                 self._release(run_id)
             if isinstance(e, asyncio.CancelledError):
                 raise
+            if manager is not None and manager.error is not None:
+                e = manager.error  # the time limit passed: TF's DeadlineExceededError
             return {"error": _describe(e)}
         run.commit()
         self._end(run_id)
@@ -219,6 +255,18 @@ class TaskRuntime:
         if held:
             self._release(run_id)
         return {"fetches": fetched, "records": run.records, "transfers": run.transfers, "final": final}
+
+    def _cancellable(self, run_id, request):
+        """The CancellationManager of a part that may wait, cancelled when the run's time limit
+        (``timeout_ms``, from ``RunOptions`` or the session's config) passes."""
+        manager = cancellation.CancellationManager()
+        self.waiting[run_id] = (request["plan"].rsplit("/", 1)[0], manager)
+        limit = request.get("timeout_ms") or 0
+        if limit > 0:
+            error = errors.DeadlineExceededError(None, None, "Timed out waiting for notification")
+            timer = asyncio.get_running_loop().call_later(limit / 1000.0, manager.cancel, error)
+            self._timers[("deadline", run_id)] = timer
+        return manager
 
     def _peer_done(self, run_id, task, failures, peers, call):
         """A part this task coordinates ended: take what it owes us, or abort the run."""
@@ -296,14 +344,28 @@ class TaskRuntime:
                 run.outbox.flush()
                 run.arrived = await self._mail(run_id, step.key)
                 run.step()
+            elif plan.blocking:
+                if self._waiters is None:
+                    self._waiters = ThreadPoolExecutor(WAITING_THREADS, thread_name_prefix="devlab-task-wait")
+                manager = self.waiting[run_id][1]
+                await asyncio.get_running_loop().run_in_executor(self._waiters, self._run_waiting, run, manager)
             elif plan.slow:
                 if self._pool is None:
                     self._pool = ThreadPoolExecutor(1, thread_name_prefix="devlab-task")
                 await asyncio.get_running_loop().run_in_executor(self._pool, run.run_until, is_recv)
             else:
-                start = time.perf_counter()
+                start = time.thread_time()  # CPU time: a run preempted on a busy machine is not slow
                 run.run_until(is_recv)
-                plan.slow = time.perf_counter() - start > SLOW_SECONDS
+                plan.slow = time.thread_time() - start > SLOW_SECONDS
+
+    def _run_waiting(self, run, manager):
+        """Computes up to the next recv in a pool thread: a kernel that waits is woken by
+        ``manager``, and an enqueue first makes the run's writes visible to other runs."""
+        def publish():
+            if run.writes:
+                self.store.assign(dict(run.writes))
+        with cancellation.active(manager), publishing.publishing(publish):
+            run.run_until(is_recv)
 
     async def _send(self, peer, dst, run_id, items):
         try:  # one way: no reply (a peer that died is found by the master, whose call to it fails)
@@ -313,23 +375,26 @@ class TaskRuntime:
 
     async def _tell(self, peer, function, payload, quiet=True):
         """A one-way message to another task's runtime."""
-        from distributed.protocol import to_serialize
-        address, actor_key = peer
         try:
-            await self._worker().rpc(address).actor_execute(
-                actor=actor_key, function=function, args=[to_serialize(payload)], kwargs={}, reply=False)
+            await self._link(peer).tell(function, payload)
         except (OSError, asyncio.TimeoutError):
             if not quiet:
                 raise
 
     async def _call_peer(self, peer, function, payload):
-        from distributed.protocol import to_serialize
-        address, actor_key = peer
-        reply = await self._worker().rpc(address).actor_execute(
-            actor=actor_key, function=function, args=[to_serialize(payload)], kwargs={})
-        if reply.get("status") != "OK":
-            raise RuntimeError(f"devlab task runtime failed: {reply.get('exception')!r}")
-        return reply["result"]
+        return await self._link(peer).call(function, payload)
+
+    def _link(self, peer):
+        link = self._links.get(peer)
+        if link is None:
+            link = self._links[peer] = channel.Link(peer)
+        return link
+
+    async def _dispatch(self, function, payload):
+        """A message from the master or another task: one of the runtime's calls."""
+        if function not in CALLS:
+            raise ValueError(f"not a devlab task runtime call: {function!r}")
+        return await getattr(self, function)(payload)
 
     # -- bookkeeping ------------------------------------------------------------------------------
     def _plan(self, request):
@@ -344,9 +409,17 @@ class TaskRuntime:
             if rngs is None:
                 rngs = self.rngs[session] = random_generators(part.graph_seed)
             plan = self.plans[key] = TaskPlan(part, rngs)
+            for device in plan.devices.values():  # queues and accumulators: the task's, shared
+                device.resource_manager = self._manager(device.name).session(session)
             while len(self.plans) > MAX_PLANS:
                 self.plans.popitem(last=False)
         return plan
+
+    def _manager(self, device_name):
+        found = self.managers.get(device_name)
+        if found is None:
+            found = self.managers[device_name] = ResourceMgr(device_name)
+        return found
 
     def _mail(self, run_id, key):
         box = self.mailbox.setdefault(run_id, {})
@@ -363,6 +436,9 @@ class TaskRuntime:
         for future in self.mailbox.pop(run_id, {}).values():
             if not future.done():
                 future.set_exception(Aborted())
+        waiting = self.waiting.pop(run_id, None)
+        if waiting is not None:  # a kernel that waits in a thread wakes (a no-op once it ended)
+            waiting[1].cancel()
 
     def _expire(self, run_id):
         """A lock taken ahead of a run whose master never came back."""
@@ -382,15 +458,31 @@ class TaskRuntime:
             self._lock.release()
 
     def _cancel_timer(self, run_id):
-        timer = self._timers.pop(run_id, None)
-        if timer is not None:
-            timer.cancel()
+        for key in (run_id, ("deadline", run_id)):
+            timer = self._timers.pop(key, None)
+            if timer is not None:
+                timer.cancel()
 
     def _worker(self):
         if self._worker_ is None:
             from distributed import get_worker
             self._worker_ = get_worker()
         return self._worker_
+
+
+_runtimes = {}  # task name -> the TaskRuntime of this worker process
+
+
+async def start_runtime(name, dask_worker=None):
+    """The task's runtime in this worker process, made on first use (``Client.run`` calls it on the
+    task's worker, on its event loop); returns where it runs and listens. Every client of the
+    cluster gets the same one, so a ps task's variables are shared as TF's per-server state is;
+    a restarted worker process starts with none. (``Client.run`` passes ``dask_worker``.)"""
+    runtime = _runtimes.get(name)
+    if runtime is None:
+        runtime = _runtimes[name] = TaskRuntime(name)
+        runtime._worker_ = dask_worker
+    return await runtime.info()
 
 
 def _describe(e):

@@ -81,6 +81,8 @@ class TaskPlan:
         self.has_recv = any(isinstance(s, RecvStep) for s in self.steps)
         self.has_control_flow = part.has_control_flow  # a tf.cond: DEAD values and control tokens
         self.slow = False  # set when a run's kernels took long: later runs compute in a thread
+        # an op that may wait for another run (a dequeue): the part runs in a thread, cancellable
+        self.blocking = any(isinstance(s, OpStep) and s.opdef.blocking for s in self.steps)
 
     def _step(self, desc, rngs):
         kind = desc[0]

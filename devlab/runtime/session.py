@@ -242,6 +242,8 @@ class Session:
         with lock, time_limits.limited(self, plan, options) as manager, \
                 (parallel.one_blas_thread() if _calls_blas(plan) else contextlib.nullcontext()):
             run = self.new_run(plan, feed_values, (tracer,) if tracer else ())
+            if self.backend is not None:  # its tasks keep the time limit where they wait
+                run.timeout_ms = time_limits.timeout_ms(self, options)
             try:
                 publish = getattr(self.variables, "publish", None)  # a cluster's shared variables
                 if publish is None:

@@ -8,7 +8,8 @@ kernel wakes when the run is cancelled. The run is cancelled when its time limit
 DeadlineExceededError "Timed out waiting for notification") or when the session is closed from
 another thread (the waiting kernel's own CancelledError). A cancelled run commits nothing. A run
 of ops that never wait finishes on its own and needs none of this; a run on Dask workers (a
-cluster backend) has no manager: its tasks wait where they run.
+cluster backend) gets its manager on the task that waits (``cluster/task_runtime.py``), which
+keeps the limit ``timeout_ms`` chooses here; closing the session tells the tasks.
 """
 import contextlib
 import threading
