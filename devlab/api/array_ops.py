@@ -20,6 +20,7 @@ from ..unimplemented import reject
 from ..ops import allocation
 from ..ops.recorded import OP_DEFS
 from ..ops.validate import make_int
+from ..ops.tensor_util import constant_value as _constant_value
 
 newaxis = None
 
@@ -314,6 +315,9 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     if batch_dims:
         raise NotImplementedError("devlab's gather supports batch_dims=0 only")
     axis = batch_dims if axis is None else axis
+    if hasattr(params, "sparse_read") and (axis == 0 if isinstance(axis, (int, np.integer)) else
+                                           isinstance(axis, Tensor) and _constant_value(axis) == 0):
+        return params.sparse_read(indices, name=name)  # a resource variable: one ResourceGather (TF's dispatch)
     return op_output("GatherV2", name, [("params", params, None), ("indices", indices, None),
                                         ("axis", axis, _index_dtype(axis))], {"batch_dims": 0})
 

@@ -478,6 +478,8 @@ class _ThreadScopes:
 def _op_to_colocate_with(obj):
     if obj is None:
         return None
+    if isinstance(getattr(obj, "handle", None), Tensor):  # a resource variable: its VarHandleOp (TF's rule)
+        return obj.handle.op
     if hasattr(obj, "_as_graph_element"):
         obj = obj._as_graph_element()
     if isinstance(obj, Tensor):

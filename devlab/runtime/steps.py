@@ -12,7 +12,7 @@ import numpy as np
 from ..devices import parallel
 
 
-PRELOADED = ("Const", "VariableV2")  # computed once per plan (constants) or per run (references)
+PRELOADED = ("Const", "VariableV2", "VarHandleOp")  # computed once per plan (constants) or per run (references)
 
 
 class KernelContext:

@@ -203,6 +203,28 @@ class VarRef:
         return f"<ref to variable {self.name!r}>"
 
 
+class ResourceRef(VarRef):
+    """The value of a VarHandleOp inside one run: a resource variable's handle. It reads and
+    writes the store as a ``VarRef`` does, with TF's words for a variable that does not exist
+    yet (a resource variable is created by its first write), and without a declared shape
+    (``AssignVariableOp`` may change it, as TF's may)."""
+
+    __slots__ = ()
+
+    def read(self):
+        run = self.run
+        value = run.writes.get(self.name)
+        if value is None:
+            value = run.base.get(self.name)
+            if value is None:
+                raise errors.NotFoundError(
+                    None, None, f"Resource localhost/{self.name}/N10tensorflow3VarE does not exist.")
+        return value
+
+    def __repr__(self):
+        return f"<handle of resource variable {self.name!r}>"
+
+
 class WriteError(Exception):
     """A write whose shape differs from the variable's; the executor names the op in TF's words."""
 

@@ -10,7 +10,8 @@ from ..framework.graph_keys import GraphKeys
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with, control_dependencies, init_scope, name_scope
 from ..api import array_ops, math_ops, state_ops
-from ..ops.build import apply_op_output, convert_to_tensor
+from ..ops.build import apply_op, apply_op_output, convert_to_tensor
+from ..api.resource_variable_ops import is_resource_variable, resource_scatter_add
 from ..api.control_flow_ops import group, tuple_
 from ..api.gradients import gradients
 from ..api.variables import Variable, trainable_variables
@@ -28,6 +29,8 @@ def apply_update(op_type, refs, values, use_locking, **attrs):
             inputs += [v.values, v.indices]
         else:
             inputs.append(v)
+    if is_resource_variable(refs[0]):  # the same update on the handles (TF's _resource_apply_*): no output
+        return apply_op("Resource" + op_type, inputs, {"use_locking": use_locking, **attrs}, "Resource" + op_type)
     return apply_op_output(op_type, inputs, {"use_locking": use_locking, **attrs}, op_type).op
 
 
@@ -156,7 +159,10 @@ class GradientDescentOptimizer(Optimizer):
         return apply_update("ApplyGradientDescent", [var], [self._lr, grad], self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
-        """var[indices] -= values * lr, one ScatterSub: repeated rows subtract twice, as summed."""
+        """var[indices] -= values * lr, one ScatterSub: repeated rows subtract twice, as summed (a
+        resource variable: one ResourceScatterAdd of -values * lr, as TF)."""
+        if is_resource_variable(var):
+            return resource_scatter_add(var.handle, grad.indices, -grad.values * self._lr)
         return state_ops.scatter_sub(var, grad.indices, grad.values * self._lr, use_locking=self._use_locking).op
 
 
@@ -193,9 +199,10 @@ class AdamOptimizer(Optimizer):
     def _create_slots(self, var_list):
         first = min(var_list, key=lambda v: v.name)
         if self._beta_powers is None:
+            resource = is_resource_variable(first)  # TF's _create_non_slot_variable: a resource one beside one
             with colocate_with(first):  # in the current name scope, under apply_gradients' init_scope (TF)
-                self._beta_powers = (Variable(self._beta1, name="beta1_power", trainable=False),
-                                     Variable(self._beta2, name="beta2_power", trainable=False))
+                self._beta_powers = (Variable(self._beta1, name="beta1_power", trainable=False, use_resource=resource),
+                                     Variable(self._beta2, name="beta2_power", trainable=False, use_resource=resource))
         for v in var_list:
             self._zeros_slot(v, "m", self._name)
             self._zeros_slot(v, "v", self._name)
@@ -209,24 +216,37 @@ class AdamOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
         b1p, b2p = self._beta_powers
-        return apply_update("ApplyAdam", [var, m, v], [b1p.value(), b2p.value(), self._lr, self._b1, self._b2,
+        if is_resource_variable(var):  # TF casts the powers to the gradient's dtype: a read in Cast/
+            b1p, b2p = array_ops.cast(b1p, grad.dtype.base_dtype), array_ops.cast(b2p, grad.dtype.base_dtype)
+        else:
+            b1p, b2p = b1p.value(), b2p.value()
+        return apply_update("ApplyAdam", [var, m, v], [b1p, b2p, self._lr, self._b1, self._b2,
                                                        self._eps, grad], self._use_locking)
 
     def _apply_sparse(self, grad, var):
         """TF's sparse Adam: the moments decay everywhere (Assign), the new gradient goes into the
         listed rows only (ScatterAdd), and the variable takes the whole step (AssignSub)."""
         b1p, b2p = self._beta_powers
+        resource = is_resource_variable(var)
+        if resource:
+            b1p, b2p = array_ops.cast(b1p, var.dtype.base_dtype), array_ops.cast(b2p, var.dtype.base_dtype)
         lr = self._lr * math_ops.sqrt(1 - b2p) / (1 - b1p)
+
+        def scatter_add(x, values):  # TF's _resource_scatter_add: the write, then a read after it
+            if not resource:
+                return state_ops.scatter_add(x, grad.indices, values, use_locking=self._use_locking)
+            with control_dependencies([resource_scatter_add(x.handle, grad.indices, values)]):
+                return x.value()
         m = self.get_slot(var, "m")
         m_scaled = grad.values * (1 - self._b1)
         m_t = state_ops.assign(m, m * self._b1, use_locking=self._use_locking)
         with control_dependencies([m_t]):
-            m_t = state_ops.scatter_add(m, grad.indices, m_scaled, use_locking=self._use_locking)
+            m_t = scatter_add(m, m_scaled)
         v = self.get_slot(var, "v")
         v_scaled = (grad.values * grad.values) * (1 - self._b2)
         v_t = state_ops.assign(v, v * self._b2, use_locking=self._use_locking)
         with control_dependencies([v_t]):
-            v_t = state_ops.scatter_add(v, grad.indices, v_scaled, use_locking=self._use_locking)
+            v_t = scatter_add(v, v_scaled)
         v_sqrt = math_ops.sqrt(v_t)
         var_update = state_ops.assign_sub(var, lr * m_t / (v_sqrt + self._eps), use_locking=self._use_locking)
         return group(var_update, m_t, v_t)
