@@ -108,6 +108,10 @@ class Variable(metaclass=_VariableMetaclass):
         return self._variable.op
 
     @property
+    def _shared_name(self):
+        return self.name[:self.name.index(":")]
+
+    @property
     def device(self):
         return self._variable.device
 
