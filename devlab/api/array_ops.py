@@ -254,8 +254,8 @@ def rank(input, name=None):  # noqa: A002
 def cast(x, dtype, name=None):
     """``x`` converted to ``dtype`` (a tensor already of that dtype is returned as it is)."""
     dtype = dtypes.as_dtype(dtype)
-    if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
-        return x
+    if (isinstance(x, Tensor) or hasattr(x, "_should_act_as_resource_variable")) and x.dtype.base_dtype == dtype:
+        return x  # a resource variable too: TF counts it a Tensor here
     with name_scope(name, "Cast", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         if x.dtype.base_dtype == dtype:

@@ -29,6 +29,8 @@ from ..unimplemented import reject
 class BaseResourceVariable(variables.Variable):
     """What every resource variable does with its handle: reads, writes, conversion to a tensor."""
 
+    _should_act_as_resource_variable = True  # TF's duck-typed mark (is_resource_variable)
+
     # -- what TF code reads ----------------------------------------------------------------------
     @property
     def handle(self):
@@ -315,7 +317,7 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
 
 def is_resource_variable(var):
     """Whether ``var`` is a resource variable (TF's test, by duck typing on ``_should_act_as_resource_variable``)."""
-    return isinstance(var, BaseResourceVariable) or hasattr(var, "_should_act_as_resource_variable")
+    return hasattr(var, "_should_act_as_resource_variable")
 
 
 variables._RESOURCE_VARIABLE.append(ResourceVariable)  # what Variable(use_resource=True) makes

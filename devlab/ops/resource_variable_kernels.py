@@ -52,6 +52,24 @@ def count_up_to(inputs, attrs):
     return [(attrs["T"].base_dtype, variable_dims(inputs[0]))]
 
 
+def same_shape_update(inputs, attrs):
+    """AssignAddVariableOp / AssignSubVariableOp: the value must have the variable's shape (TF's
+    shape function, at build time)."""
+    var, value = variable_dims(inputs[0]), S.dims(inputs[1])
+    if var is not None and value is not None:
+        shapes = f"Shapes are [{','.join(_text(d) for d in var)}] and [{','.join(_text(d) for d in value)}]."
+        if len(var) != len(value):
+            raise S.ShapeError(f"Shapes must be equal rank, but are {len(var)} and {len(value)}")
+        for i, (a, b) in enumerate(zip(var, value)):
+            if a is not None and b is not None and a != b:
+                raise S.ShapeError(f"Dimension {i} in both shapes must be equal, but are {a} and {b}. {shapes}")
+    return []
+
+
+def _text(d):
+    return "?" if d is None else str(d)
+
+
 def no_output(inputs, attrs):
     return []
 

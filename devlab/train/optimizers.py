@@ -29,8 +29,10 @@ def apply_update(op_type, refs, values, use_locking, **attrs):
             inputs += [v.values, v.indices]
         else:
             inputs.append(v)
-    if is_resource_variable(refs[0]):  # the same update on the handles (TF's _resource_apply_*): no output
-        return apply_op("Resource" + op_type, inputs, {"use_locking": use_locking, **attrs}, "Resource" + op_type)
+    if is_resource_variable(refs[0]):  # the same update on the handles (TF's _resource_apply_*): no output;
+        with name_scope(None, "Resource" + op_type) as scope:  # a variable among the values is read in its scope
+            inputs = [convert_to_tensor(x) for x in inputs]
+            return apply_op("Resource" + op_type, inputs, {"use_locking": use_locking, **attrs}, scope)
     return apply_op_output(op_type, inputs, {"use_locking": use_locking, **attrs}, op_type).op
 
 
@@ -254,7 +256,7 @@ class AdamOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
         b1p, b2p = self._beta_powers
-        if is_resource_variable(var):  # TF casts the powers to the gradient's dtype: a read in Cast/
+        if is_resource_variable(var):  # TF casts the powers to the gradient's dtype (a no-op): the op reads them
             b1p, b2p = array_ops.cast(b1p, grad.dtype.base_dtype), array_ops.cast(b2p, grad.dtype.base_dtype)
         else:
             b1p, b2p = b1p.value(), b2p.value()
