@@ -262,6 +262,24 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         return custom_getter(getter=_true_getter, **kwargs)
 
 
+class _VariableStore:
+    """TF's default variable store as ``variable_scope._get_default_variable_store()`` hands it out:
+    ``get_variable`` by full name; with ``reuse=None`` it returns an existing variable (no check)."""
+
+    def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None, reuse=None,
+                     trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, custom_getter=None, constraint=None, synchronization=None,
+                     aggregation=None):
+        reject("_VariableStore.get_variable", custom_getter=(custom_getter, None))
+        return _true_getter(name, shape, dtype, initializer, regularizer, AUTO_REUSE if reuse is None else reuse,
+                            trainable, collections, caching_device, partitioner, validate_shape, use_resource,
+                            constraint, synchronization, aggregation)
+
+
+def _get_default_variable_store():
+    return _VariableStore()
+
+
 def _takes(fn, name):
     """Whether ``fn`` accepts the keyword ``name`` (by name, or through ``**kwargs``)."""
     try:

@@ -12,7 +12,7 @@ from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, device, init_scope, name_scope
 from ..framework.tensor_shape import TensorShape
-from . import state_ops
+from . import resource_variables_toggle, state_ops
 from .array_ops import identity
 from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import group
@@ -56,6 +56,7 @@ class Variable(metaclass=_VariableMetaclass):
         reject("tf.Variable", variable_def=(variable_def, None), import_scope=(import_scope, None),
                constraint=(constraint, None), synchronization=(synchronization, None),
                aggregation=(aggregation, None), shape=(shape, None))
+        del use_resource  # read by _VariableMetaclass, which makes a ResourceVariable when it is asked for
         trainable = True if trainable is None else trainable
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
@@ -308,16 +309,13 @@ def _initialized_value_of(variable_op):
     return None
 
 
-_RESOURCE_DEFAULT = [False]  # tf.compat.v1.enable_resource_variables() sets it (resource_variables_toggle.py)
-
-
 def _uses_resource(use_resource):
     """TF's ``default_variable_creator``: the argument, else the variable scope's, else the global default."""
     if use_resource is None:
         stack = get_default_graph().variable_scope_stack
         use_resource = stack[-1].use_resource if stack else None
     if use_resource is None:
-        use_resource = _RESOURCE_DEFAULT[0]
+        use_resource = resource_variables_toggle._DEFAULT_USE_RESOURCE
     return bool(use_resource)
 
 
