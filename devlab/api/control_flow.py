@@ -19,6 +19,7 @@ iteration, instead of being entered as a constant.
 """
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
@@ -42,6 +43,12 @@ def switch(data, pred, name=None):
 def merge(inputs, name=None):
     """(the first input that is alive, its index)."""
     with name_scope(name, "Merge", inputs) as scope:
+        if inputs and all(isinstance(x, IndexedSlices) for x in inputs):
+            # TF merges each component (values, indices, dense shape) with a Merge of its own
+            parts = [[x.values, x.indices] + ([x.dense_shape] if x.dense_shape is not None else []) for x in inputs]
+            merged = [apply_op("Merge", list(component), {"N": len(inputs)}, "Merge").outputs
+                      for component in zip(*parts)]
+            return IndexedSlices(*[m[0] for m in merged]), merged[0][1]
         inputs = [convert_to_tensor(x) for x in inputs]
         return tuple(apply_op("Merge", inputs, {"N": len(inputs)}, scope).outputs)
 

@@ -74,6 +74,12 @@ def resource_count_up_to(resource, limit, T, name=None):
               {"limit": int(limit), "T": dtypes.as_dtype(T).base_dtype}).outputs[0]
 
 
+def variable_shape_op(handle, out_type=dtypes.int32, name=None):
+    """TF's VariableShape: the shape of the variable behind ``handle``, read when the op runs."""
+    return op("VariableShape", name, [("input", handle, dtypes.resource)],
+              {"out_type": dtypes.as_dtype(out_type)}).outputs[0]
+
+
 def variable_shape(handle, out_type=dtypes.int32):
     """The shape of the variable behind ``handle``: a constant, as TF makes it when the shape is
     fully known (devlab does not build TF's VariableShape op for the other case)."""

@@ -128,7 +128,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     # An output the ys do not depend on has gradient zero: TF makes it here, in
                     # the gradients scope, for every floating output (its rule may ignore it).
                     for i, (t, g) in enumerate(zip(op.outputs, out_grads)):
-                        if g is None and _backpropagatable(t) and t.dtype.base_dtype != dtypes.resource:
+                        if g is None and _backpropagatable(t) and (loop_state is None
+                                                                   or t.dtype.base_dtype != dtypes.resource):
                             out_grads[i] = (loop_state.zeros_like_v1_while_loop(op, i) if loop_state is not None
                                             else zeros_like_output(op, i))
                     with name_scope(op.name + "_grad"):

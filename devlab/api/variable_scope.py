@@ -266,6 +266,11 @@ class _VariableStore:
     """TF's default variable store as ``variable_scope._get_default_variable_store()`` hands it out:
     ``get_variable`` by full name; with ``reuse=None`` it returns an existing variable (no check)."""
 
+    @property
+    def _vars(self):
+        """{full name: variable} of the variables made through get_variable in the default graph."""
+        return get_default_graph().variable_store
+
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None, reuse=None,
                      trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, custom_getter=None, constraint=None, synchronization=None,

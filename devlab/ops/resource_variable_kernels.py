@@ -70,6 +70,11 @@ def _text(d):
     return "?" if d is None else str(d)
 
 
+def variable_shape(inputs, attrs):
+    dims = variable_dims(inputs[0])
+    return [(attrs["out_type"].base_dtype, None if dims is None else (len(dims),))]
+
+
 def no_output(inputs, attrs):
     return []
 
@@ -120,6 +125,10 @@ def resource_gather(k, ref, indices):
         raise errors.InvalidArgumentError(
             None, None, f"indices[{where}] = {int(flat[i])} is not in [0, {params.shape[0]})")
     return k.xp.take(params, indices, axis=0)
+
+
+def variable_shape_op(k, ref):
+    return k.xp.asarray(ref.read().shape, dtype=k.attrs["out_type"].as_numpy_dtype)
 
 
 def resource_count_up_to(k, ref):

@@ -91,6 +91,7 @@ OPS = _table(
           type_input=1),
     OpDef("AssignSubVariableOp", RV.same_shape_update, RV.assign_sub_variable_op, ref_inputs=(0,), stateful=True,
           type_input=1),
+    OpDef("VariableShape", RV.variable_shape, RV.variable_shape_op, type_input=None),
     OpDef("VarIsInitializedOp", S.scalar_bool, RV.var_is_initialized_op, stateful=True, type_input=None),
     OpDef("ResourceGather", RV.gather_shape, RV.resource_gather, stateful=True, type_input=None),
     OpDef("ResourceCountUpTo", RV.count_up_to, RV.resource_count_up_to, CPU_ONLY, ref_inputs=(0,), stateful=True, type_input=None),
