@@ -24,7 +24,7 @@ from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import control_flow_util as util
-from . import math_ops
+from . import array_ops, math_ops
 from .array_ops import constant, identity, zeros
 from ..ops.build import apply_op, convert_to_tensor
 from .tensor_array_ops import TensorArray
@@ -43,6 +43,8 @@ def switch(data, pred, name=None):
 def merge(inputs, name=None):
     """(the first input that is alive, its index)."""
     with name_scope(name, "Merge", inputs) as scope:
+        if any(isinstance(x, IndexedSlices) for x in inputs):  # TF: the tensors become IndexedSlices first
+            inputs = [x if isinstance(x, IndexedSlices) else _as_indexed_slices(x) for x in inputs]
         if inputs and all(isinstance(x, IndexedSlices) for x in inputs):
             # TF merges each component (values, indices, dense shape) with a Merge of its own
             parts = [[x.values, x.indices] + ([x.dense_shape] if x.dense_shape is not None else []) for x in inputs]
@@ -51,6 +53,13 @@ def merge(inputs, name=None):
             return IndexedSlices(*[m[0] for m in merged]), merged[0][1]
         inputs = [convert_to_tensor(x) for x in inputs]
         return tuple(apply_op("Merge", inputs, {"N": len(inputs)}, scope).outputs)
+
+
+def _as_indexed_slices(x):
+    """A dense gradient as IndexedSlices of all its rows (TF's ``_as_indexed_slices``)."""
+    x = convert_to_tensor(x)
+    x_shape = _shape_internal(x)  # an op, never folded: it must die with x on a cond's untaken side
+    return IndexedSlices(x, array_ops.range(0, x_shape[0]), x_shape)
 
 
 def _switch_ref_or_tensor(data, pred, name="Switch"):

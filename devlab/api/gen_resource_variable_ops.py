@@ -41,6 +41,10 @@ def assign_sub_variable_op(resource, value, name=None):
     return op("AssignSubVariableOp", name, [("resource", resource, dtypes.resource), ("value", value, None)])
 
 
+def disable_copy_on_read(resource, name=None):
+    return op("DisableCopyOnRead", name, [("resource", resource, dtypes.resource)])
+
+
 def var_is_initialized_op(resource, name=None):
     """True once the variable has been written."""
     return op("VarIsInitializedOp", name, [("resource", resource, dtypes.resource)]).outputs[0]

@@ -127,6 +127,10 @@ def resource_gather(k, ref, indices):
     return k.xp.take(params, indices, axis=0)
 
 
+def disable_copy_on_read(k, ref):
+    """TF stops copying the variable's buffer on later writes; devlab's writes never change a buffer a read holds."""
+
+
 def variable_shape_op(k, ref):
     return k.xp.asarray(ref.read().shape, dtype=k.attrs["out_type"].as_numpy_dtype)
 

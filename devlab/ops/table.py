@@ -91,6 +91,7 @@ OPS = _table(
           type_input=1),
     OpDef("AssignSubVariableOp", RV.same_shape_update, RV.assign_sub_variable_op, ref_inputs=(0,), stateful=True,
           type_input=1),
+    OpDef("DisableCopyOnRead", RV.no_output, RV.disable_copy_on_read, stateful=True, type_input=None),
     OpDef("VariableShape", RV.variable_shape, RV.variable_shape_op, type_input=None),
     OpDef("VarIsInitializedOp", S.scalar_bool, RV.var_is_initialized_op, stateful=True, type_input=None),
     OpDef("ResourceGather", RV.gather_shape, RV.resource_gather, stateful=True, type_input=None),

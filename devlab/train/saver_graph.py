@@ -20,7 +20,7 @@ from ..framework import dtypes
 from ..framework.device_spec import DeviceSpec, canonical_name
 from ..framework.scopes import control_dependencies, device, name_scope
 from ..api import state_ops
-from ..api.gen_resource_variable_ops import assign_variable_op, read_variable_op
+from ..api.gen_resource_variable_ops import assign_variable_op, disable_copy_on_read, read_variable_op
 from ..api.array_ops import constant, identity, placeholder_with_default, where
 from ..ops.build import apply_op, apply_op_output, convert_to_tensor
 from ..api.control_flow_ops import group, with_dependencies
@@ -64,7 +64,8 @@ def _is_resource(variable):
 def _read_on_cpu(variable):
     """TF's read of a resource shard for saving: a read beside the variable, copied to its task's CPU."""
     with device(variable.device):
-        with name_scope("Read"):
+        with name_scope("Read"):  # TF's read_value_no_copy
+            disable_copy_on_read(variable.handle)
             value = read_variable_op(variable.handle, variable.dtype)
         value = identity(value)
         with device("/device:CPU:0"):

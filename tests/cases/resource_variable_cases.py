@@ -163,6 +163,19 @@ def case_saver_round_trip(tf, rewrites_off=False):
     return {"ops": ops, "values": _values(values)}
 
 
+def case_caching_device_and_partitions(tf, rewrites_off=False):
+    """A caching device gets the cached read; a partitioned resource variable's shards are resource
+    variables, read by a sharded Saver beside them on ps tasks."""
+    with tf.device("/cpu:1"):
+        c = tf.get_variable("c", initializer=W0, use_resource=True, caching_device="/cpu:2")
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
+        with tf.variable_scope("emb", use_resource=True, partitioner=tf.fixed_size_partitioner(2)):
+            e = tf.get_variable("e", [6, 2], initializer=tf.constant_initializer(0.5))
+    tf.train.Saver(sharded=True)
+    return {"ops": graph_facts(tf), "shards": [[v.op.name, v.op.type, v.device] for v in e],
+            "cached": [c.value().name, c.value().device, c._as_graph_element().name]}
+
+
 def case_errors(tf, rewrites_off=False):
     v = tf.Variable([1.0, 2.0], use_resource=True, name="v")
     out = {"assign_shape": _error(lambda: v.assign([1.0, 2.0, 3.0]))["error"],
