@@ -116,15 +116,15 @@ def var_is_initialized_op(k, ref):
 
 def resource_gather(k, ref, indices):
     """The rows ``indices`` of the variable, with TF's error for an index out of range."""
-    params = ref.read()
-    flat = np.asarray(indices).reshape(-1)
-    bad = np.flatnonzero((flat < 0) | (flat >= params.shape[0]))
+    xp, params = k.xp, ref.read()
+    flat = indices.reshape(-1)
+    bad = xp.flatnonzero((flat < 0) | (flat >= params.shape[0]))
     if bad.size:
         i = int(bad[0])
-        where = ",".join(str(int(d)) for d in np.unravel_index(i, np.shape(indices))) if np.ndim(indices) else ""
+        where = ",".join(str(int(d)) for d in np.unravel_index(i, indices.shape)) if indices.ndim else ""
         raise errors.InvalidArgumentError(
             None, None, f"indices[{where}] = {int(flat[i])} is not in [0, {params.shape[0]})")
-    return k.xp.take(params, indices, axis=0)
+    return xp.take(params, indices, axis=0)
 
 
 def disable_copy_on_read(k, ref):
