@@ -9,9 +9,11 @@ the gradient loop (``b_exit``), a loop variable's Enter's is an Exit, a loop Swi
 and a loop invariant's Enter gets the sum over all iterations (``b_acc``).
 """
 from ..framework import dtypes
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.graph import get_default_graph
 from . import control_flow_util as util
-from .control_flow import _add_next_and_back_edge, _enter, _switch_ref_or_tensor, exit, merge, switch
+from .control_flow import (_add_next_and_back_edge, _enter, _switch_ref_or_tensor, add_backprop_indexed_slices_accumulator,
+                           exit, merge, switch)
 from .math_ops import equal
 
 
@@ -91,8 +93,10 @@ def _enter_grad(op, grad):
     grad_ctxt = get_default_graph()._get_control_flow_context()
     if grad_ctxt is None or not grad_ctxt.back_prop or grad_ctxt.grad_state is None:
         return [grad]
-    if op.get_attr("is_constant"):
-        return [grad_ctxt.add_backprop_accumulator(op, grad)]  # a loop invariant: summed over iterations
+    if op.get_attr("is_constant"):  # a loop invariant: summed over iterations
+        if isinstance(grad, IndexedSlices):
+            return [add_backprop_indexed_slices_accumulator(grad_ctxt, op, grad)]
+        return [grad_ctxt.add_backprop_accumulator(op, grad)]
     result = exit(grad)
     grad_ctxt.loop_exits.append(result)
     grad_ctxt.exit_result([result])
