@@ -15,9 +15,10 @@ def _is_resource(ref):
 def _write(op_type, default_name):
     def build(ref, value, use_locking=None, name=None, validate_shape=True):
         """Writes ``value`` into the variable ``ref`` (``validate_shape``: Assign only)."""
-        if _is_resource(ref):
-            return getattr(ref, {"Assign": "assign", "AssignAdd": "assign_add", "AssignSub": "assign_sub"}[op_type])(
-                value, name=name)
+        if _is_resource(ref):  # TF passes the name on to assign only
+            if op_type == "Assign":
+                return ref.assign(value, name=name)
+            return ref.assign_add(value) if op_type == "AssignAdd" else ref.assign_sub(value)
         if op_type == "Assign" and isinstance(ref, PartitionedVariable):
             return ref.assign(value, use_locking=use_locking, name=name)  # one Assign per shard
         with name_scope(name, default_name, [ref, value]) as scope:

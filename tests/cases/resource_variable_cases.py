@@ -176,6 +176,22 @@ def case_caching_device_and_partitions(tf, rewrites_off=False):
             "cached": [c.value().name, c.value().device, c._as_graph_element().name]}
 
 
+def case_layers_and_moving_averages(tf, rewrites_off=False):
+    """tf.layers under a resource variable scope, trained, with an ExponentialMovingAverage of the weights."""
+    x = tf.constant(X, name="x")
+    with tf.variable_scope("net", use_resource=True, initializer=tf.constant_initializer(0.1)):
+        h = tf.layers.dense(x, 2, activation=tf.nn.relu, name="d")
+    loss = tf.reduce_sum(tf.square(h - Y))
+    train = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    with tf.control_dependencies([train]):
+        step = ema.apply(tf.trainable_variables())
+    averages = [ema.average(v) for v in tf.trainable_variables()]
+    facts = _facts(tf, [loss] + tf.trainable_variables() + averages, train=step, steps=2, rewrites_off=rewrites_off)
+    facts["averages"] = [[a.op.name, a.op.type] for a in averages]
+    return facts
+
+
 def case_errors(tf, rewrites_off=False):
     v = tf.Variable([1.0, 2.0], use_resource=True, name="v")
     out = {"assign_shape": _error(lambda: v.assign([1.0, 2.0, 3.0]))["error"],
