@@ -312,8 +312,9 @@ def _initialized_value_of(variable_op):
 def _uses_resource(use_resource):
     """TF's ``default_variable_creator``: the argument, else the variable scope's, else the global default."""
     if use_resource is None:
-        stack = get_default_graph().variable_scope_stack
-        use_resource = stack[-1].use_resource if stack else None
+        graph = get_default_graph()
+        scope = graph.variable_scope_stack[-1] if graph.variable_scope_stack else graph.root_variable_scope
+        use_resource = getattr(scope, "use_resource", None)
     if use_resource is None:
         use_resource = resource_variables_toggle._DEFAULT_USE_RESOURCE
     return bool(use_resource)
