@@ -260,7 +260,17 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              "SparseApplyRMSProp", "SparseApplyCenteredRMSProp", "SparseApplyAdadelta", "SparseApplyFtrl",
              "SparseApplyFtrlV2", "SparseApplyProximalAdagrad", "SparseApplyProximalGradientDescent",
              # candidate sampling (CPU only): tests/test_sampled.py, against TF's recording and the distributions
-             "LogUniformCandidateSampler", "UniformCandidateSampler", "ComputeAccidentalHits"}
+             "LogUniformCandidateSampler", "UniformCandidateSampler", "ComputeAccidentalHits",
+             # resource variables and their updates: tests/test_resource_variables.py, against TF's recording
+             "VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+             "VarIsInitializedOp", "VariableShape", "DisableCopyOnRead", "ResourceGather", "ResourceCountUpTo",
+             "ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate",
+             *("Resource" + name for name in (
+                 "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyRMSProp", "ApplyCenteredRMSProp",
+                 "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2", "ApplyProximalAdagrad",
+                 "ApplyProximalGradientDescent", "SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp",
+                 "SparseApplyCenteredRMSProp", "SparseApplyAdadelta", "SparseApplyFtrl", "SparseApplyFtrlV2",
+                 "SparseApplyProximalAdagrad", "SparseApplyProximalGradientDescent"))}
 
 
 def test_every_op_has_a_kernel_test():

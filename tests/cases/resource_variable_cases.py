@@ -71,6 +71,24 @@ def case_gather_scatter_and_count(tf, rewrites_off=False):
     return facts
 
 
+def case_scatter_sub_update_and_a_cond_gradient(tf, rewrites_off=False):
+    """tf.scatter_sub / scatter_update on a resource variable; the gradient of a read in one branch
+    of a tf.cond (the other branch's zeros shaped by VariableShape)."""
+    t = tf.get_variable("t", initializer=TABLE, use_resource=True)
+    a = tf.get_variable("a", initializer=np.array([0.5], np.float32), use_resource=True)
+    sub = tf.scatter_sub(t, [1], [[1.0, 1.0, 1.0]])
+    upd = tf.scatter_update(t, [3, 0], [[9.0, 9.0, 9.0], [8.0, 8.0, 8.0]])
+    pred = tf.placeholder_with_default(True, shape=(), name="pred")
+    out = tf.cond(pred, lambda: a * 2.0, lambda: a * 3.0)
+    grad, = tf.gradients(out, a)
+    facts = {"ops": graph_facts(tf)}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = [sess.run(sub), sess.run(upd), sess.run(grad), sess.run(grad, {pred: False})]
+    facts["values"] = _values(values)
+    return facts
+
+
 def case_gradients_through_reads(tf, rewrites_off=False):
     x = tf.constant(X, name="x")
     w = tf.get_variable("w", initializer=W0, use_resource=True)
@@ -115,6 +133,18 @@ case_adam_sparse = _optimizer_case(lambda tf: tf.train.AdamOptimizer(0.05), spar
 case_adagrad_sparse = _optimizer_case(lambda tf: tf.train.AdagradOptimizer(0.2), sparse=True)
 case_rmsprop = _optimizer_case(lambda tf: tf.train.RMSPropOptimizer(0.05, momentum=0.5))
 case_rmsprop_centered_sparse = _optimizer_case(lambda tf: tf.train.RMSPropOptimizer(0.05, centered=True), sparse=True)
+case_proximal_adagrad_sparse = _optimizer_case(
+    lambda tf: tf.train.ProximalAdagradOptimizer(0.2, l1_regularization_strength=0.01), sparse=True)
+case_proximal_gradient_descent = _optimizer_case(
+    lambda tf: tf.train.ProximalGradientDescentOptimizer(0.1, l2_regularization_strength=0.01))
+case_proximal_gradient_descent_sparse = _optimizer_case(
+    lambda tf: tf.train.ProximalGradientDescentOptimizer(0.1, l1_regularization_strength=0.01), sparse=True)
+case_adadelta_sparse = _optimizer_case(lambda tf: tf.train.AdadeltaOptimizer(1.0), sparse=True)
+case_ftrl_sparse = _optimizer_case(lambda tf: tf.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1),
+                                   sparse=True)
+case_rmsprop_sparse = _optimizer_case(lambda tf: tf.train.RMSPropOptimizer(0.05, momentum=0.5), sparse=True)
+case_ftrl_sparse_l1 = _optimizer_case(lambda tf: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01),
+                                      sparse=True)
 case_adadelta = _optimizer_case(lambda tf: tf.train.AdadeltaOptimizer(1.0))
 case_ftrl = _optimizer_case(lambda tf: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01))
 
@@ -128,8 +158,8 @@ def case_placement_follows_the_handle(tf, rewrites_off=False):
         doubled = v * 2.0
         write = v.assign_add(tf.ones_like(W0))
         rows = tf.gather(v, [0, 2])
-    facts = _facts(tf, [read, doubled, write, rows], rewrites_off=rewrites_off, soft=True)
-    return facts
+    # the write in a run of its own first (a read and a write in one run race in TF)
+    return _facts(tf, [read, doubled, rows], train=write, steps=1, rewrites_off=rewrites_off, soft=True)
 
 
 def case_on_parameter_servers(tf, rewrites_off=False):
