@@ -315,6 +315,28 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
     setattr(BaseResourceVariable, _name, _reads_first(_name))
 
 
+def _in_place(operator, advice):
+    """TF's RuntimeError for ``v += x`` and its kin on a resource variable (a new tensor would quietly
+    replace the name ``v``)."""
+    def refuse(self, unused_other):
+        raise RuntimeError(f"`{operator}` with `tf.Variable`s is not supported. {advice} if you need to get a new "
+                           "output Tensor.")
+    return refuse
+
+
+for _name, _operator, _advice in (
+        ("__iadd__", "variable += value", "Use `variable.assign_add(value)` to modify the variable, or "
+                                          "`out = variable + value`"),
+        ("__isub__", "variable -= value", "Use `variable.assign_sub(value)` to modify the variable, or "
+                                          "`out = variable * value`"),  # TF's words, its typo kept
+        ("__imul__", "var *= value", "Use `var.assign(var * value)` to modify the variable, or `out = var * value`"),
+        ("__itruediv__", "var /= value", "Use `var.assign(var / value)` to modify the variable, or "
+                                         "`out = var / value`"),
+        ("__ipow__", "var **= value", "Use `var.assign(var ** value)` to modify the variable, or "
+                                      "`out = var ** value`")):
+    setattr(BaseResourceVariable, _name, _in_place(_operator, _advice))
+
+
 def is_resource_variable(var):
     """Whether ``var`` is a resource variable (TF's test, by duck typing on ``_should_act_as_resource_variable``)."""
     return hasattr(var, "_should_act_as_resource_variable")

@@ -225,7 +225,9 @@ def case_layers_and_moving_averages(tf, rewrites_off=False):
 def case_errors(tf, rewrites_off=False):
     v = tf.Variable([1.0, 2.0], use_resource=True, name="v")
     out = {"assign_shape": _error(lambda: v.assign([1.0, 2.0, 3.0]))["error"],
-           "assign_add_shape": _error(lambda: v.assign_add([1.0]))["error"]}
+           "assign_add_shape": _error(lambda: v.assign_add([1.0]))["error"],
+           "in_place_add": _error(lambda: v.__iadd__(1.0))["error"],  # `v += 1.0`
+           "in_place_sub": _error(lambda: v.__isub__(1.0))["error"]}
     read = v.value()
     with tf.Session() as sess:
         out["uninitialized_read"] = _error(lambda: sess.run(read))["error"]
