@@ -69,6 +69,9 @@ from .views import chrome_trace as timeline
 from .api.gradients import AggregationMethod, UnconnectedGradients, gradients
 from .api.grad_table import RegisterGradient
 from .api.custom_gradient import custom_gradient
+from .api.resource_variable_ops import ResourceVariable as _ResourceVariable  # noqa: F401 - Variable(use_resource=True) makes it
+from .api.resource_variables_toggle import (disable_resource_variables, enable_resource_variables,
+                                            resource_variables_enabled)
 
 
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None):

@@ -43,6 +43,7 @@ NOT_OPS = {
     "reset_default_graph", "set_random_seed", "trainable_variables", "unload_ipython_extension",
     "variable_creator_scope", "variable_scope", "fixed_size_partitioner", "module_getattr", "py_func",
     "while_loop", "cond", "case", "gradients", "dynamic_rnn", "static_rnn",
+    "enable_resource_variables", "disable_resource_variables", "resource_variables_enabled",
 }
 
 # The 30 common functions of issue 26's measurement.

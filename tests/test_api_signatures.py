@@ -170,9 +170,9 @@ def test_each_allowed_parameter_exists_and_is_unread(qualname, param):
 
 def test_a_rejected_argument_names_itself_and_the_users_line():
     with pytest.raises(NotImplementedError) as e:
-        tf.Variable(1.0, use_resource=True)
+        tf.Variable(1.0, constraint=lambda v: v)
     message = str(e.value)
-    assert "`use_resource` argument of tf.Variable" in message and __file__ in message
+    assert "`constraint` argument of tf.Variable" in message and __file__ in message
     assert len(message.splitlines()) == 1
 
 

@@ -273,7 +273,17 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              "RandomShuffle", "MatchingFiles",
              # issue 27's gradient surface: tests/test_custom_gradient.py, against TF's recording
              "IdentityN", "EuclideanNorm", "Xlogy", "Xlog1py", "Xdivy", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-             "Invert"}
+             "Invert",
+             # resource variables and their updates: tests/test_resource_variables.py, against TF's recording
+             "VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+             "VarIsInitializedOp", "VariableShape", "DisableCopyOnRead", "ResourceGather", "ResourceCountUpTo",
+             "ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate",
+             *("Resource" + name for name in (
+                 "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyRMSProp", "ApplyCenteredRMSProp",
+                 "ApplyAdagrad", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2", "ApplyProximalAdagrad",
+                 "ApplyProximalGradientDescent", "SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp",
+                 "SparseApplyCenteredRMSProp", "SparseApplyAdadelta", "SparseApplyFtrl", "SparseApplyFtrlV2",
+                 "SparseApplyProximalAdagrad", "SparseApplyProximalGradientDescent"))}
 
 
 def test_every_op_has_a_kernel_test():

@@ -28,9 +28,6 @@ def _flags():
 
 
 REJECTED = {  # argument name -> a call that passes it; devlab does not build these yet
-    "use_resource": lambda: tf.Variable(1.0, use_resource=True),
-    "use_resource ": lambda: tf.get_variable("r", [1], use_resource=True),
-    "use_resource  ": lambda: tf.variable_scope("s", use_resource=True).__enter__(),
     "constraint": lambda: tf.get_variable("c", [1], constraint=lambda v: v),
     "kernel_constraint": lambda: tf.layers.dense(tf.ones([1, 2]), 1, kernel_constraint=lambda v: v),
     "activity_regularizer": lambda: tf.layers.dense(tf.ones([1, 2]), 1, activity_regularizer=tf.reduce_sum),

@@ -21,6 +21,7 @@ from ..ops import allocation
 from ..ops.recorded import OP_DEFS
 from ..ops.sparse_tensor import SparseTensor, SparseTensorValue
 from ..ops.validate import make_int
+from ..ops.tensor_util import constant_value as _constant_value
 
 newaxis = None
 
@@ -264,8 +265,8 @@ def rank(input, name=None):  # noqa: A002
 def cast(x, dtype, name=None):
     """``x`` converted to ``dtype`` (a tensor already of that dtype is returned as it is)."""
     dtype = dtypes.as_dtype(dtype)
-    if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
-        return x
+    if (isinstance(x, Tensor) or hasattr(x, "_should_act_as_resource_variable")) and x.dtype.base_dtype == dtype:
+        return x  # a resource variable too: TF counts it a Tensor here
     with name_scope(name, "Cast", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         if x.dtype.base_dtype == dtype:
@@ -325,6 +326,9 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     if batch_dims:
         raise NotImplementedError("devlab's gather supports batch_dims=0 only")
     axis = batch_dims if axis is None else axis
+    if hasattr(params, "sparse_read") and (axis == 0 if isinstance(axis, (int, np.integer)) else
+                                           isinstance(axis, Tensor) and _constant_value(axis) == 0):
+        return params.sparse_read(indices, name=name)  # a resource variable: one ResourceGather (TF's dispatch)
     return op_output("GatherV2", name, [("params", params, None), ("indices", indices, None),
                                         ("axis", axis, _index_dtype(axis))], {"batch_dims": 0})
 

@@ -19,11 +19,12 @@ iteration, instead of being entered as a constant.
 """
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import control_flow_util as util
-from . import math_ops
+from . import array_ops, math_ops
 from .array_ops import constant, identity, zeros
 from ..ops.build import apply_op, convert_to_tensor
 from .tensor_array_ops import TensorArray
@@ -42,8 +43,23 @@ def switch(data, pred, name=None):
 def merge(inputs, name=None):
     """(the first input that is alive, its index)."""
     with name_scope(name, "Merge", inputs) as scope:
+        if any(isinstance(x, IndexedSlices) for x in inputs):  # TF: the tensors become IndexedSlices first
+            inputs = [x if isinstance(x, IndexedSlices) else _as_indexed_slices(x) for x in inputs]
+        if inputs and all(isinstance(x, IndexedSlices) for x in inputs):
+            # TF merges each component (values, indices, dense shape) with a Merge of its own
+            parts = [[x.values, x.indices] + ([x.dense_shape] if x.dense_shape is not None else []) for x in inputs]
+            merged = [apply_op("Merge", list(component), {"N": len(inputs)}, "Merge").outputs
+                      for component in zip(*parts)]
+            return IndexedSlices(*[m[0] for m in merged]), merged[0][1]
         inputs = [convert_to_tensor(x) for x in inputs]
         return tuple(apply_op("Merge", inputs, {"N": len(inputs)}, scope).outputs)
+
+
+def _as_indexed_slices(x):
+    """A dense gradient as IndexedSlices of all its rows (TF's ``_as_indexed_slices``)."""
+    x = convert_to_tensor(x)
+    x_shape = _shape_internal(x)  # an op, never folded: it must die with x on a cond's untaken side
+    return IndexedSlices(x, array_ops.range(0, x_shape[0]), x_shape)
 
 
 def _switch_ref_or_tensor(data, pred, name="Switch"):
@@ -534,6 +550,52 @@ class WhileContext(ControlFlowContext):
         self.loop_exits.append(result_acc)
         self.exit_result([result_acc])
         return result_acc
+
+
+def add_backprop_indexed_slices_accumulator(ctxt, op, grad):
+    """TF's ``AddBackpropIndexedSlicesAccumulator``: sums, over the iterations, an IndexedSlices
+    gradient of a loop invariant (an embedding read in a loop) by concatenating each iteration's
+    rows and indices, and keeping the largest dense shape: no dense buffer of the whole table."""
+    values, indices, dense_shape = grad.values, grad.indices, grad.dense_shape
+    ctxt.exit()
+    if ctxt.outer is not None:
+        ctxt.outer.enter()
+    if values.shape.is_fully_defined():
+        values_acc = constant(0, dtype=values.dtype.base_dtype, shape=[1] + list(values.shape.sizes[1:]),
+                              name="b_acc")
+    else:
+        values_acc = zeros(array_ops.concat([[1], _shape_internal(op.inputs[0])[1:]], 0), values.dtype.base_dtype)
+    indices_acc = constant([0], dtype=indices.dtype.base_dtype)
+    shape_acc = None
+    if dense_shape is not None:
+        if dense_shape.shape.is_fully_defined():
+            shape_acc = constant(0, dtype=dense_shape.dtype.base_dtype, shape=list(dense_shape.shape.sizes))
+        else:
+            shape_acc = array_ops.zeros_like(_shape_internal(op.inputs[0]))
+    if ctxt.outer is not None:
+        ctxt.outer.exit()
+    ctxt.enter()
+    init_acc = [indices_acc, values_acc] + ([shape_acc] if shape_acc is not None else [])
+    for x in init_acc:
+        ctxt.values.add(x)
+    enter_acc = [_enter(x, ctxt.name, is_constant=False, parallel_iterations=ctxt.parallel_iterations, name="b_acc")
+                 for x in init_acc]
+    # TF makes these Enters without their input's shape: the accumulated rows grow each iteration
+    enter_acc[0]._shape = TensorShape([None])
+    enter_acc[1]._shape = TensorShape([None] + list(values_acc.shape.sizes[1:]))
+    ctxt.loop_enters.extend(enter_acc)
+    merge_acc = [merge([x, x], name="b_acc")[0] for x in enter_acc]
+    switch_acc = [switch(x, ctxt.pivot) for x in merge_acc]
+    acc = [array_ops.concat([xa[1], xv], 0) for xa, xv in zip(switch_acc[:2], [indices, values])]
+    if shape_acc is not None:
+        acc.append(math_ops.maximum(dense_shape, switch_acc[2][1]))
+    next_acc = [next_iteration(x) for x in acc]
+    for xm, xn in zip(merge_acc, next_acc):
+        xm.op._update_input(1, xn)
+    exit_acc = [exit(x[0], name="b_acc") for x in switch_acc]
+    ctxt.loop_exits.extend(exit_acc)
+    ctxt.exit_result(exit_acc)
+    return IndexedSlices(exit_acc[1], exit_acc[0], exit_acc[2] if shape_acc is not None else None)
 
 
 def _flow_of(value):

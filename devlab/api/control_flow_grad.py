@@ -8,9 +8,12 @@ the gradient loop (``b_exit``), a loop variable's Enter's is an Exit, a loop Swi
 (``b_switch``) whose back edge is added when the Switch is reached a second time, from the body,
 and a loop invariant's Enter gets the sum over all iterations (``b_acc``).
 """
+from ..framework import dtypes
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.graph import get_default_graph
 from . import control_flow_util as util
-from .control_flow import _add_next_and_back_edge, _enter, _switch_ref_or_tensor, exit, merge, switch
+from .control_flow import (_add_next_and_back_edge, _enter, _switch_ref_or_tensor, add_backprop_indexed_slices_accumulator,
+                           exit, merge, switch)
 from .math_ops import equal
 
 
@@ -34,6 +37,8 @@ def _switch_grad(op, *grad):
     if op_ctxt is not None and op_ctxt.is_cond:
         zero_grad = grad[1 - op_ctxt.branch]
         if zero_grad is None:
+            if op.inputs[0].dtype == dtypes.resource:  # a resource handle's other branch never has one (TF)
+                return merge([grad[op_ctxt.branch]] * 2, name="cond_resource_grad")[0], None
             return None, None
         return merge(list(grad), name="cond_grad")[0], None
     false_grad = switch(grad[0], op.inputs[1])[0]
@@ -88,8 +93,10 @@ def _enter_grad(op, grad):
     grad_ctxt = get_default_graph()._get_control_flow_context()
     if grad_ctxt is None or not grad_ctxt.back_prop or grad_ctxt.grad_state is None:
         return [grad]
-    if op.get_attr("is_constant"):
-        return [grad_ctxt.add_backprop_accumulator(op, grad)]  # a loop invariant: summed over iterations
+    if op.get_attr("is_constant"):  # a loop invariant: summed over iterations
+        if isinstance(grad, IndexedSlices):
+            return [add_backprop_indexed_slices_accumulator(grad_ctxt, op, grad)]
+        return [grad_ctxt.add_backprop_accumulator(op, grad)]
     result = exit(grad)
     grad_ctxt.loop_exits.append(result)
     grad_ctxt.exit_result([result])

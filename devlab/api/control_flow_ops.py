@@ -17,7 +17,9 @@ def group(*inputs, name=None):
     ops = []
     for x in inputs:
         for item in (x if isinstance(x, (list, tuple)) else [x]):
-            if hasattr(item, "_as_graph_element"):
+            if hasattr(item, "_handle") and hasattr(item, "op"):  # a resource variable: its op, not a read (TF)
+                item = item.op
+            elif hasattr(item, "_as_graph_element"):
                 item = item._as_graph_element()
             ops.append(item.op if isinstance(item, Tensor) else item)
     with name_scope(name, "group_deps", ops) as scope:

@@ -18,6 +18,7 @@ from ..framework.scopes import colocate_with, control_dependencies
 from . import control_flow_util as util
 from .array_ops import constant, identity, zeros, zeros_like
 from ..ops.build import apply_op
+from .gen_resource_variable_ops import variable_shape_op
 from .control_flow import (WhileContext, _shape_internal, _switch_ref_or_tensor, control_trigger, next_iteration,
                            switch)
 from ..ops.tensor_util import constant_value
@@ -362,11 +363,25 @@ def zeros_like_output(op, index):
     """The zero gradient of output ``index`` of ``op`` outside gradient loops. A cond's Switch
     output gets zeros only on the branch not taken (a Switch, an Identity pivot, then zeros)."""
     val = op.outputs[index]
+    resource = val.dtype.base_dtype == dtypes.resource  # a variable's handle: zeros shaped like the variable
     if not util.is_switch(op) or op.control_flow_context is None:
+        if resource:
+            return zeros(variable_shape_op(val), dtype=_variable_dtype(val))
         return zeros_like(val, optimize=False)
     op_ctxt = op.control_flow_context
     switch_val = switch(op.inputs[0], op_ctxt.pred)[1 - op_ctxt.branch]
     pivot = identity(switch_val)
+    if resource:
+        with control_dependencies([pivot]):
+            return zeros(variable_shape_op(switch_val), dtype=_variable_dtype(switch_val))
     zeros_shape = _shape_internal(switch_val)
     with control_dependencies([pivot]):
         return zeros(zeros_shape, dtype=val.dtype.base_dtype)
+
+
+def _variable_dtype(handle):
+    """The dtype of the variable behind ``handle`` (its VarHandleOp's), through the ops passing it on."""
+    t = handle
+    while t.op.type != "VarHandleOp" and t.op.inputs:
+        t = t.op.inputs[0]
+    return t.op.get_attr("dtype")

@@ -32,7 +32,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         raise NotImplementedError("devlab's embedding_lookup has no max_norm")
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:
         n = len(params)
-        params = [convert_to_tensor(p, name=f"params_{i}") for i, p in enumerate(params)]
+        if not any(hasattr(p, "sparse_read") for p in params):  # TF keeps resource variables: no dense read
+            params = [convert_to_tensor(p, name=f"params_{i}") for i, p in enumerate(params)]
         ids = convert_to_tensor(ids, name="ids")
         if n == 1:
             with colocate_with(params[0].op):

@@ -24,6 +24,7 @@ from .array_ops import op_output
 from ..ops.build import apply_op, apply_op_output
 from .control_flow_grad import GRADIENTS as CONTROL_FLOW_GRADIENTS
 from .control_flow_util import output_context
+from .gen_resource_variable_ops import variable_shape
 from .tensor_array_grad import GRADIENTS as TENSOR_ARRAY_GRADIENTS
 from .tensor_array_grad import NOT_DIFFERENTIABLE as TENSOR_ARRAY_NOT_DIFFERENTIABLE
 from ..ops.tensor_util import constant_value
@@ -690,6 +691,23 @@ GRADIENTS["CheckNumerics"] = lambda op, grad: [A.check_numerics(
     grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. "
     f"{str(op.get_attr('message')).encode()!r}")]
 
+# A read passes its gradient to the handle, summed over every read of the variable (TF's _ReadGrad);
+# a gather of rows gives those rows' gradient, as GatherV2's does (TF's ResourceGather gradient).
+GRADIENTS["ReadVariableOp"] = lambda op, grad: [grad]
+
+
+def _resource_gather_grad(op, grad):
+    handle, indices = op.inputs
+    params_shape = variable_shape(handle)
+    size = A.expand_dims(A.size(indices), 0)
+    values_shape = A.concat([size, params_shape[1:]], 0)
+    values = A.reshape(grad, values_shape)
+    indices = A.reshape(indices, size)
+    return [IndexedSlices(values, indices, params_shape), None]
+
+
+GRADIENTS["ResourceGather"] = _resource_gather_grad
+
 # Ops whose outputs carry no gradient (integer, boolean, shape or source ops).
 NOT_DIFFERENTIABLE = {
     "Const", "Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "RandomUniform", "RandomUniformInt",
@@ -706,6 +724,15 @@ NOT_DIFFERENTIABLE = {
     "PyFuncStateless", "InTopKV2", "IsFinite", "StackV2", "StackPushV2", "StackPopV2", "ControlTrigger",
     "LogUniformCandidateSampler", "UniformCandidateSampler", "ComputeAccidentalHits",
     "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
+    "VarHandleOp", "VarIsInitializedOp", "VariableShape", "DisableCopyOnRead", "AssignVariableOp",
+    "AssignAddVariableOp", "AssignSubVariableOp",
+    "ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate", "ResourceCountUpTo",
+    "ResourceApplyGradientDescent", "ResourceApplyMomentum", "ResourceApplyAdam", "ResourceApplyRMSProp",
+    "ResourceApplyCenteredRMSProp", "ResourceApplyAdagrad", "ResourceApplyAdadelta", "ResourceApplyFtrl",
+    "ResourceApplyFtrlV2", "ResourceApplyProximalAdagrad", "ResourceApplyProximalGradientDescent",
+    "ResourceSparseApplyMomentum", "ResourceSparseApplyAdagrad", "ResourceSparseApplyRMSProp",
+    "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyAdadelta", "ResourceSparseApplyFtrl",
+    "ResourceSparseApplyFtrlV2", "ResourceSparseApplyProximalAdagrad", "ResourceSparseApplyProximalGradientDescent",
 }
 
 # tf.cond and tf.while_loop: Switch, Merge, Enter, Exit, NextIteration, LoopCond (control_flow_grad.py).

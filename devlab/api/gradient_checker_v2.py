@@ -9,7 +9,7 @@ element at a time, the numerical one column by column from central differences w
 import numpy as np
 
 from ..framework.default_session import get_default_session
-from ..framework.indexed_slices import IndexedSlices
+from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ..framework.tensor import Tensor
 from .array_ops import placeholder
 from .gradients import gradients
@@ -81,3 +81,19 @@ def max_error(grad1, grad2):
         if j1.size or j2.size:
             error = max(error, float(np.max(np.fabs(np.asarray(j1, np.float64) - np.asarray(j2, np.float64)))))
     return error
+
+
+def _to_numpy(a):
+    """TF's helper: a tensor's value in the default session, an IndexedSlicesValue as the dense array
+    its rows add up to (a row listed twice counts twice), anything else as it is."""
+    if isinstance(a, Tensor):
+        return get_default_session().run(a)
+    if isinstance(a, IndexedSlicesValue):
+        arr = np.zeros(a.dense_shape)
+        assert len(a.values) == len(a.indices), f"IndexedSlicesValue has {len(a.values)} value slices but " \
+            f"{len(a.indices)} indices\n{a}"
+        for values_slice, index in zip(a.values, a.indices):
+            assert 0 <= index < len(arr), f"IndexedSlicesValue has invalid index {index}\n{a}"
+            arr[index] += values_slice
+        return arr
+    return a

@@ -45,6 +45,10 @@ def check_aggregation_method(aggregation_method):
         raise ValueError(f"Invalid aggregation_method specified {aggregation_method}.")
 
 
+def _is_resource_variable(x):
+    return hasattr(x, "handle") and hasattr(x, "_graph_element") and getattr(x.handle, "dtype", None) == dtypes.resource
+
+
 class UnconnectedGradients(enum.Enum):
     """``tf.UnconnectedGradients``: the gradient of an x the ys do not depend on: None, or zeros."""
     NONE = "none"
@@ -62,7 +66,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     except ValueError:
         raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
-    xs = [convert_to_tensor(x, as_ref=True) for x in _as_list(xs)]  # a variable's own output, as TF
+    # a variable's own output, as TF; a resource variable's handle (its reads pass the gradient to it)
+    xs = [x.handle if _is_resource_variable(x) else convert_to_tensor(x, as_ref=True) for x in _as_list(xs)]
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     stop_gradient_ops = [convert_to_tensor(s).op for s in _as_list(stop_gradients or [])]
 
@@ -122,7 +127,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     # An output the ys do not depend on has gradient zero: TF makes it here, in
                     # the gradients scope, for every floating output (its rule may ignore it).
                     for i, (t, g) in enumerate(zip(op.outputs, out_grads)):
-                        if g is None and _backpropagatable(t):
+                        if g is None and _backpropagatable(t) and (loop_state is None
+                                                                   or t.dtype.base_dtype != dtypes.resource):
                             out_grads[i] = (loop_state.zeros_like_v1_while_loop(op, i) if loop_state is not None
                                             else zeros_like_output(op, i))
                     with name_scope(op.name + "_grad"):
@@ -174,8 +180,9 @@ def _as_list(x):
 
 
 def _backpropagatable(t):
-    """Whether a gradient can flow through ``t`` (TF's ``IsTrainable``: floating dtypes)."""
-    return t.dtype.base_dtype.is_floating
+    """Whether a gradient can flow through ``t`` (TF's ``IsTrainable``: floating dtypes, and resource
+    handles, whose reads pass their gradient on to the variable's handle)."""
+    return t.dtype.base_dtype.is_floating or t.dtype.base_dtype == dtypes.resource
 
 
 def _pending_count(to_ops, from_ops, colocate_gradients_with_ops=False):

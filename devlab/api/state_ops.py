@@ -7,9 +7,18 @@ from ..ops.build import apply_op_output, convert_to_tensor
 from .partitioned_variables import PartitionedVariable
 
 
+def _is_resource(ref):
+    """A resource variable: its writes are its own methods (ops on its handle), as TF's state_ops dispatch."""
+    return hasattr(ref, "handle") and hasattr(ref, "_lazy_read")
+
+
 def _write(op_type, default_name):
     def build(ref, value, use_locking=None, name=None, validate_shape=True):
         """Writes ``value`` into the variable ``ref`` (``validate_shape``: Assign only)."""
+        if _is_resource(ref):  # TF passes the name on to assign only
+            if op_type == "Assign":
+                return ref.assign(value, name=name)
+            return ref.assign_add(value) if op_type == "AssignAdd" else ref.assign_sub(value)
         if op_type == "Assign" and isinstance(ref, PartitionedVariable):
             return ref.assign(value, use_locking=use_locking, name=name)  # one Assign per shard
         with name_scope(name, default_name, [ref, value]) as scope:
@@ -38,6 +47,8 @@ _assign_sub = _write("AssignSub", "AssignSub")
 def count_up_to(ref, limit, name=None):
     """``tf.count_up_to``: a CountUpTo op that returns the int32/int64 variable's value and adds
     one, until the value reaches ``limit`` (then the run fails with OutOfRangeError)."""
+    if _is_resource(ref):
+        return ref.count_up_to(limit)
     ref = convert_to_tensor(ref, as_ref=True)
     if ref.dtype.base_dtype.name not in ("int32", "int64"):
         raise TypeError(f"Value passed to parameter 'ref' has DataType {ref.dtype.base_dtype.name} not in list of "
@@ -60,6 +71,8 @@ def assign_sub(ref, value, use_locking=None, name=None):
 
 
 def is_variable_initialized(variable, name=None):  # TF's argument name
+    if _is_resource(variable):
+        return variable.is_initialized(name=name)
     ref = convert_to_tensor(variable, as_ref=True)
     return apply_op_output("IsVariableInitialized", [ref], {"dtype": ref.dtype.base_dtype},
                            name or "IsVariableInitialized")
@@ -68,6 +81,8 @@ def is_variable_initialized(variable, name=None):  # TF's argument name
 def _scatter(op_type, use_locking_default):
     def build(ref, indices, updates, use_locking=use_locking_default, name=None):
         """Writes ``updates`` into the rows ``indices`` of the variable ``ref`` (the rest stay)."""
+        if _is_resource(ref):
+            return ref._scatter_op(op_type, indices, updates, name)
         with name_scope(name, op_type, [ref, indices, updates]) as scope:
             ref_t = convert_to_tensor(ref, as_ref=True)
             if not ref_t.dtype.is_ref:

@@ -28,7 +28,7 @@ from ..ops.build import convert_to_tensor
 from .partitioned_variables import (PartitionedVariable, PartitionInfo, SaveSliceInfo, call_partitioner,
                                     iter_slices)
 from .variables import Variable
-from ..unimplemented import argument, reject
+from ..unimplemented import reject
 
 AUTO_REUSE = "AUTO_REUSE"
 
@@ -49,7 +49,7 @@ class VariableScope:
         self.regularizer = regularizer  # applied to each new variable, its loss collected
         self.custom_getter = custom_getter  # called instead of the store, with the store's getter
         self.dtype = dtypes.as_dtype(dtype)  # get_variable's dtype when none is given
-        self.use_resource = use_resource  # only None/False: variable_scope rejects True
+        self.use_resource = use_resource  # new variables are resource variables (None: the default's say)
         self.constraint = constraint  # only None: variable_scope rejects one
 
     def set_regularizer(self, regularizer):
@@ -62,8 +62,6 @@ class VariableScope:
         self.dtype = dtypes.as_dtype(dtype)
 
     def set_use_resource(self, use_resource):
-        if use_resource:
-            raise argument("use_resource", "VariableScope.set_use_resource")
         self.use_resource = use_resource
 
     def set_partitioner(self, partitioner):
@@ -118,8 +116,6 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     ``regularizer``, ``caching_device``, ``partitioner``, ``dtype`` replace the enclosing scope's for
     the variables made inside; ``custom_getter`` is chained with the enclosing one (it gets a getter
     that calls the outer getter, which calls the store)."""
-    if use_resource:
-        raise argument("use_resource", "tf.variable_scope")
     reject("tf.variable_scope", constraint=(constraint, None))
     if custom_getter is not None and not callable(custom_getter):
         raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
@@ -266,6 +262,29 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         return custom_getter(getter=_true_getter, **kwargs)
 
 
+class _VariableStore:
+    """TF's default variable store as ``variable_scope._get_default_variable_store()`` hands it out:
+    ``get_variable`` by full name; with ``reuse=None`` it returns an existing variable (no check)."""
+
+    @property
+    def _vars(self):
+        """{full name: variable} of the variables made through get_variable in the default graph."""
+        return get_default_graph().variable_store
+
+    def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None, reuse=None,
+                     trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, custom_getter=None, constraint=None, synchronization=None,
+                     aggregation=None):
+        reject("_VariableStore.get_variable", custom_getter=(custom_getter, None))
+        return _true_getter(name, shape, dtype, initializer, regularizer, AUTO_REUSE if reuse is None else reuse,
+                            trainable, collections, caching_device, partitioner, validate_shape, use_resource,
+                            constraint, synchronization, aggregation)
+
+
+def _get_default_variable_store():
+    return _VariableStore()
+
+
 def _takes(fn, name):
     """Whether ``fn`` accepts the keyword ``name`` (by name, or through ``**kwargs``)."""
     try:
@@ -280,8 +299,6 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
                  use_resource=None, constraint=None, synchronization=None, aggregation=None):
     """The variable store's getter (what a custom getter is handed as ``getter``): finds the
     variable ``name`` (a full name), or makes it."""
-    if use_resource:
-        raise argument("use_resource", "tf.get_variable")
     reject("tf.get_variable", constraint=(constraint, None), synchronization=(synchronization, None),
            aggregation=(aggregation, None))
     graph = get_default_graph()
@@ -293,10 +310,10 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
             raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
         with name_scope(None):
             return _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable,
-                                             collections, caching_device, validate_shape, partitioner)
+                                             collections, caching_device, validate_shape, partitioner, use_resource)
     if reuse is True and full in graph.partitioned_variable_store:  # reused without its partitioner
         return _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable,
-                                         collections, caching_device, validate_shape, None)
+                                         collections, caching_device, validate_shape, None, use_resource)
     if full in graph.variable_store:
         if reuse in (True, AUTO_REUSE):
             return graph.variable_store[full]
@@ -317,7 +334,7 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
         initial, dtype = init, None
     with name_scope(None):
         var = Variable(initial, trainable=trainable, collections=collections, name=full, dtype=dtype,
-                       caching_device=caching_device, validate_shape=validate_shape)
+                       caching_device=caching_device, validate_shape=validate_shape, use_resource=use_resource)
     graph.variable_store[full] = var
     _regularize(graph, var, full, regularizer)
     return var
@@ -343,7 +360,7 @@ def _default_initializer(init, dtype):
 
 
 def _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable, collections,
-                              caching_device, validate_shape, partitioner):
+                              caching_device, validate_shape, partitioner, use_resource=None):
     """The shards of ``full`` (TF's ``_get_partitioned_variable``): found again under reuse, else one
     variable ``full/part_i`` per slice, each initialised with its slice of the initializer."""
     if full in graph.variable_store:
@@ -384,7 +401,7 @@ def _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, reg
                 initial, part_dtype = array_ops.slice(value, offset, part_shape), None
         with name_scope(None):
             var = Variable(initial, trainable=trainable, collections=collections, name=part, dtype=part_dtype,
-                           caching_device=caching_device, validate_shape=validate_shape)
+                           caching_device=caching_device, validate_shape=validate_shape, use_resource=use_resource)
         var._save_slice_info = SaveSliceInfo(full, full_shape, offset, part_shape)
         graph.variable_store[part] = var
         with name_scope(None):

@@ -12,25 +12,41 @@ from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, device, init_scope, name_scope
 from ..framework.tensor_shape import TensorShape
-from . import state_ops
+from . import resource_variables_toggle, state_ops
 from .array_ops import identity
 from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import group
 from .partitioned_variables import SaveSliceInfo
-from ..unimplemented import argument, reject
+from ..unimplemented import reject
 
 
-class Variable:
-    """A mutable tensor whose value lives in the session, on the device of its VariableV2 op."""
+# The class ``Variable(..., use_resource=True)`` makes: resource_variable_ops.ResourceVariable, which
+# builds on this module and so puts itself here when it is imported (devlab's __init__ imports it).
+_RESOURCE_VARIABLE = []
+_ARG_NAMES = ("initial_value", "trainable", "collections", "validate_shape", "caching_device", "name", "variable_def",
+              "dtype", "expected_shape", "import_scope", "constraint", "use_resource", "synchronization",
+              "aggregation", "shape")  # VariableV1's positional order
 
-    def __new__(cls, *args, **kwargs):
-        # A variable creator (pushed by ``variable_creator_scope``) may build something else,
-        # such as a MirroredVariable; it calls ``next_creator`` to make plain ones.
+
+class _VariableMetaclass(type):
+    """``Variable(...)`` goes through the variable creators (``variable_creator_scope``), which may
+    build something else, such as a MirroredVariable, and makes a ResourceVariable when resource
+    variables are asked for (TF's ``VariableMetaclass`` and ``default_variable_creator``)."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is not Variable:
+            return super().__call__(*args, **kwargs)
         stack = get_default_graph().variable_creator_stack
         if stack and not kwargs.pop("_skip_creators", False):
             return _call_creators(stack, args, kwargs)
         kwargs.pop("_skip_creators", None)
-        return super().__new__(cls)
+        if _uses_resource(dict(zip(_ARG_NAMES, args), **kwargs).get("use_resource")):
+            return _make_resource_variable(args, kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+class Variable(metaclass=_VariableMetaclass):
+    """A mutable tensor whose value lives in the session, on the device of its VariableV2 op."""
 
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
@@ -41,8 +57,7 @@ class Variable:
         reject("tf.Variable", variable_def=(variable_def, None), import_scope=(import_scope, None),
                constraint=(constraint, None), synchronization=(synchronization, None),
                aggregation=(aggregation, None), shape=(shape, None))
-        if use_resource:
-            raise argument("use_resource", "tf.Variable")
+        del use_resource  # read by _VariableMetaclass, which makes a ResourceVariable when it is asked for
         trainable = True if trainable is None else trainable
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
@@ -93,6 +108,10 @@ class Variable:
     @property
     def op(self):
         return self._variable.op
+
+    @property
+    def _shared_name(self):
+        return self.name[:self.name.index(":")]
 
     @property
     def device(self):
@@ -301,17 +320,33 @@ def _initialized_value_of(variable_op):
     return None
 
 
+def _uses_resource(use_resource):
+    """TF's ``default_variable_creator``: the argument, else the variable scope's, else the global default."""
+    if use_resource is None:
+        graph = get_default_graph()
+        scope = graph.variable_scope_stack[-1] if graph.variable_scope_stack else graph.root_variable_scope
+        use_resource = getattr(scope, "use_resource", None)
+    if use_resource is None:
+        use_resource = resource_variables_toggle._DEFAULT_USE_RESOURCE
+    return bool(use_resource)
+
+
+def _make_resource_variable(args, kwargs):
+    """The ResourceVariable for ``Variable(*args, **kwargs)`` (VariableV1's arguments)."""
+    kwargs = dict(zip(_ARG_NAMES, args), **kwargs)
+    kwargs.pop("use_resource", None)
+    kwargs.pop("expected_shape", None)  # deprecated, and ignored by TF too
+    return _RESOURCE_VARIABLE[0](**kwargs)
+
+
 def _call_creators(stack, args, kwargs):
     """Calls the innermost creator, whose ``next_creator`` calls the next, ending in Variable."""
     def creator_at(i):
         if i < 0:
             return lambda **kw: Variable(_skip_creators=True, **kw)
         return lambda **kw: stack[i](creator_at(i - 1), **kw)
-    names = ["initial_value", "trainable", "collections", "validate_shape", "caching_device", "name", "variable_def",
-             "dtype", "expected_shape", "import_scope", "constraint", "use_resource", "synchronization", "aggregation",
-             "shape"]  # VariableV1's positional order
     kwargs = dict(kwargs)
-    kwargs.update(zip(names, args))
+    kwargs.update(zip(_ARG_NAMES, args))
     return creator_at(len(stack) - 1)(**kwargs)
 
 

@@ -50,7 +50,8 @@ class TaskPart:
     graph_seed: object
     devices: list = field(default_factory=list)  # (name, job, task, type, index, simulated)
     initial: dict = field(default_factory=dict)  # slot -> constant value
-    variable_slots: list = field(default_factory=list)  # (slot, variable name, declared shape or None)
+    # (slot, variable name, declared shape or None, VarRef or ResourceRef)
+    variable_slots: list = field(default_factory=list)
     feeds: list = field(default_factory=list)  # (position in the plan's feeds, slot)
     steps: list = field(default_factory=list)  # plain tuples, see below
     fetches: list = field(default_factory=list)  # (position in the plan's fetches, slot, op name, traceback)
@@ -152,8 +153,8 @@ def split_plan(plan, graph_seed=None, py_funcs=None):
             part(dst).steps.append(((step.index, 0), ("recv", step.index, step.index, step.output, src, step.frees)))
 
     producer = {s.outputs[0]: s for s in plan.steps if isinstance(s, OpStep) and s.preloaded}
-    for slot, name, shape, _ in plan.variable_slots:
-        part(task_of(producer[slot].device)).variable_slots.append((slot, name, shape))
+    for slot, name, shape, _, kind in plan.variable_slots:
+        part(task_of(producer[slot].device)).variable_slots.append((slot, name, shape, kind))
     for position, (slot, _, device) in enumerate(plan.feed_slots):
         part(task_of(device)).feeds.append((position, slot))
     for position, (leaf, slot, device) in enumerate(zip(plan.fetches, plan.fetch_slots, plan.fetch_devices)):

@@ -10,7 +10,6 @@ import numpy as np
 from ..devices.device import Device
 from ..ops.table import lookup
 from ..runtime.steps import KernelContext, OpStep, RandomGenerators, TransferStep
-from ..runtime.variable_store import VarRef
 
 
 class RemoteOp:
@@ -72,7 +71,7 @@ class TaskPlan:
         self.initial = [None] * part.num_slots
         for slot, value in part.initial.items():
             self.initial[slot] = value
-        self.variable_slots = [(slot, name, shape, np) for slot, name, shape in part.variable_slots]
+        self.variable_slots = [(slot, name, shape, np, kind) for slot, name, shape, kind in part.variable_slots]
         self.feeds = part.feeds
         self.fetches = [(position, slot, RemoteOp(name, "", {}, tb)) for position, slot, name, tb in part.fetches]
         self.writes = part.writes
@@ -109,8 +108,8 @@ class TaskPlan:
     def start_values(self, run, feed_values):
         """The value table a run starts from: constants, variable references, fed values."""
         values = list(self.initial)
-        for slot, name, shape, xp in self.variable_slots:
-            values[slot] = VarRef(run, name, shape, xp)
+        for slot, name, shape, xp, kind in self.variable_slots:
+            values[slot] = kind(run, name, shape, xp)  # a VarRef, or a resource variable's ResourceRef
         for (_, slot), value in zip(self.feeds, feed_values):
             values[slot] = value
         return values

@@ -365,6 +365,8 @@ class Graph:
     def _control_input_op(self, c):
         """``c`` (an Operation, Tensor, IndexedSlices or Variable) as an op of this graph, with TF's errors: a
         control input from another graph is rejected here, before any op depends on it."""
+        if hasattr(c, "_handle") and hasattr(c, "op"):  # a resource variable: its op, never a read (TF's rule)
+            c = c.op
         if hasattr(c, "_as_graph_element"):
             c = c._as_graph_element()
         if isinstance(c, IndexedSlices):  # TF: the op of its values
@@ -512,6 +514,8 @@ class _ThreadScopes:
 def _op_to_colocate_with(obj):
     if obj is None:
         return None
+    if isinstance(getattr(obj, "handle", None), Tensor):  # a resource variable: its VarHandleOp (TF's rule)
+        return obj.handle.op
     if hasattr(obj, "_as_graph_element"):
         obj = obj._as_graph_element()
     if isinstance(obj, Tensor):

@@ -275,6 +275,9 @@ def _validate_variables(variables, outputs_of, types):
         if not isinstance(v, dict) or set(v) != _VARIABLE_KEYS:
             raise ValueError(f"variable record {i} must have exactly the fields {sorted(_VARIABLE_KEYS)}, got {v!r}")
         where = f"variable record {i} ({v['variable']!r})"
+        if isinstance(v["variable"], str) and types.get(v["variable"]) == "VarHandleOp":
+            raise NotImplementedError(f"{where}: devlab does not import resource variables (VarHandleOp) from a "
+                                      "meta graph yet")
         if not isinstance(v["variable"], str) or types.get(v["variable"]) != "VariableV2":
             raise ValueError(f"{where}: 'variable' does not name a VariableV2 op of the file")
         if v["variable"] in seen:

@@ -60,7 +60,9 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     graph = graph or get_default_graph()
     # Variables first: a mirrored variable's ``initializer`` is a group op made on first access,
     # and it must be among the nodes written below.
-    variables = [{"variable": v.op.name, "initializer": v.initializer.name, "snapshot": _tensor_ref(v.value()),
+    # (a resource variable's snapshot is the read its constructor made: v.value() would make another)
+    variables = [{"variable": v.op.name, "initializer": v.initializer.name,
+                  "snapshot": _tensor_ref(v._as_graph_element() if v.op.type == "VarHandleOp" else v.value()),
                   "initial_value": _tensor_ref(v.initial_value), "trainable": v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)}
                  for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)]
     nodes = []

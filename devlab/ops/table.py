@@ -20,6 +20,7 @@ from . import data_flow_shapes as DS
 from . import fifo_queue as Q
 from . import input_kernels as IK
 from . import random_shuffle_queue as RQ
+from . import resource_variable_kernels as RV
 from . import kernels as K
 from . import nn_kernels as NK
 from . import nn_shapes as NS
@@ -83,6 +84,50 @@ OPS = _table(
     OpDef("ApplyProximalAdagrad", S.ref_of_first, OK.apply_proximal_adagrad, ref_inputs=(0, 1), stateful=True),
     OpDef("ApplyProximalGradientDescent", S.ref_of_first, OK.apply_proximal_gradient_descent, ref_inputs=(0,),
           stateful=True),
+    # resource variables: the ops take the variable's handle, and the placer joins each with the
+    # handle's VarHandleOp (a resource edge); ``ref_inputs`` names the handles an op writes
+    OpDef("VarHandleOp", RV.handle, RV.var_handle_op, stateful=True, type_input=None,
+          required_attrs=("shape", "dtype")),
+    OpDef("ReadVariableOp", RV.read, RV.read_variable_op, stateful=True, type_input=None, returns_view=True),
+    OpDef("AssignVariableOp", RV.no_output, RV.assign_variable_op, ref_inputs=(0,), stateful=True, type_input=1),
+    OpDef("AssignAddVariableOp", RV.same_shape_update, RV.assign_add_variable_op, ref_inputs=(0,), stateful=True,
+          type_input=1),
+    OpDef("AssignSubVariableOp", RV.same_shape_update, RV.assign_sub_variable_op, ref_inputs=(0,), stateful=True,
+          type_input=1),
+    OpDef("DisableCopyOnRead", RV.no_output, RV.disable_copy_on_read, stateful=True, type_input=None),
+    OpDef("VariableShape", RV.variable_shape, RV.variable_shape_op, type_input=None),
+    OpDef("VarIsInitializedOp", S.scalar_bool, RV.var_is_initialized_op, stateful=True, type_input=None),
+    OpDef("ResourceGather", RV.gather_shape, RV.resource_gather, stateful=True, type_input=None),
+    OpDef("ResourceCountUpTo", RV.count_up_to, RV.resource_count_up_to, CPU_ONLY, ref_inputs=(0,), stateful=True, type_input=None),
+    OpDef("ResourceScatterAdd", RV.no_output, RV.without_output(SK.scatter_add), ref_inputs=(0,), stateful=True,
+          type_input=None),
+    OpDef("ResourceScatterSub", RV.no_output, RV.without_output(SK.scatter_sub), ref_inputs=(0,), stateful=True,
+          type_input=None),
+    OpDef("ResourceScatterUpdate", RV.no_output, RV.without_output(SK.scatter_update), ref_inputs=(0,),
+          stateful=True, type_input=None),
+    *[OpDef("Resource" + name, RV.no_output, RV.without_output(kernel), ref_inputs=refs, stateful=True,
+            type_input=None) for name, kernel, refs in (
+        ("ApplyGradientDescent", K.apply_gradient_descent, (0,)),
+        ("ApplyMomentum", K.apply_momentum, (0, 1)),
+        ("ApplyAdam", K.apply_adam, (0, 1, 2)),
+        ("ApplyRMSProp", OK.apply_rms_prop, (0, 1, 2)),
+        ("ApplyCenteredRMSProp", OK.apply_centered_rms_prop, (0, 1, 2, 3)),
+        ("ApplyAdagrad", OK.apply_adagrad, (0, 1)),
+        ("ApplyAdadelta", OK.apply_adadelta, (0, 1, 2)),
+        ("ApplyFtrl", OK.apply_ftrl, (0, 1, 2)),
+        ("ApplyFtrlV2", OK.apply_ftrl_v2, (0, 1, 2)),
+        ("ApplyProximalAdagrad", OK.apply_proximal_adagrad, (0, 1)),
+        ("ApplyProximalGradientDescent", OK.apply_proximal_gradient_descent, (0,)),
+        ("SparseApplyMomentum", SK.sparse(K.apply_momentum, 3), (0, 1)),
+        ("SparseApplyAdagrad", SK.sparse(OK.apply_adagrad, 3), (0, 1)),
+        ("SparseApplyRMSProp", SK.sparse(OK.apply_rms_prop, 7), (0, 1, 2)),
+        ("SparseApplyCenteredRMSProp", SK.sparse(OK.apply_centered_rms_prop, 8), (0, 1, 2, 3)),
+        ("SparseApplyAdadelta", SK.sparse(OK.apply_adadelta, 6), (0, 1, 2)),
+        ("SparseApplyFtrl", SK.sparse(OK.apply_ftrl, 3), (0, 1, 2)),
+        ("SparseApplyFtrlV2", SK.sparse(OK.apply_ftrl_v2, 3), (0, 1, 2)),
+        ("SparseApplyProximalAdagrad", SK.sparse(OK.apply_proximal_adagrad, 5), (0, 1)),
+        ("SparseApplyProximalGradientDescent", SK.sparse(OK.apply_proximal_gradient_descent, 4), (0,)),
+    )],
     # elementwise math
     OpDef("Identity", S.same_as_first, K.identity, returns_view=True),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True),

@@ -130,6 +130,13 @@ def constant_value_as_shape(tensor):
     if op.type == "ShapeN":
         dims = op.inputs[tensor.value_index].shape.sizes
         return dims and list(dims)
+    if op.type == "VariableShape":  # the declared shape of the variable behind the handle (TF's handle data)
+        t, hops = op.inputs[0], 0
+        while t.op.type != "VarHandleOp" and t.op.inputs and hops < 64:
+            t, hops = t.op.inputs[0], hops + 1
+        shape = t.op.attrs.get("shape") if t.op.type == "VarHandleOp" else None
+        if shape is not None:
+            return list(shape)
     if op.type == "Pack":
         dims = []
         for t in op.inputs:

@@ -19,11 +19,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..framework import errors
+from ..framework import dtypes, errors
 from ..ops.table import lookup, opdef_of
 from ..placer.placer import graph_order
 from .steps import KernelContext, LoopStep, OpStep, TransferStep, flat_steps
-from .variable_store import VarRef
+from .variable_store import ResourceRef, VarRef
 
 
 class Plan:
@@ -35,7 +35,7 @@ class Plan:
         self.steps = steps  # ops, transfers and loops (a LoopStep holds its frame's steps)
         self.num_slots = num_slots
         self.initial = initial  # the value table a run starts from: the constants in their slots
-        self.variable_slots = variable_slots  # (slot, name, declared shape or None, xp)
+        self.variable_slots = variable_slots  # (slot, name, declared shape or None, xp, VarRef or ResourceRef)
         self.feed_slots = feed_slots  # (slot, tensor, device) per feed, in feed order
         self.fetches = fetches  # the fetched Tensors and Operations
         self.fetch_slots = fetch_slots  # per fetch: its slot, or None for an Operation
@@ -45,6 +45,8 @@ class Plan:
         self.transfers = [s for s in flat_steps(steps) if isinstance(s, TransferStep)]
         self.writes_variables = any(
             s.op.outputs and s.op.outputs[0].dtype.is_ref and s.op.type != "VariableV2"
+            for s in flat_steps(steps) if isinstance(s, OpStep)) or any(  # or a resource variable's
+            s.op.inputs and s.op.inputs[0].dtype == dtypes.resource and lookup(s.op.type).ref_inputs
             for s in flat_steps(steps) if isinstance(s, OpStep))
         self.written_variables = written_variables(flat_steps(steps))  # their locks are held by a run
         self.has_control_flow = False  # tf.cond or tf.while_loop: DEAD values and loop frames
@@ -65,13 +67,25 @@ class Plan:
     def start_values(self, run, feed_values):
         """The value table a run starts from: constants, variable references, fed values."""
         values = list(self.initial)
-        for slot, name, shape, xp in self.variable_slots:
-            values[slot] = VarRef(run, name, shape, xp)
+        for slot, name, shape, xp, kind in self.variable_slots:
+            values[slot] = kind(run, name, shape, xp)
         for (slot, _, _), value in zip(self.feed_slots, feed_values):
             values[slot] = value
         return values
 
 
+def resource_variable_name(handle):
+    """The store name of the resource variable whose handle is ``handle`` (its VarHandleOp's
+    shared_name), following the ops that pass a handle on; None for another resource."""
+    t = handle
+    while t.op.type in HANDLE_FORWARDERS and t.op.inputs:
+        t = t.op.inputs[0]
+    if t.op.type != "VarHandleOp":
+        return None
+    return t.op.get_attr("shared_name") or t.op.name
+
+
+HANDLE_FORWARDERS = ("Identity", "Switch", "Enter", "Exit", "Merge", "NextIteration")
 REF_FORWARDERS = ("RefSwitch", "RefEnter", "RefExit", "RefMerge", "RefNextIteration", "RefIdentity")
 
 
@@ -90,6 +104,10 @@ def written_variables(steps):
                 while t.op.type in REF_FORWARDERS and t.op.inputs:
                     t = t.op.inputs[0]
                 names.add(t.op.name)
+            elif i < len(step.op.inputs) and step.op.inputs[i].dtype == dtypes.resource:
+                name = resource_variable_name(step.op.inputs[i])
+                if name is not None:
+                    names.add(name)
     return tuple(sorted(names))
 
 
@@ -272,7 +290,11 @@ class _StepBuilder:
             else:
                 shape = op.get_attr("shape")
                 shape = tuple(shape) if shape is not None and None not in shape else None
-                self.variable_slots.append((out_slots[0], op.name, shape, device.xp))
+                if op.type == "VarHandleOp":  # a resource variable: stored under its shared_name
+                    self.variable_slots.append((out_slots[0], op.get_attr("shared_name") or op.name, None,
+                                                device.xp, ResourceRef))
+                else:
+                    self.variable_slots.append((out_slots[0], op.name, shape, device.xp, VarRef))
         steps.append(step)
 
     def _replicate(self, op, steps):

@@ -36,6 +36,7 @@ class VariableStore:
         self._spares = {}  # variable name -> a buffer nobody reads: the next in-place write goes there
         self._stale = {}  # name -> (value, rows): its spare equals that committed value but in these rows
         self._pending = {}  # name -> (buffer, value, rows): a run's sparse write, rows of a copy of value
+        self.resources = set()  # the resource variables ever written (TF's "localhost" container exists)
 
     def lock_of(self, name):
         """The write lock of one variable."""
@@ -201,6 +202,35 @@ class VarRef:
 
     def __repr__(self):
         return f"<ref to variable {self.name!r}>"
+
+
+class ResourceRef(VarRef):
+    """The value of a VarHandleOp inside one run: a resource variable's handle. It reads and
+    writes the store as a ``VarRef`` does, with TF's words for a variable that does not exist
+    yet (a resource variable is created by its first write), and without a declared shape
+    (``AssignVariableOp`` may change it, as TF's may)."""
+
+    __slots__ = ()
+
+    def read(self):
+        run = self.run
+        value = run.writes.get(self.name)
+        if value is None:
+            value = run.base.get(self.name)
+            if value is None:
+                if not run.store.resources:  # TF makes the container with its first resource variable
+                    raise errors.NotFoundError(None, None, "Container localhost does not exist. (Could not find "
+                                                           f"resource: localhost/{self.name})")
+                raise errors.NotFoundError(
+                    None, None, f"Resource localhost/{self.name}/N10tensorflow3VarE does not exist.")
+        return value
+
+    def assign(self, value, validate_shape=False):
+        self.run.store.resources.add(self.name)
+        super().assign(value, validate_shape)
+
+    def __repr__(self):
+        return f"<handle of resource variable {self.name!r}>"
 
 
 class WriteError(Exception):

@@ -10,7 +10,8 @@ from ..framework.graph_keys import GraphKeys
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import colocate_with, control_dependencies, init_scope, name_scope
 from ..api import array_ops, math_ops, state_ops
-from ..ops.build import apply_op_output, convert_to_tensor
+from ..ops.build import apply_op, apply_op_output, convert_to_tensor
+from ..api.resource_variable_ops import is_resource_variable, resource_scatter_add
 from ..api.control_flow_ops import group, tuple_
 from ..api.gradients import gradients
 from ..api.variables import Variable, trainable_variables
@@ -28,7 +29,20 @@ def apply_update(op_type, refs, values, use_locking, **attrs):
             inputs += [v.values, v.indices]
         else:
             inputs.append(v)
+    if is_resource_variable(refs[0]):  # the same update on the handles (TF's _resource_apply_*): no output;
+        with name_scope(None, "Resource" + op_type) as scope:  # a variable among the values is read in its scope
+            inputs = [convert_to_tensor(x) for x in inputs]
+            return apply_op("Resource" + op_type, inputs, {"use_locking": use_locking, **attrs}, scope)
     return apply_op_output(op_type, inputs, {"use_locking": use_locking, **attrs}, op_type).op
+
+
+def _variables_read_since(first):
+    """The trainable variables that the ops made since graph version ``first`` read (TF's
+    ``tape.watched_variables()`` of a loss given as a function)."""
+    made = get_default_graph().get_operations()[first:]
+    read = {t.op for op in made for t in op.inputs}
+    return [v for v in trainable_variables() if v.op in read or getattr(v, "_snapshot", None) is not None
+            and v._snapshot.op in read]
 
 
 class Optimizer:
@@ -48,6 +62,11 @@ class Optimizer:
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
             raise ValueError("gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, "
                              f"Optimizer.GATE_GRAPH.  Not {gate_gradients}")
+        if callable(loss):  # TF records the call on a tape: the variables it read are the ones to train
+            first = get_default_graph().version
+            loss = loss()
+            if var_list is None:
+                var_list = _variables_read_since(first)
         var_list = list(var_list) if var_list is not None else trainable_variables()
         if not var_list:
             raise ValueError("No variables to optimize.")
@@ -60,7 +79,8 @@ class Optimizer:
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """One op applying every gradient to its variable (and incrementing ``global_step``)."""
-        grads_and_vars = list(grads_and_vars)
+        grads_and_vars = [(g if g is None or isinstance(g, IndexedSlices) else convert_to_tensor(g), v)
+                          for g, v in grads_and_vars]  # TF's: a gradient given as a variable is its value
         usable = [(g, v) for g, v in grads_and_vars if g is not None]
         if not usable:
             raise ValueError("No gradients provided for any variable, check your graph for ops that do not "
@@ -98,7 +118,14 @@ class Optimizer:
         return sorted(self._slots)
 
     def variables(self):
-        return [v for table in self._slots.values() for v in table.values()]
+        """The optimizer's variables in the current graph (its slots, and Adam's beta powers), by name (TF's order)."""
+        graph = get_default_graph()
+        found = [v for v in self._non_slot_variables() if v.graph is graph]
+        found += [v for table in self._slots.values() for v in table.values() if v.graph is graph]
+        return sorted(found, key=lambda v: v.name)
+
+    def _non_slot_variables(self):
+        return []
 
     # -- what each optimizer defines ---------------------------------------------------------
     def _create_slots(self, var_list):
@@ -150,14 +177,19 @@ class GradientDescentOptimizer(Optimizer):
         self._learning_rate = learning_rate
 
     def _prepare(self):
-        self._lr = convert_to_tensor(self._learning_rate, preferred_dtype=dtypes.float32, name="learning_rate")
+        self._lr = convert_to_tensor(self._call_if_callable(self._learning_rate), preferred_dtype=dtypes.float32,
+                                     name="learning_rate")
 
     def _apply_dense(self, grad, var):
         return apply_update("ApplyGradientDescent", [var], [self._lr, grad], self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
-        """var[indices] -= values * lr, one ScatterSub: repeated rows subtract twice, as summed."""
-        return state_ops.scatter_sub(var, grad.indices, grad.values * self._lr, use_locking=self._use_locking).op
+        """var[indices] -= values * lr, one ScatterSub: repeated rows subtract twice, as summed (a
+        resource variable: one ResourceScatterAdd of -values * lr, as TF)."""
+        lr = array_ops.cast(self._lr, var.dtype.base_dtype)  # TF's: the rate in the variable's dtype
+        if is_resource_variable(var):
+            return resource_scatter_add(var.handle, grad.indices, -grad.values * lr)
+        return state_ops.scatter_sub(var, grad.indices, grad.values * lr, use_locking=self._use_locking).op
 
 
 class MomentumOptimizer(Optimizer):
@@ -172,8 +204,10 @@ class MomentumOptimizer(Optimizer):
             self._zeros_slot(v, "momentum", self._name)
 
     def _prepare(self):
-        self._lr = convert_to_tensor(self._learning_rate, preferred_dtype=dtypes.float32, name="learning_rate")
-        self._mom = convert_to_tensor(self._momentum, preferred_dtype=dtypes.float32, name="momentum")
+        self._lr = convert_to_tensor(self._call_if_callable(self._learning_rate), preferred_dtype=dtypes.float32,
+                                     name="learning_rate")
+        self._mom = convert_to_tensor(self._call_if_callable(self._momentum), preferred_dtype=dtypes.float32,
+                                      name="momentum")
 
     def _apply_dense(self, grad, var):
         return apply_update("ApplyMomentum", [var, self.get_slot(var, "momentum")], [self._lr, grad, self._mom],
@@ -188,47 +222,73 @@ class AdamOptimizer(Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False, name="Adam"):
         super().__init__(use_locking, name)
         self._lr_value, self._beta1, self._beta2, self._epsilon = learning_rate, beta1, beta2, epsilon
-        self._beta_powers = None
+        self._beta_powers_of = {}  # graph -> (beta1_power, beta2_power): TF keeps them per graph
 
     def _create_slots(self, var_list):
         first = min(var_list, key=lambda v: v.name)
-        if self._beta_powers is None:
+        if self._beta_powers is None:  # this graph's
+            resource = is_resource_variable(first)  # TF's _create_non_slot_variable: a resource one beside one
             with colocate_with(first):  # in the current name scope, under apply_gradients' init_scope (TF)
-                self._beta_powers = (Variable(self._beta1, name="beta1_power", trainable=False),
-                                     Variable(self._beta2, name="beta2_power", trainable=False))
+                self._beta_powers_of[get_default_graph()] = (
+                    Variable(self._beta1, name="beta1_power", trainable=False, use_resource=resource),
+                    Variable(self._beta2, name="beta2_power", trainable=False, use_resource=resource))
         for v in var_list:
             self._zeros_slot(v, "m", self._name)
             self._zeros_slot(v, "v", self._name)
 
+    @property
+    def _beta_powers(self):
+        return self._beta_powers_of.get(get_default_graph())
+
+    def _get_beta_accumulators(self):
+        return self._beta_powers
+
+    def _non_slot_variables(self):
+        return list(self._beta_powers or ())
+
     def _prepare(self):
-        self._lr = convert_to_tensor(self._lr_value, preferred_dtype=dtypes.float32, name="learning_rate")
-        self._b1 = convert_to_tensor(self._beta1, preferred_dtype=dtypes.float32, name="beta1")
-        self._b2 = convert_to_tensor(self._beta2, preferred_dtype=dtypes.float32, name="beta2")
-        self._eps = convert_to_tensor(self._epsilon, preferred_dtype=dtypes.float32, name="epsilon")
+        call = self._call_if_callable
+        self._lr = convert_to_tensor(call(self._lr_value), preferred_dtype=dtypes.float32, name="learning_rate")
+        self._b1 = convert_to_tensor(call(self._beta1), preferred_dtype=dtypes.float32, name="beta1")
+        self._b2 = convert_to_tensor(call(self._beta2), preferred_dtype=dtypes.float32, name="beta2")
+        self._eps = convert_to_tensor(call(self._epsilon), preferred_dtype=dtypes.float32, name="epsilon")
 
     def _apply_dense(self, grad, var):
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
         b1p, b2p = self._beta_powers
-        return apply_update("ApplyAdam", [var, m, v], [b1p.value(), b2p.value(), self._lr, self._b1, self._b2,
+        if is_resource_variable(var):  # TF casts the powers to the gradient's dtype (a no-op): the op reads them
+            b1p, b2p = array_ops.cast(b1p, grad.dtype.base_dtype), array_ops.cast(b2p, grad.dtype.base_dtype)
+        else:
+            b1p, b2p = b1p.value(), b2p.value()
+        return apply_update("ApplyAdam", [var, m, v], [b1p, b2p, self._lr, self._b1, self._b2,
                                                        self._eps, grad], self._use_locking)
 
     def _apply_sparse(self, grad, var):
         """TF's sparse Adam: the moments decay everywhere (Assign), the new gradient goes into the
         listed rows only (ScatterAdd), and the variable takes the whole step (AssignSub)."""
-        b1p, b2p = self._beta_powers
-        lr = self._lr * math_ops.sqrt(1 - b2p) / (1 - b1p)
+        dtype = var.dtype.base_dtype  # TF's _apply_sparse_shared: every scalar in the variable's dtype
+        b1p, b2p = (array_ops.cast(b, dtype) for b in self._beta_powers)
+        lr_t, b1, b2, eps = (array_ops.cast(t, dtype) for t in (self._lr, self._b1, self._b2, self._eps))
+        resource = is_resource_variable(var)
+        lr = lr_t * math_ops.sqrt(1 - b2p) / (1 - b1p)
+
+        def scatter_add(x, values):  # TF's _resource_scatter_add: the write, then a read after it
+            if not resource:
+                return state_ops.scatter_add(x, grad.indices, values, use_locking=self._use_locking)
+            with control_dependencies([resource_scatter_add(x.handle, grad.indices, values)]):
+                return x.value()
         m = self.get_slot(var, "m")
-        m_scaled = grad.values * (1 - self._b1)
-        m_t = state_ops.assign(m, m * self._b1, use_locking=self._use_locking)
+        m_scaled = grad.values * (1 - b1)
+        m_t = state_ops.assign(m, m * b1, use_locking=self._use_locking)
         with control_dependencies([m_t]):
-            m_t = state_ops.scatter_add(m, grad.indices, m_scaled, use_locking=self._use_locking)
+            m_t = scatter_add(m, m_scaled)
         v = self.get_slot(var, "v")
-        v_scaled = (grad.values * grad.values) * (1 - self._b2)
-        v_t = state_ops.assign(v, v * self._b2, use_locking=self._use_locking)
+        v_scaled = (grad.values * grad.values) * (1 - b2)
+        v_t = state_ops.assign(v, v * b2, use_locking=self._use_locking)
         with control_dependencies([v_t]):
-            v_t = state_ops.scatter_add(v, grad.indices, v_scaled, use_locking=self._use_locking)
+            v_t = scatter_add(v, v_scaled)
         v_sqrt = math_ops.sqrt(v_t)
-        var_update = state_ops.assign_sub(var, lr * m_t / (v_sqrt + self._eps), use_locking=self._use_locking)
+        var_update = state_ops.assign_sub(var, lr * m_t / (v_sqrt + eps), use_locking=self._use_locking)
         return group(var_update, m_t, v_t)
 
     def _finish(self, update_ops, name):

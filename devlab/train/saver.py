@@ -375,7 +375,8 @@ def _data_loss(path, reason):
 
 
 def _is_variable(v):
-    return hasattr(v, "op") and getattr(v.op, "type", None) == "VariableV2" and hasattr(v, "initializer")
+    return hasattr(v, "op") and getattr(v.op, "type", None) in ("VariableV2", "VarHandleOp") and \
+        hasattr(v, "initializer")
 
 
 def _check_session(sess):

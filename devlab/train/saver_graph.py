@@ -20,6 +20,7 @@ from ..framework import dtypes
 from ..framework.device_spec import DeviceSpec, canonical_name
 from ..framework.scopes import control_dependencies, device, name_scope
 from ..api import state_ops
+from ..api.gen_resource_variable_ops import assign_variable_op, disable_copy_on_read, read_variable_op
 from ..api.array_ops import constant, identity, placeholder_with_default, where
 from ..ops.build import apply_op, apply_op_output, convert_to_tensor
 from ..api.control_flow_ops import group, with_dependencies
@@ -49,8 +50,26 @@ class _Saveable:
 
     @property
     def tensor(self):
-        # a whole variable is saved by reference, a slice (a shard) by its value, as TF does
+        # a whole variable is saved by reference, a slice (a shard) by its value, as TF does; a
+        # resource variable by the read its constructor made (``v/Read/ReadVariableOp``)
+        if _is_resource(self.variable):
+            return _read_on_cpu(self.variable) if self.spec else self.variable._graph_element
         return self.variable.value() if self.spec else _ref(self.variable)
+
+
+def _is_resource(variable):
+    return variable.op.type == "VarHandleOp"
+
+
+def _read_on_cpu(variable):
+    """TF's read of a resource shard for saving: a read beside the variable, copied to its task's CPU."""
+    with device(variable.device):
+        with name_scope("Read"):  # TF's read_value_no_copy
+            disable_copy_on_read(variable.handle)
+            value = read_variable_op(variable.handle, variable.dtype)
+        value = identity(value)
+        with device("/device:CPU:0"):
+            return identity(value)
 
 
 def slice_spec(info):
@@ -93,10 +112,10 @@ def _ref(variable):
 
 
 def _save_v2(prefix, saveables):
+    tensors = [s.tensor for s in saveables]  # before the SaveV2 scope: a resource shard's read is built here
     with name_scope(None, "SaveV2") as scope:
         tensor_names = constant([s.name for s in saveables], name="tensor_names")
         slices = constant([s.spec for s in saveables], name="shape_and_slices")
-        tensors = [s.tensor for s in saveables]
         return apply_op("SaveV2", [prefix, tensor_names, slices] + tensors,
                         {"dtypes": [t.dtype.base_dtype for t in tensors]}, scope)
 
@@ -115,9 +134,18 @@ def _restore(prefix, saveables, group_name, on=None):
     with (device(on) if on is not None else contextlib.nullcontext()):
         with device("cpu:0"):
             restored = _restore_v2(prefix, saveables)
-        assigns = [state_ops.assign(_ref(s.variable), t, validate_shape=s.variable.shape.is_fully_defined())
+        assigns = [_restore_resource(s.variable, t) if _is_resource(s.variable) else
+                   state_ops.assign(_ref(s.variable), t, validate_shape=s.variable.shape.is_fully_defined())
                    for s, t in zip(saveables, restored)]
         return group(*assigns, name=group_name)
+
+
+def _restore_resource(variable, value):
+    """TF's ResourceVariableSaveable.restore: an Identity of the restored value on the variable's
+    device, written by an AssignVariableOp."""
+    with device(variable.device):
+        value = identity(value)
+        return assign_variable_op(variable.handle, value)
 
 
 def _group_by_device(saveables):

@@ -11,6 +11,7 @@ import contextlib
 from ..framework.scopes import colocate_with
 from ..api import init_ops
 from ..api.array_ops import zeros_like
+from ..api.resource_variable_ops import is_resource_variable
 from ..api.variable_scope import get_variable, variable_scope
 
 
@@ -19,7 +20,7 @@ def create_slot(primary, val, name, colocate_with_primary=True):
     validate_shape = val.get_shape().is_fully_defined()
     with variable_scope(None, primary.op.name + "/" + name):
         with colocate_with(primary) if colocate_with_primary else contextlib.nullcontext():
-            return _create_slot_var(val, validate_shape, None, None)
+            return _create_slot_var(primary, val, validate_shape, None, None)
 
 
 def create_slot_with_initializer(primary, initializer, shape, dtype, name, colocate_with_primary=True):
@@ -27,7 +28,7 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, name, coloc
     validate_shape = shape.is_fully_defined()
     with variable_scope(None, primary.op.name + "/" + name):
         with colocate_with(primary) if colocate_with_primary else contextlib.nullcontext():
-            return _create_slot_var(initializer, validate_shape, shape, dtype)
+            return _create_slot_var(primary, initializer, validate_shape, shape, dtype)
 
 
 def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
@@ -41,7 +42,8 @@ def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
     return create_slot(primary, zeros_like(primary), name, colocate_with_primary)
 
 
-def _create_slot_var(val, validate_shape, shape, dtype):
+def _create_slot_var(primary, val, validate_shape, shape, dtype):
+    """The slot: a resource variable beside a resource variable, as TF's slot_creator makes it."""
     return get_variable("", initializer=val, trainable=False, shape=shape if callable(val) else None,
-                        dtype=dtype, validate_shape=validate_shape)
+                        dtype=dtype, validate_shape=validate_shape, use_resource=is_resource_variable(primary))
 
