@@ -3,7 +3,7 @@ from ..framework.graph import get_default_graph
 from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
-from ..ops.build import apply_op
+from ..ops.build import apply_op, convert_to_tensor
 from .array_ops import identity
 
 
