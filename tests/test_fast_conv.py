@@ -30,6 +30,20 @@ class Context:
             w.join()
 
 
+def fast(k, kernel, *args):
+    """``fast_conv``'s ``kernel`` ("conv2d", "backprop_input", "backprop_filter") on the arguments
+    of the nn_kernels function of the same op, given the window geometry nn_kernels computes."""
+    if kernel == "conv2d":
+        x, f = args
+        return fast_conv.conv2d(k, nk.Windows(k, x.shape, f.shape[:2]), x, f)
+    if kernel == "backprop_input":
+        sizes, f, dy = args
+        return fast_conv.backprop_input(k, nk.Windows(k, tuple(int(v) for v in sizes), f.shape[:2]), f, dy)
+    x, sizes, dy = args
+    shape = tuple(int(v) for v in sizes)
+    return fast_conv.backprop_filter(k, nk.Windows(k, x.shape, shape[:2]), x, dy, shape)
+
+
 def numpy_path(monkeypatch, fn, *args):
     with monkeypatch.context() as m:
         m.setattr(fast_conv, "ENABLED", False)
@@ -72,7 +86,7 @@ def ids(case):
 def test_all_three_kernels_give_the_numpy_values(case, monkeypatch):
     x, f, attrs = case
     k = Context(attrs)
-    y = fast_conv.conv2d(k, x, f)
+    y = fast(k, "conv2d", x, f)
     want = numpy_path(monkeypatch, nk.conv2d, k, x, f)
     if x.shape[3] < fast_conv.FEW_CHANNELS:
         assert y is None  # numpy's im2col is as fast there
@@ -80,11 +94,11 @@ def test_all_three_kernels_give_the_numpy_values(case, monkeypatch):
     else:
         np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
     dy = np.random.default_rng(1).uniform(-1, 1, y.shape).astype(np.float32)
-    dx = fast_conv.backprop_input(k, np.array(x.shape, np.int32), f, dy)
+    dx = fast(k, "backprop_input", np.array(x.shape, np.int32), f, dy)
     assert dx is not None
     want = numpy_path(monkeypatch, nk.conv2d_backprop_input, k, np.array(x.shape, np.int32), f, dy)
     np.testing.assert_allclose(dx, want, rtol=1e-5, atol=1e-5)
-    dw = fast_conv.backprop_filter(k, x, np.array(f.shape, np.int32), dy)
+    dw = fast(k, "backprop_filter", x, np.array(f.shape, np.int32), dy)
     want = numpy_path(monkeypatch, nk.conv2d_backprop_filter, k, x, np.array(f.shape, np.int32), dy)
     if x.shape[3] < fast_conv.FEW_CHANNELS:
         assert dw is None  # the numpy kernel is faster there
@@ -102,12 +116,12 @@ def test_images_in_parts_on_threads_give_the_whole_batchs_values(monkeypatch):
     k = Context(attrs, threads=True)
     plain = Context(attrs)
     sizes = np.array(x.shape, np.int32)
-    np.testing.assert_allclose(fast_conv.conv2d(k, x, f), numpy_path(monkeypatch, nk.conv2d, plain, x, f),
+    np.testing.assert_allclose(fast(k, "conv2d", x, f), numpy_path(monkeypatch, nk.conv2d, plain, x, f),
                                rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(fast_conv.backprop_input(k, sizes, f, dy),
+    np.testing.assert_allclose(fast(k, "backprop_input", sizes, f, dy),
                                numpy_path(monkeypatch, nk.conv2d_backprop_input, plain, sizes, f, dy),
                                rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(fast_conv.backprop_filter(k, x, np.array(f.shape), dy),
+    np.testing.assert_allclose(fast(k, "backprop_filter", x, np.array(f.shape), dy),
                                numpy_path(monkeypatch, nk.conv2d_backprop_filter, plain, x, np.array(f.shape), dy),
                                rtol=1e-5, atol=1e-4)
 
@@ -126,9 +140,9 @@ def test_what_it_is_not_given_is_left_to_the_numpy_kernels(change, monkeypatch):
         attrs.update(change)
     k = Context(attrs)
     dy = np.ones((2, 5, 5, 4), x.dtype)
-    assert fast_conv.conv2d(k, x, f) is None
-    assert fast_conv.backprop_input(k, np.array(x.shape), f, dy) is None
-    assert fast_conv.backprop_filter(k, x, np.array(f.shape), dy) is None
+    assert fast(k, "conv2d", x, f) is None
+    assert fast(k, "backprop_input", np.array(x.shape), f, dy) is None
+    assert fast(k, "backprop_filter", x, np.array(f.shape), dy) is None
 
 
 def test_the_kernels_use_it_when_it_can_run(monkeypatch):

@@ -6,7 +6,8 @@ takes 7.8 ms forward, 8.1 ms for the input gradient and 8.7 ms for the filter gr
 im2col and OpenBLAS take 12.8, 13.3 and 13.9 ms and TensorFlow 7.7, 7.7 and 8.2 ms
 (``benchmarks/bench_conv.py``).
 
-Each function returns the kernel's result, or None when this path cannot compute it (OpenVINO not
+Each function is given the kernel's window geometry (``nn_kernels.Windows``) and returns its
+result, or None when this path cannot compute it (OpenVINO not
 installed, ``DEVLAB_FASTCONV=0``, not float32 host arrays, a data format, padding or shape it is
 not given) and the numpy kernels of ``nn_kernels.py`` run instead: they stay the reference.
 
@@ -36,26 +37,20 @@ def _openvino():
     return openvino, opset, openvino.Core()
 
 
-def _geometry(k, x_shape, window_hw, *arrays):
-    """The kernel's window geometry when this path can run it, else None."""
+def _usable(k, win, *arrays):
+    """Whether this path runs the kernel: its window geometry ``win`` (``nn_kernels.Windows``) and
+    ``arrays`` are of the kinds it is given."""
     if not ENABLED or any(type(a) is not np.ndarray or a.dtype != np.float32 or a.size == 0 for a in arrays):
-        return None
+        return False
     attrs = k.attrs
-    fmt = attrs.get("data_format", "NHWC")
-    padding = attrs.get("padding")
-    if fmt not in ("NHWC", b"NHWC") or padding not in ("SAME", "VALID", b"SAME", b"VALID"):
-        return None
+    if attrs.get("data_format", "NHWC") not in ("NHWC", b"NHWC") \
+            or attrs.get("padding") not in ("SAME", "VALID", b"SAME", b"VALID"):
+        return False
     strides, dilations = list(attrs["strides"]), list(attrs.get("dilations") or [1, 1, 1, 1])
     if len(strides) != 4 or len(dilations) != 4 or strides[0] != 1 or strides[3] != 1 \
             or dilations[0] != 1 or dilations[3] != 1 or min(strides + dilations) < 1:
-        return None  # the numpy kernels say what is wrong
-    if _openvino() is None:
-        return None
-    from .nn_kernels import Windows  # the geometry (and TF's SAME padding) is computed in one place
-    win = Windows(k, tuple(int(d) for d in x_shape), window_hw)
-    if win.oh < 1 or win.ow < 1:
-        return None
-    return win
+        return False  # the numpy kernels say what is wrong
+    return win.oh >= 1 and win.ow >= 1 and _openvino() is not None
 
 
 def _conv_args(win):
@@ -131,12 +126,11 @@ def _in_parts(k, n, fn):
     parts_of(some, parts, False)
 
 
-def conv2d(k, x, filters):
+def conv2d(k, win, x, filters):
     """Conv2D of NHWC ``x`` by HWIO ``filters``, or None (see the module's docstring). An RGB image
     is left to numpy: 32x24x24x3 by 5x5x3x64 takes 3.6 ms here, 3.0 ms as im2col (CPU time)."""
     kh, kw, cin, cout = filters.shape
-    win = _geometry(k, x.shape, (kh, kw), x, filters)
-    if win is None or cin < FEW_CHANNELS or x.ndim != 4 or x.shape[3] != cin:
+    if cin < FEW_CHANNELS or x.ndim != 4 or x.shape[3] != cin or not _usable(k, win, x, filters):
         return None
     out = np.empty((win.n, win.oh, win.ow, cout), np.float32)
     args = tuple(tuple(v) for v in _conv_args(win))
@@ -148,14 +142,11 @@ def conv2d(k, x, filters):
     return out
 
 
-def backprop_input(k, input_sizes, filters, dy):
+def backprop_input(k, win, filters, dy):
     """Conv2DBackpropInput: the gradient of ``conv2d`` by its input, or None."""
     kh, kw, cin, cout = filters.shape
-    sizes = [int(v) for v in np.asarray(input_sizes).reshape(-1)]
-    if len(sizes) != 4 or sizes[3] != cin or min(sizes) < 1:
-        return None
-    win = _geometry(k, sizes, (kh, kw), filters, dy)
-    if win is None or dy.shape != (win.n, win.oh, win.ow, cout):
+    if win.c != cin or min(win.n, win.h, win.w) < 1 or dy.shape != (win.n, win.oh, win.ow, cout) \
+            or not _usable(k, win, filters, dy):
         return None
     # The transposed convolution gives (out - 1) * stride + window reach - padding rows; the input
     # may have up to stride - 1 more that no window reached (VALID), which get zeros: output_padding.
@@ -173,16 +164,15 @@ def backprop_input(k, input_sizes, filters, dy):
     return out
 
 
-def backprop_filter(k, x, filter_sizes, dy):
+def backprop_filter(k, win, x, dy, filter_shape):
     """Conv2DBackpropFilter: the gradient of ``conv2d`` by its filter, or None. It is a convolution
     too: of the images, channels taken as the batch and images as the channels, by ``dy`` as the
     filter (the strides becoming dilations), each part of the images giving its share of the sum.
     With few input channels (an RGB image) that convolution is long and narrow: 32x24x24x3 by
     5x5x3x64 takes 6.1 ms here, 3.3 ms as im2col in numpy, which then runs."""
-    kh, kw, cin, cout = (int(v) for v in np.asarray(filter_sizes).reshape(-1))
-    win = _geometry(k, x.shape, (kh, kw), x, dy)
-    if win is None or cin < FEW_CHANNELS or x.ndim != 4 or x.shape[3] != cin \
-            or dy.shape != (win.n, win.oh, win.ow, cout):
+    kh, kw, cin, cout = filter_shape
+    if cin < FEW_CHANNELS or x.ndim != 4 or x.shape[3] != cin or dy.shape != (win.n, win.oh, win.ow, cout) \
+            or not _usable(k, win, x, dy):
         return None
     args = tuple(tuple(v) for v in _conv_args(win))
     shares = {}
