@@ -163,3 +163,34 @@ def test_the_kernels_use_it_when_it_can_run(monkeypatch):
     nk.conv2d_backprop_input(Context(attrs), np.array(x.shape), f, dy)
     nk.conv2d_backprop_filter(Context(attrs), x, np.array(f.shape), dy)
     assert calls == ["forward", "input", "filter"]
+
+
+CHILD = """
+import os, sys
+import numpy as np
+from devlab.ops import fast_conv, nn_kernels as nk
+
+class K:
+    xp, out = np, None
+    attrs = {"strides": [1, 1, 1, 1], "dilations": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC"}
+
+x = np.random.default_rng(0).uniform(-1, 1, (2, 6, 6, 16)).astype(np.float32)
+f = np.random.default_rng(1).uniform(-1, 1, (3, 3, 16, 4)).astype(np.float32)
+y = nk.conv2d(K, x, f)
+assert fast_conv._models, "OpenVINO was not used"
+pid = os.fork()
+if pid == 0:
+    assert fast_conv.conv2d(K, nk.Windows(K, x.shape, (3, 3)), x, f) is None  # numpy's kernels here
+    np.testing.assert_allclose(nk.conv2d(K, x, f), y, rtol=1e-5, atol=1e-5)
+    sys.exit(7)  # a normal exit: Python's finalisation, which hung while it freed OpenVINO's objects
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_forked_child_runs_the_numpy_kernels_and_exits():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "7"

@@ -16,6 +16,7 @@ NHWC images and HWIO filters to OpenVINO's NCHW and OIHW, the convolution, a tra
 OpenVINO is held to one thread; the images go to the cores in parts through ``k.parts``, the
 same threads the numpy kernels use, so devlab keeps the one pool of threads.
 """
+import collections
 import functools
 import os
 import threading
@@ -50,7 +51,7 @@ def _usable(k, win, *arrays):
     if len(strides) != 4 or len(dilations) != 4 or strides[0] != 1 or strides[3] != 1 \
             or dilations[0] != 1 or dilations[3] != 1 or min(strides + dilations) < 1:
         return False  # the numpy kernels say what is wrong
-    return win.oh >= 1 and win.ow >= 1 and _openvino() is not None
+    return win.oh >= 1 and win.ow >= 1 and not _forked and _openvino() is not None
 
 
 def _conv_args(win):
@@ -67,8 +68,7 @@ _SETTINGS = {
 }
 
 
-@functools.lru_cache(maxsize=256)
-def _compiled(kind, first, second, args):
+def _compile(kind, first, second, args):
     """The compiled model of one kernel (``kind``) for inputs shaped ``first`` and ``second``."""
     ov, op, core = _openvino()
     strides, before, after, dilations = args[:4]
@@ -90,20 +90,46 @@ def _compiled(kind, first, second, args):
     return core.compile_model(ov.Model([y], [a, b]), "CPU", _SETTINGS)
 
 
-_local = threading.local()
+MODELS = 128  # compiled models kept (each about 200 ms to make), the least recently used dropped
+_models = collections.OrderedDict()  # key -> compiled model, the most recently used last
+_requests = {}  # (thread, key) -> infer request: a request runs one inference at a time
+_lock = threading.Lock()
+_forked = False
 
 
 def _infer(kind, first, second, args):
-    """The kernel's model run on ``first`` and ``second`` (one infer request per model and thread:
-    a request runs one inference at a time)."""
+    """The kernel's model run on ``first`` and ``second``, made on first use."""
     key = (kind, first.shape, second.shape, args)
-    requests = getattr(_local, "requests", None)
-    if requests is None:
-        requests = _local.requests = {}
-    request = requests.get(key)
+    mine = (threading.get_ident(), key)
+    request = _requests.get(mine)
     if request is None:
-        request = requests[key] = _compiled(kind, first.shape, second.shape, args).create_infer_request()
+        with _lock:
+            model = _models.get(key)
+            if model is None:
+                model = _models[key] = _compile(kind, first.shape, second.shape, args)
+                while len(_models) > MODELS:
+                    old, _ = _models.popitem(last=False)
+                    for gone in [r for r in _requests if r[1] == old]:
+                        del _requests[gone]
+            _models.move_to_end(key)
+            request = _requests[mine] = model.create_infer_request()
     return request.infer([first, second], share_inputs=True)[0]
+
+
+def _in_child():
+    """A forked child runs the numpy kernels, and keeps OpenVINO's objects to the end: their
+    destructors wait for OpenVINO's threads, which stayed in the parent (a child that freed them
+    never exited). Made to live forever by one more reference each, they are never destroyed."""
+    global _forked
+    _forked = True
+    if _openvino.cache_info().currsize:
+        import ctypes
+        kept = [_openvino()] + list(_models.values()) + list(_requests.values())
+        for obj in kept:
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
+
+
+os.register_at_fork(after_in_child=_in_child)
 
 
 def _in_parts(k, n, fn):
