@@ -7,7 +7,9 @@ CNN of ``bench_models.py`` (one tower: batch 32, 24x24x3 images, 5x5x64 filters,
 Each kernel is called directly (no graph, no session) on the same arrays; the median of
 ``--repeat`` calls is shown, and the ratio TF/devlab (above 1: devlab is faster), then the least
 CPU time one call took (all the process's threads): on a machine other processes load, wall times
-depend on how many threads each side runs, CPU time on the work each does.
+depend on how many threads each side runs, CPU time on the work each does. Where the
+``fastconv`` extra (OpenVINO) is installed, the convolutions run through it, and the numpy path's
+CPU time is shown beside it (``DEVLAB_FASTCONV=0`` runs the numpy path only).
 """
 import argparse
 import os
@@ -20,6 +22,7 @@ from common import describe_machine, median_seconds  # noqa: E402
 import time  # noqa: E402
 
 from devlab.devices import parallel  # noqa: E402
+from devlab.ops import fast_conv  # noqa: E402
 from devlab.ops import nn_kernels as nk  # noqa: E402
 
 
@@ -101,6 +104,11 @@ def main():
     table = cases(np.random.default_rng(0))
     mine = [median_seconds(fn, repeat=args.repeat, warmup=2) for _, fn, _, _ in table]
     mine_cpu = [cpu_seconds(fn, args.repeat) for _, fn, _, _ in table]
+    numpy_cpu = None
+    if fast_conv.ENABLED and fast_conv._openvino() is not None:
+        fast_conv.ENABLED = False
+        numpy_cpu = [cpu_seconds(fn, args.repeat) for _, fn, _, _ in table]
+        fast_conv.ENABLED = True
     tf = None
     if not args.no_tf:
         try:
@@ -116,12 +124,19 @@ def main():
             theirs.append((median_seconds(call, repeat=args.repeat, warmup=2), cpu_seconds(call, args.repeat)))
     print(describe_machine(tf))
     print(f"load average (1, 5, 15 min): {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    if numpy_cpu:
+        print("fastconv extra (OpenVINO) installed: devlab's convolutions run through it; 'numpy' is the "
+              "numpy path's CPU time")
     for i, (label, _, _, _) in enumerate(table):
         line = f"  {label:<36s} devlab {mine[i] * 1e3:7.2f} ms"
         if theirs:
             wall, cpu = theirs[i]
             line += f"  TF {wall * 1e3:7.2f} ms  TF/devlab {wall / mine[i]:5.2f}x"
             line += f"   CPU: devlab {mine_cpu[i] * 1e3:7.2f} ms  TF {cpu * 1e3:7.2f} ms  TF/devlab {cpu / mine_cpu[i]:5.2f}x"
+        else:
+            line += f"   CPU {mine_cpu[i] * 1e3:7.2f} ms"
+        if numpy_cpu:
+            line += f"  numpy {numpy_cpu[i] * 1e3:7.2f} ms  numpy/devlab {numpy_cpu[i] / mine_cpu[i]:5.2f}x"
         print(line)
 
 

@@ -81,9 +81,9 @@ def test_test_extra_names_the_other_extras_instead_of_repeating_them():
     """The bounds of an extra's packages are written once: the test extra names those extras."""
     extras = PYPROJECT["project"]["optional-dependencies"]
     test = extras["test"]
-    assert "devlab[notebook,cluster,graphs,fast]" in test
+    assert "devlab[notebook,cluster,graphs,fast,fastconv]" in test
     others = {req.split(">")[0].split("=")[0].split("[")[0]
-              for name in ("notebook", "cluster", "graphs", "fast") for req in extras[name]}
+              for name in ("notebook", "cluster", "graphs", "fast", "fastconv") for req in extras[name]}
     repeated = [req for req in test if req.split(">")[0] in others]
     assert not repeated, f"the test extra repeats {repeated}: name their extra instead"
 

@@ -11,6 +11,7 @@ and a gradient adds each tap's share back into its view. Only slicing, ``as_stri
 context offers it (host arrays); pooling's short passes stay in one thread.
 """
 from ..framework import errors
+from . import fast_conv
 from .kernels import ints
 
 
@@ -188,10 +189,14 @@ def _correlate(k, padded, win, wmat, out):
 
 def conv2d(k, x, filters):
     """out[n, y, x, o] = sum over taps (i, j) and input channels c of
-    input[n, y*s + i*d, x*s + j*d, c] * filter[i, j, c, o]: a matrix product over im2col."""
+    input[n, y*s + i*d, x*s + j*d, c] * filter[i, j, c, o]: a matrix product over im2col
+    (or OpenVINO's convolution where the ``fastconv`` extra is installed: ``fast_conv.py``)."""
     kh, kw, cin, cout = filters.shape
     xp = k.xp
     win = Windows(k, x.shape, (kh, kw))
+    fast = fast_conv.conv2d(k, win, x, filters)
+    if fast is not None:
+        return fast
     out = xp.empty((win.n, win.oh, win.ow, cout), xp.result_type(x, filters))
     return _correlate(k, win.pad(xp, x), win, filters.reshape(-1, cout).astype(out.dtype, copy=False), out)
 
@@ -202,10 +207,14 @@ def conv2d_backprop_input(k, input_sizes, filters, dy):
     channels swapped. Otherwise, or when the input has fewer channels than ``dy`` (an image's 3:
     that im2col would copy kh * kw * cout floats a pixel to compute 3), each tap's share of
     ``filter @ dyᵀ`` is added back into its view of the input (32x24x24x3 from 5x5x3x64 filters,
-    one thread: 12.8 ms as channels-last shares, 4.8 ms channels first)."""
+    one thread: 12.8 ms as channels-last shares, 4.8 ms channels first). OpenVINO's transposed
+    convolution runs instead where the ``fastconv`` extra is installed (``fast_conv.py``)."""
     kh, kw, cin, cout = filters.shape
     xp = k.xp
     win = Windows(k, ints(input_sizes), (kh, kw))
+    fast = fast_conv.backprop_input(k, win, filters, dy)
+    if fast is not None:
+        return fast
     if win.sh == 1 and win.sw == 1 and cin >= cout:
         reach_h, reach_w = (kh - 1) * win.dh, (kw - 1) * win.dw
         back = _Geometry(win.n, win.h, win.w, kh, kw, win.dh, win.dw)
@@ -246,10 +255,14 @@ class _Geometry:
 
 def conv2d_backprop_filter(k, x, filter_sizes, dy):
     """The gradient of conv2d with respect to its filter: im2colᵀ @ dy, summed over blocks of
-    images (each core sums its own blocks, then the cores' sums are added)."""
+    images (each core sums its own blocks, then the cores' sums are added); through OpenVINO where
+    the ``fastconv`` extra is installed and the input has enough channels (``fast_conv.py``)."""
     kh, kw, cin, cout = ints(filter_sizes)
     xp = k.xp
     win = Windows(k, x.shape, (kh, kw))
+    fast = fast_conv.backprop_filter(k, win, x, dy, (kh, kw, cin, cout))
+    if fast is not None:
+        return fast
     patches = win.patches(xp, win.pad(xp, x))
     rows, depth = win.oh * win.ow, kh * kw * cin
     flat_dy = dy.reshape(-1, cout)

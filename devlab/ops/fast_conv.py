@@ -1,0 +1,214 @@
+"""Convolutions through OpenVINO's CPU plugin, when the ``fastconv`` extra is installed.
+
+OpenVINO runs convolutions with oneDNN, the library TensorFlow's own CPU kernels call. On the CNN
+of ``benchmarks/bench_models.py`` (5x5x64 filters on 32x12x12x64 images, one thread, CPU time) it
+takes 7.8 ms forward, 8.1 ms for the input gradient and 8.7 ms for the filter gradient, where
+im2col and OpenBLAS take 12.8, 13.3 and 13.9 ms and TensorFlow 7.7, 7.7 and 8.2 ms
+(``benchmarks/bench_conv.py``).
+
+Each function is given the kernel's window geometry (``nn_kernels.Windows``) and returns its
+result, or None when this path cannot compute it (OpenVINO not
+installed, ``DEVLAB_FASTCONV=0``, not float32 host arrays, a data format, padding or shape it is
+not given) and the numpy kernels of ``nn_kernels.py`` run instead: they stay the reference.
+
+Each (shape, strides, padding, dilations) gets a small model made once: transposes from TF's
+NHWC images and HWIO filters to OpenVINO's NCHW and OIHW, the convolution, a transpose back.
+OpenVINO is held to one thread; the images go to the cores in parts through ``k.parts``, the
+same threads the numpy kernels use, so devlab keeps the one pool of threads.
+"""
+import collections
+import functools
+import os
+import threading
+
+import numpy as np
+
+ENABLED = os.environ.get("DEVLAB_FASTCONV", "1") != "0"  # tests and benchmarks set it to compare both paths
+FEW_CHANNELS = 16  # below this many input channels numpy's im2col is as fast (see conv2d, backprop_filter)
+
+
+@functools.lru_cache(maxsize=None)
+def _openvino():
+    """(openvino, its opset module, a Core), or None where OpenVINO is not installed."""
+    try:
+        import openvino
+        import openvino.opset13 as opset
+    except ImportError:
+        return None
+    return openvino, opset, openvino.Core()
+
+
+def _usable(k, win, *arrays):
+    """Whether this path runs the kernel: its window geometry ``win`` (``nn_kernels.Windows``) and
+    ``arrays`` are of the kinds it is given."""
+    if not ENABLED or any(type(a) is not np.ndarray or a.dtype != np.float32 or a.size == 0 for a in arrays):
+        return False
+    attrs = k.attrs
+    if attrs.get("data_format", "NHWC") not in ("NHWC", b"NHWC") \
+            or attrs.get("padding") not in ("SAME", "VALID", b"SAME", b"VALID"):
+        return False
+    strides, dilations = list(attrs["strides"]), list(attrs.get("dilations") or [1, 1, 1, 1])
+    if len(strides) != 4 or len(dilations) != 4 or strides[0] != 1 or strides[3] != 1 \
+            or dilations[0] != 1 or dilations[3] != 1 or min(strides + dilations) < 1:
+        return False  # the numpy kernels say what is wrong
+    return win.oh >= 1 and win.ow >= 1 and not _forked and _openvino() is not None
+
+
+def _conv_args(win):
+    """OpenVINO's convolution arguments: strides, padding before and after, dilations."""
+    return [win.sh, win.sw], [win.top, win.left], [win.bottom, win.right], [win.dh, win.dw]
+
+
+_SETTINGS = {
+    "INFERENCE_NUM_THREADS": 1,  # devlab's threads run the parts; OpenVINO's own would compete with them
+    "NUM_STREAMS": 1,
+    "INFERENCE_PRECISION_HINT": "f32",  # not bfloat16 where the CPU has it: values as the numpy path's
+    "EXECUTION_MODE_HINT": "ACCURACY",
+    "ENABLE_CPU_PINNING": False,  # other processes share these cores
+}
+
+
+def _compile(kind, first, second, args):
+    """The compiled model of one kernel (``kind``) for inputs shaped ``first`` and ``second``."""
+    ov, op, core = _openvino()
+    strides, before, after, dilations = args[:4]
+
+    def turn(node, order):
+        return op.transpose(node, op.constant(np.array(order, np.int64)))
+
+    a, b = op.parameter(first, np.float32), op.parameter(second, np.float32)
+    if kind == "forward":  # images NHWC, filters HWIO
+        y = op.convolution(turn(a, [0, 3, 1, 2]), turn(b, [3, 2, 0, 1]), strides, before, after, dilations)
+        y = turn(y, [0, 2, 3, 1])
+    elif kind == "input":  # dy NHWC, filters HWIO (as data channels = dy's, then the input's)
+        y = op.convolution_backprop_data(turn(a, [0, 3, 1, 2]), turn(b, [3, 2, 0, 1]), strides,
+                                         pads_begin=before, pads_end=after, dilations=dilations,
+                                         output_padding=list(args[4]))
+        y = turn(y, [0, 2, 3, 1])
+    else:  # "filter": x NHWC as (C, N, H, W), dy NHWC as filters (O, N, oh, ow): dw as (C, O, kh', kw')
+        y = op.convolution(turn(a, [3, 0, 1, 2]), turn(b, [3, 0, 1, 2]), dilations, before, after, strides)
+    return core.compile_model(ov.Model([y], [a, b]), "CPU", _SETTINGS)
+
+
+MODELS = 128  # compiled models kept (each about 200 ms to make), the least recently used dropped
+_models = collections.OrderedDict()  # key -> compiled model, the most recently used last
+_requests = {}  # (thread, key) -> infer request: a request runs one inference at a time
+_lock = threading.Lock()
+_forked = False
+
+
+def _infer(kind, first, second, args):
+    """The kernel's model run on ``first`` and ``second``, made on first use."""
+    key = (kind, first.shape, second.shape, args)
+    mine = (threading.get_ident(), key)
+    request = _requests.get(mine)
+    if request is None:
+        with _lock:
+            model = _models.get(key)
+            if model is None:
+                model = _models[key] = _compile(kind, first.shape, second.shape, args)
+                while len(_models) > MODELS:
+                    old, _ = _models.popitem(last=False)
+                    for gone in [r for r in _requests if r[1] == old]:
+                        del _requests[gone]
+            _models.move_to_end(key)
+            request = _requests[mine] = model.create_infer_request()
+    return request.infer([first, second], share_inputs=True)[0]
+
+
+def _in_child():
+    """A forked child runs the numpy kernels, and keeps OpenVINO's objects to the end: their
+    destructors wait for OpenVINO's threads, which stayed in the parent (a child that freed them
+    never exited). Made to live forever by one more reference each, they are never destroyed."""
+    global _forked
+    _forked = True
+    if _openvino.cache_info().currsize:
+        import ctypes
+        kept = [_openvino()] + list(_models.values()) + list(_requests.values())
+        for obj in kept:
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
+
+
+os.register_at_fork(after_in_child=_in_child)
+
+
+def _in_parts(k, n, fn):
+    """``fn(lo, hi)`` over a part of the ``n`` images per core, through ``k.parts`` when the context
+    offers it: a few equal parts, so that a shape makes at most two models (part sizes)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    parts = max(1, min(cores, 8, n))
+    parts_of = getattr(k, "parts", None)
+    if parts < 2 or parts_of is None:
+        fn(0, n)
+        return
+
+    def some(first, last):
+        for i in range(first, last):
+            fn(n * i // parts, n * (i + 1) // parts)
+
+    parts_of(some, parts, False)
+
+
+def conv2d(k, win, x, filters):
+    """Conv2D of NHWC ``x`` by HWIO ``filters``, or None (see the module's docstring). An RGB image
+    is left to numpy: 32x24x24x3 by 5x5x3x64 takes 3.6 ms here, 3.0 ms as im2col (CPU time)."""
+    kh, kw, cin, cout = filters.shape
+    if cin < FEW_CHANNELS or x.ndim != 4 or x.shape[3] != cin or not _usable(k, win, x, filters):
+        return None
+    out = np.empty((win.n, win.oh, win.ow, cout), np.float32)
+    args = tuple(tuple(v) for v in _conv_args(win))
+
+    def part(lo, hi):
+        out[lo:hi] = _infer("forward", x[lo:hi], filters, args)
+
+    _in_parts(k, win.n, part)
+    return out
+
+
+def backprop_input(k, win, filters, dy):
+    """Conv2DBackpropInput: the gradient of ``conv2d`` by its input, or None."""
+    kh, kw, cin, cout = filters.shape
+    if win.c != cin or min(win.n, win.h, win.w) < 1 or dy.shape != (win.n, win.oh, win.ow, cout) \
+            or not _usable(k, win, filters, dy):
+        return None
+    # The transposed convolution gives (out - 1) * stride + window reach - padding rows; the input
+    # may have up to stride - 1 more that no window reached (VALID), which get zeros: output_padding.
+    extra = [win.h - ((win.oh - 1) * win.sh + (kh - 1) * win.dh + 1 - win.top - win.bottom),
+             win.w - ((win.ow - 1) * win.sw + (kw - 1) * win.dw + 1 - win.left - win.right)]
+    if min(extra) < 0 or extra[0] >= max(win.sh, win.dh) or extra[1] >= max(win.sw, win.dw):
+        return None
+    args = tuple(tuple(v) for v in _conv_args(win)) + (tuple(extra),)
+    out = np.empty((win.n, win.h, win.w, cin), np.float32)
+
+    def part(lo, hi):
+        out[lo:hi] = _infer("input", dy[lo:hi], filters, args)
+
+    _in_parts(k, win.n, part)
+    return out
+
+
+def backprop_filter(k, win, x, dy, filter_shape):
+    """Conv2DBackpropFilter: the gradient of ``conv2d`` by its filter, or None. It is a convolution
+    too: of the images, channels taken as the batch and images as the channels, by ``dy`` as the
+    filter (the strides becoming dilations), each part of the images giving its share of the sum.
+    With few input channels (an RGB image) that convolution is long and narrow: 32x24x24x3 by
+    5x5x3x64 takes 6.1 ms here, 3.3 ms as im2col in numpy, which then runs."""
+    kh, kw, cin, cout = filter_shape
+    if cin < FEW_CHANNELS or x.ndim != 4 or x.shape[3] != cin or dy.shape != (win.n, win.oh, win.ow, cout) \
+            or not _usable(k, win, x, dy):
+        return None
+    args = tuple(tuple(v) for v in _conv_args(win))
+    shares = {}
+
+    def part(lo, hi):
+        shares[lo] = _infer("filter", x[lo:hi], dy[lo:hi], args)[:, :, :kh, :kw]
+
+    _in_parts(k, win.n, part)
+    ordered = [shares[lo] for lo in sorted(shares)]  # summed in one order whichever thread ends first
+    total = ordered[0]
+    for share in ordered[1:]:
+        total = total + share
+    return np.ascontiguousarray(total.transpose(2, 3, 0, 1))

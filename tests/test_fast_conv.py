@@ -1,0 +1,196 @@
+"""The OpenVINO convolutions of devlab/ops/fast_conv.py (the ``fastconv`` extra) give the numpy
+kernels' values, within float32 rounding, over random shapes, strides, SAME/VALID padding and
+dilations; and they hand back (None) what they are not given, so the numpy kernels run."""
+import threading
+
+import numpy as np
+import pytest
+
+from devlab.ops import fast_conv
+from devlab.ops import nn_kernels as nk
+
+pytest.importorskip("openvino")  # the fastconv extra, which the test extra installs
+
+
+class Context:
+    """What a kernel sees of its step (``runtime/steps.py``): attrs, and optionally ``parts``."""
+
+    def __init__(self, attrs, threads=False):
+        self.xp, self.attrs, self.out = np, attrs, None
+        if threads:
+            self.parts = self._parts
+
+    @staticmethod
+    def _parts(fn, count, blas=True):
+        """Every index its own thread (as ``parallel.ranges`` does on as many cores)."""
+        workers = [threading.Thread(target=fn, args=(i, i + 1)) for i in range(count)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+
+
+def fast(k, kernel, *args):
+    """``fast_conv``'s ``kernel`` ("conv2d", "backprop_input", "backprop_filter") on the arguments
+    of the nn_kernels function of the same op, given the window geometry nn_kernels computes."""
+    if kernel == "conv2d":
+        x, f = args
+        return fast_conv.conv2d(k, nk.Windows(k, x.shape, f.shape[:2]), x, f)
+    if kernel == "backprop_input":
+        sizes, f, dy = args
+        return fast_conv.backprop_input(k, nk.Windows(k, tuple(int(v) for v in sizes), f.shape[:2]), f, dy)
+    x, sizes, dy = args
+    shape = tuple(int(v) for v in sizes)
+    return fast_conv.backprop_filter(k, nk.Windows(k, x.shape, shape[:2]), x, dy, shape)
+
+
+def numpy_path(monkeypatch, fn, *args):
+    with monkeypatch.context() as m:
+        m.setattr(fast_conv, "ENABLED", False)
+        return fn(*args)
+
+
+def cases(seed, count):
+    """Random geometries: (x, w, attrs); TF takes strides above 1 or dilations above 1, not both."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        n, h, w = rng.integers(1, 5), rng.integers(3, 11), rng.integers(3, 11)
+        kh, kw = rng.integers(1, 6), rng.integers(1, 6)
+        cin, cout = rng.choice([3, 16, 17, 24]), rng.integers(1, 9)
+        stride, dilation = [1, 1], [1, 1]
+        if rng.random() < 0.5:
+            stride = [int(rng.integers(1, 4)), int(rng.integers(1, 4))]
+        else:
+            dilation = [int(rng.integers(1, 3)), int(rng.integers(1, 3))]
+        padding = str(rng.choice(["SAME", "VALID"]))
+        attrs = {"strides": [1, *stride, 1], "dilations": [1, *dilation, 1], "padding": padding,
+                 "data_format": "NHWC"}
+        if padding == "VALID" and ((kh - 1) * dilation[0] + 1 > h or (kw - 1) * dilation[1] + 1 > w):
+            continue  # no output: TF's shape function refuses it
+        x = rng.uniform(-1, 1, (n, h, w, cin)).astype(np.float32)
+        f = rng.uniform(-1, 1, (kh, kw, cin, cout)).astype(np.float32)
+        out.append((x, f, attrs))
+    return out
+
+
+CASES = cases(29, 20)
+
+
+def ids(case):
+    x, f, a = case
+    return f"x{x.shape}-w{f.shape}-s{a['strides'][1:3]}-d{a['dilations'][1:3]}-{a['padding']}".replace(" ", "")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[ids(c) for c in CASES])
+def test_all_three_kernels_give_the_numpy_values(case, monkeypatch):
+    x, f, attrs = case
+    k = Context(attrs)
+    y = fast(k, "conv2d", x, f)
+    want = numpy_path(monkeypatch, nk.conv2d, k, x, f)
+    if x.shape[3] < fast_conv.FEW_CHANNELS:
+        assert y is None  # numpy's im2col is as fast there
+        y = want
+    else:
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+    dy = np.random.default_rng(1).uniform(-1, 1, y.shape).astype(np.float32)
+    dx = fast(k, "backprop_input", np.array(x.shape, np.int32), f, dy)
+    assert dx is not None
+    want = numpy_path(monkeypatch, nk.conv2d_backprop_input, k, np.array(x.shape, np.int32), f, dy)
+    np.testing.assert_allclose(dx, want, rtol=1e-5, atol=1e-5)
+    dw = fast(k, "backprop_filter", x, np.array(f.shape, np.int32), dy)
+    want = numpy_path(monkeypatch, nk.conv2d_backprop_filter, k, x, np.array(f.shape, np.int32), dy)
+    if x.shape[3] < fast_conv.FEW_CHANNELS:
+        assert dw is None  # the numpy kernel is faster there
+    else:
+        np.testing.assert_allclose(dw, want, rtol=1e-5, atol=1e-4)
+
+
+def test_images_in_parts_on_threads_give_the_whole_batchs_values(monkeypatch):
+    """Seven images over the cores: parts of unequal sizes, the filter gradient's shares summed."""
+    rng = np.random.default_rng(3)
+    attrs = {"strides": [1, 2, 1, 1], "dilations": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC"}
+    x = rng.uniform(-1, 1, (7, 9, 8, 16)).astype(np.float32)
+    f = rng.uniform(-1, 1, (3, 3, 16, 8)).astype(np.float32)
+    dy = rng.uniform(-1, 1, (7, 5, 8, 8)).astype(np.float32)
+    k = Context(attrs, threads=True)
+    plain = Context(attrs)
+    sizes = np.array(x.shape, np.int32)
+    np.testing.assert_allclose(fast(k, "conv2d", x, f), numpy_path(monkeypatch, nk.conv2d, plain, x, f),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(fast(k, "backprop_input", sizes, f, dy),
+                               numpy_path(monkeypatch, nk.conv2d_backprop_input, plain, sizes, f, dy),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(fast(k, "backprop_filter", x, np.array(f.shape), dy),
+                               numpy_path(monkeypatch, nk.conv2d_backprop_filter, plain, x, np.array(f.shape), dy),
+                               rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("change", [
+    {"data_format": "NCHW"}, {"padding": "EXPLICIT"}, {"strides": [2, 1, 1, 1]}, "float64", "disabled"])
+def test_what_it_is_not_given_is_left_to_the_numpy_kernels(change, monkeypatch):
+    attrs = {"strides": [1, 1, 1, 1], "dilations": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC"}
+    x = np.ones((2, 5, 5, 16), np.float32)
+    f = np.ones((3, 3, 16, 4), np.float32)
+    if change == "float64":
+        x, f = x.astype(np.float64), f.astype(np.float64)
+    elif change == "disabled":
+        monkeypatch.setattr(fast_conv, "ENABLED", False)
+    else:
+        attrs.update(change)
+    k = Context(attrs)
+    dy = np.ones((2, 5, 5, 4), x.dtype)
+    assert fast(k, "conv2d", x, f) is None
+    assert fast(k, "backprop_input", np.array(x.shape), f, dy) is None
+    assert fast(k, "backprop_filter", x, np.array(f.shape), dy) is None
+
+
+def test_the_kernels_use_it_when_it_can_run(monkeypatch):
+    """nn_kernels' Conv2D returns OpenVINO's array: the one dispatch point is in use."""
+    attrs = {"strides": [1, 1, 1, 1], "dilations": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC"}
+    x = np.random.default_rng(0).uniform(-1, 1, (2, 6, 6, 16)).astype(np.float32)
+    f = np.random.default_rng(1).uniform(-1, 1, (3, 3, 16, 4)).astype(np.float32)
+    calls = []
+    real = fast_conv._infer
+
+    def counting(*args):
+        calls.append(args[0])
+        return real(*args)
+
+    monkeypatch.setattr(fast_conv, "_infer", counting)
+    y = nk.conv2d(Context(attrs), x, f)
+    dy = np.ones_like(y)
+    nk.conv2d_backprop_input(Context(attrs), np.array(x.shape), f, dy)
+    nk.conv2d_backprop_filter(Context(attrs), x, np.array(f.shape), dy)
+    assert calls == ["forward", "input", "filter"]
+
+
+CHILD = """
+import os, sys
+import numpy as np
+from devlab.ops import fast_conv, nn_kernels as nk
+
+class K:
+    xp, out = np, None
+    attrs = {"strides": [1, 1, 1, 1], "dilations": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC"}
+
+x = np.random.default_rng(0).uniform(-1, 1, (2, 6, 6, 16)).astype(np.float32)
+f = np.random.default_rng(1).uniform(-1, 1, (3, 3, 16, 4)).astype(np.float32)
+y = nk.conv2d(K, x, f)
+assert fast_conv._models, "OpenVINO was not used"
+pid = os.fork()
+if pid == 0:
+    assert fast_conv.conv2d(K, nk.Windows(K, x.shape, (3, 3)), x, f) is None  # numpy's kernels here
+    np.testing.assert_allclose(nk.conv2d(K, x, f), y, rtol=1e-5, atol=1e-5)
+    sys.exit(7)  # a normal exit: Python's finalisation, which hung while it freed OpenVINO's objects
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_forked_child_runs_the_numpy_kernels_and_exits():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "7"
