@@ -31,6 +31,9 @@ from .api import math_ops as _math_ops
 from .ops.build import convert_to_tensor as _convert_to_tensor
 from .ops.tensor_conversion import register_tensor_conversion_function
 from .api.asserts import Assert
+from .api.check_ops import assert_less, assert_positive
+from .api.scalar_mul import scalar_mul
+from .api.reverse_ops import reverse, reverse_sequence
 from .api.control_flow_ops import group, no_op
 from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .api.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
@@ -106,7 +109,8 @@ _GFILE = ("GFile", "copy", "exists", "get_registered_schemes", "glob", "isdir", 
 from .api.gradient_checker import compute_gradient as _compute_gradient  # noqa: E402
 from .api.gradient_checker import compute_gradient_error as _compute_gradient_error  # noqa: E402
 test = _Namespace("tf.test", compute_gradient=_compute_gradient, compute_gradient_error=_compute_gradient_error)
-debugging = _Namespace("tf.debugging", check_numerics=check_numerics, Assert=Assert)
+debugging = _Namespace("tf.debugging", check_numerics=check_numerics, Assert=Assert, assert_less=assert_less,
+                       assert_positive=assert_positive)
 # TF1's tf.gfile: the same functions under their TF1 names
 gfile = _Namespace("tf.gfile", GFile=_gfile.GFile, FastGFile=_gfile.GFile, Open=_gfile.GFile, Exists=_gfile.exists,
                    MakeDirs=_gfile.makedirs, MkDir=_gfile.mkdir, Glob=_gfile.glob, IsDirectory=_gfile.isdir,

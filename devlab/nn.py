@@ -13,6 +13,7 @@ from .api.nn_ops import (avg_pool, bias_add, conv2d, convolution, l2_loss, local
 from .api.nn_ops import crelu, elu, in_top_k, leaky_relu, relu6, selu, softplus, softsign, top_k  # noqa: F401
 from .api.nn_impl import l2_normalize, nce_loss, sampled_softmax_loss, sigmoid_cross_entropy_with_logits  # noqa: F401
 from .api.rnn import dynamic_rnn, static_rnn  # noqa: F401
+from .api.bidirectional_rnn import bidirectional_dynamic_rnn  # noqa: F401
 from .api.rnn_cell import BasicLSTMCell, BasicRNNCell, GRUCell, LSTMCell, LSTMStateTuple
 from .api.rnn_cell_base import LayerRNNCell, RNNCell
 from .api.rnn_cell_wrappers import DeviceWrapper, DropoutWrapper, MultiRNNCell, ResidualWrapper

@@ -54,8 +54,15 @@ def test_decode_raw_reads_little_and_big_endian():
 
 def test_what_devlab_cannot_do_is_refused_by_name():
     with tf.Graph().as_default():
-        with pytest.raises(NotImplementedError, match="summary_name"):
-            tf.train.input_producer(["a", "b"], summary_name="full")
+        with pytest.raises(NotImplementedError, match="cancel_op"):
+            tf.train.input_producer(["a", "b"], cancel_op=tf.no_op())
+
+
+def test_input_producer_reports_how_full_its_queue_is():
+    with tf.Graph().as_default() as g:
+        tf.train.input_producer(["a", "b"], shuffle=False, summary_name="full")
+        summaries = [op for op in g.get_operations() if op.type == "ScalarSummary"]
+        assert len(summaries) == 1 and summaries[0].name.endswith("full")
 
 
 def test_shuffle_batch_gives_every_record_of_every_epoch_as_tensorflow(tmp_path):

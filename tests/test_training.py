@@ -29,6 +29,8 @@ UNARY = {"Neg": tf.negative, "Abs": tf.abs, "Sin": tf.sin, "Cos": tf.cos, "Exp":
          "Sum": lambda x: tf.reduce_sum(x, 1), "Mean": lambda x: tf.reduce_mean(x, 0),
          "Max": lambda x: tf.reduce_max(x, 1), "Min": lambda x: tf.reduce_min(x),
          "Reshape": lambda x: tf.reshape(x, [6]), "Transpose": tf.transpose,
+         "ReverseV2": lambda x: tf.reverse(x, [1]) * x,
+         "ReverseSequence": lambda x: tf.reverse_sequence(x, [3, 2], seq_axis=1) * x,
          "ExpandDims": lambda x: tf.expand_dims(x, 0), "Cast": lambda x: tf.cast(x, tf.float64),
          "LogSoftmax": tf.nn.log_softmax, "L2Loss": tf.nn.l2_loss, "Squeeze": lambda x: tf.squeeze(x[None]),
          "StridedSlice": lambda x: x[::-1, 1:, None], "Slice": lambda x: tf.slice(x, [1, 0], [1, 2]),

@@ -317,8 +317,11 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
     if full in graph.variable_store:
         if reuse in (True, AUTO_REUSE):
             return graph.variable_store[full]
+        # TF ends the message with where the variable was first made (its op's traceback)
+        where = getattr(getattr(graph.variable_store[full], "op", None), "traceback", None)
+        origin = f'\n\n  File "{where[0]}", line {where[1]}\n' if where else ""
         raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to set reuse=True "
-                         "or reuse=tf.AUTO_REUSE in VarScope?")
+                         f"or reuse=tf.AUTO_REUSE in VarScope? Originally defined at:{origin}")
     if reuse is True:
         raise ValueError(f"Variable {full} does not exist, or was not created with tf.get_variable(). "
                          "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")

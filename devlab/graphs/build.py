@@ -20,6 +20,7 @@ from ..framework.tensor import Tensor
 from ..ops.table import OPS, mark_other_form
 from ..api.variables import Variable
 from ..ops.attr_kinds import devlab_attrs
+from ..train.queue_runner import QueueRunner
 from .files import GraphFileError
 
 
@@ -112,7 +113,7 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
         for c in n.control_inputs:
             op._add_control_input(_source(mapped, built, c, -1))
     if devices == "import":
-        _colocated_devices(graph, plan, prefix, built)
+        colocated_devices(graph, plan, prefix, built)
     return built
 
 
@@ -133,6 +134,9 @@ def build_variables(graph, plan, built):
                 item = variables[value]
             elif kind == "op":
                 item = built[value]
+            elif kind == "queue_runner":  # TF's QueueRunner.from_proto: the runner over the file's own ops
+                item = QueueRunner(built[value["queue"]], [built[n] for n in value["enqueue_ops"]],
+                                   built[value["close_op"]], built[value["cancel_op"]])
             else:
                 item = tensor(value) if kind == "tensor" else value
             graph.add_to_collection(key, item)
@@ -152,7 +156,7 @@ def _groups(attrs, name):
     return [g[5:].decode() for g in attrs.get("_class", ()) if g.startswith(b"loc:@") and g[5:].decode() != name]
 
 
-def _colocated_devices(graph, plan, prefix, built):
+def colocated_devices(graph, plan, prefix, built):
     """TF's importer: an op with a colocation group takes the device of the first op of its group
     (in ``_class`` order) that has one, as a canonical device string."""
     for n in plan.nodes:

@@ -306,6 +306,8 @@ def _validate_collections(collections, outputs_of, variable_names):
                 if item[4:] not in variable_names:
                     raise ValueError(f"collection {key!r}: {item!r} does not name a variable record")
                 entries.append(("variable", item[4:]))
+            elif item.startswith("queue_runner:"):
+                entries.append(("queue_runner", _queue_runner_entry(key, item, outputs_of)))
             elif item.startswith("op:"):
                 if item[3:] not in outputs_of:
                     raise ValueError(f"collection {key!r}: {item!r} does not name an op")
@@ -315,3 +317,18 @@ def _validate_collections(collections, outputs_of, variable_names):
                 entries.append(("tensor", (name, index)))
         out[key] = entries
     return out
+
+
+def _queue_runner_entry(key, item, outputs_of):
+    """A queue runner's record: {"queue", "enqueue_ops", "close_op", "cancel_op"}, each an op of the graph."""
+    try:
+        record = json.loads(item[len("queue_runner:"):])
+    except ValueError:
+        record = None
+    names = ["queue", "enqueue_ops", "close_op", "cancel_op"]
+    if not isinstance(record, dict) or set(record) != set(names) or not isinstance(record["enqueue_ops"], list):
+        raise ValueError(f"collection {key!r}: {item[:80]!r} is not a queue runner record")
+    for name in [record["queue"], record["close_op"], record["cancel_op"]] + record["enqueue_ops"]:
+        if not isinstance(name, str) or name not in outputs_of:
+            raise ValueError(f"collection {key!r}: queue runner names {name!r}, which is not an op")
+    return record

@@ -77,9 +77,11 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     for key in graph.get_all_collection_keys() if collection_list is None else collection_list:
         if key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES):
             continue
-        items = [x for x in graph.get_collection(key) if isinstance(x, (Tensor, Operation, Variable))]
+        items = [x for x in graph.get_collection(key)
+                 if isinstance(x, (Tensor, Operation, Variable)) or _is_queue_runner(x)]
         collections[key] = [("var:" + x.op.name) if isinstance(x, Variable) else
-                            (_tensor_ref(x) if isinstance(x, Tensor) else "op:" + x.name) for x in items]
+                            _tensor_ref(x) if isinstance(x, Tensor) else
+                            "op:" + x.name if isinstance(x, Operation) else _queue_runner_ref(x) for x in items]
     meta = {"format": FORMAT, "version": VERSION, "nodes": nodes, "variables": variables, "collections": collections}
     if saver_def is not None:
         meta["saver_def"] = {k: getattr(saver_def, k) for k in SAVER_NAMES + ("max_to_keep", "sharded")}
@@ -87,6 +89,18 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         with open(filename, "w") as f:
             json.dump(meta, f, indent=1)
     return meta
+
+
+def _is_queue_runner(x):
+    return all(hasattr(x, a) for a in ("queue", "enqueue_ops", "close_op", "cancel_op"))
+
+
+def _queue_runner_ref(qr):
+    """A QueueRunner as the names of its ops (TF's QueueRunnerDef), so the importer can rebuild it."""
+    queue = qr.queue.op if isinstance(qr.queue, Tensor) else qr.queue
+    queue_name = queue.name if isinstance(queue, Operation) else queue.queue_ref.op.name
+    return "queue_runner:" + json.dumps({"queue": queue_name, "enqueue_ops": [op.name for op in qr.enqueue_ops],
+                                         "close_op": qr.close_op.name, "cancel_op": qr.cancel_op.name})
 
 
 def _is_back_edge(op, producer):

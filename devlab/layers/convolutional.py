@@ -2,7 +2,7 @@
 ``<name>/kernel`` (HWIO) and ``<name>/bias``, as TF's ``tf.layers.conv2d`` builds them."""
 from ..api import init_ops, nn_ops
 from ..ops.build import convert_to_tensor
-from ..api.variable_scope import variable_scope
+from .scope import layer_scope
 from ..unimplemented import reject
 from .weights import add_weight
 
@@ -34,7 +34,7 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_f
     kh, kw = pair(kernel_size, "kernel_size")
     sh, sw = pair(strides, "strides")
     dh, dw = pair(dilation_rate, "dilation_rate")
-    with variable_scope(name, default_name="conv2d", reuse=reuse):
+    with layer_scope(name, "conv2d", reuse):
         kernel = add_weight(
             "tf.layers.conv2d", "kernel", [kh, kw, x.shape[-1], filters], initializer=kernel_initializer,
             regularizer=kernel_regularizer, constraint=kernel_constraint, trainable=trainable)

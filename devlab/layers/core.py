@@ -9,6 +9,7 @@ from ..api import array_ops, init_ops, math_ops, nn_impl, nn_ops
 from ..ops.build import convert_to_tensor
 from ..api.tensordot import tensordot
 from ..api.variable_scope import variable_scope
+from .scope import layer_scope
 from ..unimplemented import reject
 from .weights import add_weight
 from ..api.variable_scope import get_variable
@@ -22,7 +23,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
     """activation(inputs @ kernel + bias) with variables ``<name>/kernel`` and ``<name>/bias``."""
     reject("tf.layers.dense", activity_regularizer=(activity_regularizer, None))
     x = convert_to_tensor(inputs)
-    with variable_scope(name, default_name="dense", reuse=reuse):
+    with layer_scope(name, "dense", reuse):
         kernel = add_weight(
             "tf.layers.dense", "kernel", [x.shape[-1], units], initializer=kernel_initializer,
             regularizer=kernel_regularizer, constraint=kernel_constraint, trainable=trainable)
@@ -123,7 +124,12 @@ class Dense:
     apply = __call__
 
     def _compute(self, x):
-        y = math_ops.matmul(x, self.kernel)
+        rank = x.shape.ndims
+        if rank == 2 or rank is None:
+            y = math_ops.matmul(x, self.kernel)
+        else:  # as tf.layers.dense: Tensordot over the last axis, the static shape restored
+            y = tensordot(x, self.kernel, [[rank - 1], [0]])
+            y.set_shape(x.shape.as_list()[:-1] + [self.units])
         if self.use_bias:
             y = nn_ops.bias_add(y, self.bias)
         return self.activation(y) if self.activation is not None else y

@@ -16,8 +16,9 @@ from ..api import init_ops, state_ops
 from ..ops.build import convert_to_tensor
 from ..api import array_ops
 from ..api.nn_impl import batch_normalization as batch_norm, fused_batch_norm, moments
-from ..api.variable_scope import get_variable, variable_scope
+from ..api.variable_scope import get_variable
 from ..unimplemented import argument, reject
+from .scope import layer_scope
 from .weights import add_weight
 
 API = "tf.layers.batch_normalization"
@@ -49,7 +50,7 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     ndims = x.shape.ndims
     depth = x.shape[axis]
     reduce_axes = [i for i in range(ndims) if i != axis % ndims]
-    with variable_scope(name, default_name="batch_normalization", reuse=reuse):
+    with layer_scope(name, "batch_normalization", reuse):
         gamma = add_weight(API, "gamma", [depth], initializer=gamma_initializer, regularizer=gamma_regularizer,
                            constraint=gamma_constraint, trainable=trainable) if scale else None
         beta = add_weight(API, "beta", [depth], initializer=beta_initializer, regularizer=beta_regularizer,

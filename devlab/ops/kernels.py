@@ -212,6 +212,36 @@ def transpose(k, x, perm):
     return k.xp.transpose(x, p)
 
 
+def reverse_sequence(k, x, seq_lengths):
+    """Each batch entry's first ``seq_lengths[b]`` steps along ``seq_dim`` reversed, the rest
+    kept (TF's ReverseSequence; bidirectional_dynamic_rnn runs its backward cell on this)."""
+    seq_dim, batch_dim = int(k.attrs["seq_dim"]), int(k.attrs.get("batch_dim", 0))
+    lengths = ints(to_host(seq_lengths))
+    if seq_dim == batch_dim or not 0 <= seq_dim < x.ndim or not 0 <= batch_dim < x.ndim:
+        raise errors.InvalidArgumentError(None, None, f"Invalid seq_dim {seq_dim} or batch_dim {batch_dim} for "
+                                                      f"an input of rank {x.ndim}")
+    if len(lengths) != x.shape[batch_dim]:
+        raise errors.InvalidArgumentError(None, None, f"Length of seq_lengths != input.dims({batch_dim}), "
+                                                      f"({len(lengths)} vs. {x.shape[batch_dim]})")
+    out = x.copy()
+    for b, n in enumerate(lengths):
+        if n < 0:
+            raise errors.InvalidArgumentError(None, None, f"seq_lens({b}) < 0")
+        if n > x.shape[seq_dim]:
+            raise errors.InvalidArgumentError(None, None, f"seq_lens({b}) > input.dims({seq_dim})")
+        if n > 1:
+            src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+            src[batch_dim] = dst[batch_dim] = b
+            src[seq_dim], dst[seq_dim] = slice(n - 1, None, -1), slice(0, n)  # steps n-1 .. 0 into 0 .. n-1
+            out[tuple(dst)] = x[tuple(src)]
+    return out
+
+
+def reverse_v2(k, x, axis):
+    """``x`` reversed along each of ``axis`` (TF's ReverseV2)."""
+    return k.xp.flip(x, axis=tuple(a % x.ndim for a in ints(axis))) if x.ndim else x.copy()
+
+
 def concat(k, *xs_and_axis):
     *xs, axis = xs_and_axis
     return k.xp.concatenate(xs, axis=int(axis))
@@ -633,6 +663,16 @@ def string_join(k, *xs):
     return host_bytes(np.asarray(joined, dtype=object).reshape(parts[0].shape) if parts[0].shape else joined[0])
 
 
+def summarized(value):
+    """One element as TF's SummarizeValue writes it: floats in their shortest form without a
+    trailing ``.0`` (``-1``, ``0.5``, ``1e+10``), strings as text."""
+    import numpy as np
+    if isinstance(value, np.floating):
+        shown = str(value)
+        return shown[:-2] if shown.endswith(".0") else shown
+    return text(value)
+
+
 def assert_(k, condition, *data):
     """Nothing when ``condition`` holds; else TF's InvalidArgumentError listing the data (at
     most ``summarize`` elements of each)."""
@@ -642,7 +682,7 @@ def assert_(k, condition, *data):
     parts = []
     for x in data:
         x = to_host(x).reshape(-1)
-        shown = " ".join(text(v) for v in x[:summarize])
+        shown = " ".join(summarized(v) for v in x[:summarize])
         parts.append(f"[{shown}{'...' if x.size > summarize else ''}]")
     raise errors.InvalidArgumentError(None, None, "assertion failed: " + " ".join(parts))
 

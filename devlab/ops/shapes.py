@@ -739,3 +739,23 @@ def gather_nd(inputs, attrs):
     if params is None or indices is None or indices[-1] is None:
         return [(dtype, None)]
     return [(dtype, tuple(indices[:-1]) + tuple(params[indices[-1]:]))]
+
+
+def reverse_sequence(inputs, attrs):
+    """ReverseSequence: the input's shape, its batch dimension merged with the lengths' size."""
+    shape, lengths = dims(inputs[0]), dims(inputs[1])
+    if lengths is not None and len(lengths) != 1:
+        raise ShapeError(f"Shape must be rank 1 but is rank {len(lengths)}")
+    if shape is None:
+        return [(inputs[0].dtype.base_dtype, None)]
+    batch_dim, seq_dim = int(attrs.get("batch_dim", 0)), int(attrs["seq_dim"])
+    if batch_dim >= len(shape):
+        raise ShapeError(f"batch_dim must be < input rank: {batch_dim} vs. {len(shape)}")
+    if seq_dim >= len(shape):
+        raise ShapeError(f"seq_dim must be < input rank: {seq_dim} vs. {len(shape)}")
+    batch, n = shape[batch_dim], lengths[0] if lengths is not None else None
+    if batch is not None and n is not None and batch != n:
+        raise ShapeError(f"Dimensions must be equal, but are {batch} and {n}")
+    out = list(shape)
+    out[batch_dim] = batch if batch is not None else n
+    return [(inputs[0].dtype.base_dtype, tuple(out))]

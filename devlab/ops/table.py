@@ -241,6 +241,8 @@ OPS = _table(
     # shapes and layout
     OpDef("Reshape", S.reshape, K.reshape, returns_view=True),
     OpDef("Transpose", S.transpose, K.transpose, returns_view=True),
+    OpDef("ReverseSequence", S.reverse_sequence, K.reverse_sequence, required_attrs=("seq_dim",)),
+    OpDef("ReverseV2", S.same_as_first, K.reverse_v2),
     OpDef("ConcatV2", S.concat, K.concat),
     OpDef("Pack", S.stack, K.stack, args=("values",), required_attrs=("axis",)),
     OpDef("Unpack", S.unstack, K.unstack, returns_view=True, required_attrs=("axis", "num")),

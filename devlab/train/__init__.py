@@ -30,8 +30,8 @@ from .supervisor import Supervisor  # noqa: F401
 from .queue_runner import QueueRunner, add_queue_runner  # noqa: F401
 from .sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
 from .checkpoint_utils import list_variables, load_variable  # noqa: F401
-from .input import (batch, batch_join, input_producer, limit_epochs, match_filenames_once, shuffle_batch,  # noqa: F401
-                    shuffle_batch_join, string_input_producer)
+from .input import (batch, batch_join, input_producer, limit_epochs, match_filenames_once,  # noqa: F401
+                    range_input_producer, shuffle_batch, shuffle_batch_join, string_input_producer)
 from ..ops.example_proto import BytesList, Example, Feature, Features, FloatList, Int64List  # noqa: F401
 
 __getattr__ = module_getattr("tf.train", __name__)

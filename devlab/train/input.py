@@ -8,7 +8,8 @@ An input producer with ``shuffle=True`` shuffles each epoch with TF's RandomShuf
 draws TF's own numbers (``ops/philox.py``): with a seed, the files come in TF's order.
 ``shuffle_batch`` draws from a RandomShuffleQueue whose order is its own, not TF's.
 """
-from ..api.array_ops import identity
+from ..api import math_ops
+from ..api.array_ops import identity, range as range_
 from ..api.data_flow_ops import FIFOQueue, RandomShuffleQueue
 from ..api.random_ops import random_shuffle
 from ..api.variables import Variable
@@ -16,6 +17,7 @@ from ..framework import dtypes as dtypes_mod
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import control_dependencies, name_scope
 from ..ops.build import apply_op, convert_to_tensor
+from ..summary import scalar
 from .queue_runner import QueueRunner, add_queue_runner
 
 
@@ -48,8 +50,8 @@ def limit_epochs(tensor, num_epochs=None, name=None):
 def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None, capacity=32,
                    shared_name=None, summary_name=None, name=None, cancel_op=None):
     """A queue filled, epoch after epoch, with the rows of ``input_tensor``."""
-    if summary_name is not None or cancel_op is not None:
-        raise NotImplementedError("input_producer(summary_name=/cancel_op=): not supported by devlab")
+    if cancel_op is not None:
+        raise NotImplementedError("input_producer(cancel_op=): not supported by devlab")
     with name_scope(name or "input_producer"):
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         shape = element_shape if element_shape is not None else input_tensor.shape[1:]
@@ -60,7 +62,18 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
                           name="input_producer" if name is None else name)
         enqueue = queue.enqueue_many([produced])
         add_queue_runner(QueueRunner(queue, [enqueue]))
+        if summary_name is not None:  # how full the queue is, as TF's producers report it
+            scalar(summary_name, math_ops.cast(queue.size(), dtypes_mod.float32) * (1. / capacity))
         return queue
+
+
+def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None):
+    """A queue filled with ``0 .. limit - 1``, epoch after epoch (ptb_word_lm's reader counts its
+    batches with it), and a ``fraction_of_<capacity>_full`` summary of how full it is."""
+    with name_scope(name or "input_producer") as scope:
+        range_tensor = range_(limit)
+        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity, shared_name,
+                              "fraction_of_%d_full" % capacity, scope)
 
 
 def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,

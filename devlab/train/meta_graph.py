@@ -44,7 +44,8 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         plan, devices = validate_meta_graph(meta), "file"
     else:
         raise TypeError(f"Expected binary or unicode string, got {meta_graph_or_file!r}")
-    variables = import_meta_plan(plan, get_default_graph(), prefix, clear_devices, devices)
+    # devlab's JSON keeps the devices as requested; TF's importer then gives colocated ops their group's
+    variables = import_meta_plan(plan, get_default_graph(), prefix, clear_devices, devices, colocate=True)
     saver_def = plan.saver_def and {k: prefix + v if isinstance(v, str) else v for k, v in plan.saver_def.items()}
     return _saver_for(variables, saver_def)
 
