@@ -10,8 +10,9 @@ A message is ``(kind, id, function, payload)``: a ``call`` expects a ``reply`` w
 ``tell`` gets none. On the wire: the number of frames, their lengths, then the frames (the
 pickle and its out-of-band buffers). The master's side is blocking (``Pool``: one socket per
 call in flight, reused); the workers' side is asyncio (``Link``: one connection per peer, calls
-multiplexed by id). A peer whose process died closes its sockets: the waiting call fails at once
-with ``ConnectionError``, which the callers turn into TF's ``UnavailableError``.
+multiplexed by id; each frame read straight into its own buffer). A peer whose process died
+closes its sockets: the waiting call fails at once with ``ConnectionError``, which the callers
+turn into TF's ``UnavailableError``.
 
 The listener binds the worker's own host (127.0.0.1 for ``devlab.cluster.local``); like Dask's
 comms without TLS it trusts whoever can reach it, so run clusters on networks you trust.
@@ -52,44 +53,106 @@ class Lost(ConnectionError):
 
 # -- the workers' side (asyncio) ------------------------------------------------------------------
 
-async def read_message(reader):
-    try:
-        (n,) = _COUNT.unpack(await reader.readexactly(_COUNT.size))
-        lengths = [_LENGTH.unpack(await reader.readexactly(_LENGTH.size))[0] for _ in range(n)]
-        frames = [bytearray(await reader.readexactly(length)) for length in lengths]  # writable arrays
-    except asyncio.IncompleteReadError:
-        raise Lost("the connection was closed") from None
-    return decode(frames)
+class _Framed(asyncio.BufferedProtocol):
+    """One connection's messages, read straight into each frame's own buffer: a tensor is copied
+    once, from the socket, not four times through a stream reader's buffers (a 1 MB value cost
+    ~4 ms that way). ``on_message(message)`` gets each message; ``write`` sends one; ``drain``
+    waits while the socket is behind, as a stream writer's does."""
 
+    def __init__(self, on_message, on_lost=None):
+        self._on_message, self._on_lost = on_message, on_lost
+        self.transport = None
+        self._writable = asyncio.Event()
+        self._writable.set()
+        self._lost = None
+        self._expect(bytearray(_COUNT.size), self._got_count)
 
-def write_message(writer, message):
-    writer.writelines(encode(message))
+    # reading: a small state machine over (count, lengths, frame, frame, ...)
+    def _expect(self, buf, then):
+        self._buf, self._view, self._got, self._then = buf, memoryview(buf), 0, then
+
+    def get_buffer(self, sizehint):
+        return self._view[self._got:]
+
+    def buffer_updated(self, nbytes):
+        self._got += nbytes
+        while self._got == len(self._buf) and self._lost is None:
+            self._then()
+
+    def _got_count(self):
+        (n,) = _COUNT.unpack(self._buf)
+        self._frames, self._lengths = [], None
+        self._expect(bytearray(_LENGTH.size * n), self._got_lengths)
+
+    def _got_lengths(self):
+        self._lengths = [length for (length,) in _LENGTH.iter_unpack(self._buf)]
+        self._next_frame()
+
+    def _got_frame(self):
+        self._frames.append(self._buf)  # writable: kernels may reuse a received array
+        self._next_frame()
+
+    def _next_frame(self):
+        if len(self._frames) < len(self._lengths):
+            return self._expect(bytearray(self._lengths[len(self._frames)]), self._got_frame)
+        frames = self._frames
+        self._expect(bytearray(_COUNT.size), self._got_count)
+        try:
+            message = decode(frames)
+        except Exception:  # noqa: BLE001 - not one of ours: drop the connection
+            self.transport.close()
+            return
+        self._on_message(message)
+
+    # writing, with the flow control a stream writer has
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def write(self, message):
+        for frame in encode(message):  # each frame as it is (writelines would join them: a copy)
+            self.transport.write(frame)
+
+    async def drain(self):
+        if self._lost is not None:
+            raise Lost(str(self._lost))
+        await self._writable.wait()
+        if self._lost is not None:
+            raise Lost(str(self._lost))
+
+    def pause_writing(self):
+        self._writable.clear()
+
+    def resume_writing(self):
+        self._writable.set()
+
+    def connection_lost(self, exc):
+        self._lost = exc or "the connection was closed"
+        self._writable.set()
+        if self._on_lost is not None:
+            self._on_lost(self._lost)
 
 
 async def serve(host, dispatch):
     """Listens on ``host`` (a free port); ``dispatch(function, payload)`` answers each message.
     Returns the asyncio server."""
 
-    async def connection(reader, writer):
-        try:
-            while True:
-                kind, call_id, function, payload = await read_message(reader)
-                asyncio.ensure_future(_answer(writer, kind, call_id, function, payload, dispatch))
-        except (Lost, OSError, asyncio.CancelledError):
-            pass  # the peer went away, or the worker is closing (a cancelled handler is logged as an error)
-        finally:
-            writer.close()
+    def connection():
+        def on_message(message):
+            kind, call_id, function, payload = message
+            asyncio.ensure_future(_answer(protocol, kind, call_id, function, payload, dispatch))
+        protocol = _Framed(on_message)
+        return protocol
 
-    return await asyncio.start_server(connection, host, 0)
+    return await asyncio.get_running_loop().create_server(connection, host, 0)
 
 
-async def _answer(writer, kind, call_id, function, payload, dispatch):
+async def _answer(protocol, kind, call_id, function, payload, dispatch):
     try:
         result, ok = await dispatch(function, payload), True
     except Exception as e:  # noqa: BLE001 - the caller raises it
         result, ok = f"{type(e).__name__}: {e}", False
-    if kind == "call" and not writer.is_closing():
-        write_message(writer, ("reply" if ok else "failed", call_id, None, result))
+    if kind == "call" and not protocol.transport.is_closing():
+        protocol.write(("reply" if ok else "failed", call_id, None, result))
 
 
 class Link:
@@ -98,7 +161,6 @@ class Link:
     def __init__(self, endpoint):
         self.endpoint = endpoint
         self._opened = None
-        self._writer = None
         self._pending = {}
         self._ids = itertools.count()
 
@@ -112,39 +174,37 @@ class Link:
             raise
 
     async def _connect(self):
-        reader, writer = await asyncio.open_connection(*self.endpoint)
-        self._writer = writer
-        asyncio.ensure_future(self._read(reader))
-        return writer
+        _, protocol = await asyncio.get_running_loop().create_connection(
+            lambda: _Framed(self._reply, self._closed), *self.endpoint)
+        return protocol
 
-    async def _read(self, reader):
-        try:
-            while True:
-                kind, call_id, _, result = await read_message(reader)
-                future = self._pending.pop(call_id, None)
-                if future is not None and not future.done():
-                    if kind == "reply":
-                        future.set_result(result)
-                    else:
-                        future.set_exception(RuntimeError(result))
-        except (Lost, OSError) as e:
-            self._opened = None
-            pending, self._pending = self._pending, {}
-            for future in pending.values():
-                if not future.done():
-                    future.set_exception(Lost(f"{self.endpoint[0]}:{self.endpoint[1]}: {e}"))
+    def _reply(self, message):
+        kind, call_id, _, result = message
+        future = self._pending.pop(call_id, None)
+        if future is not None and not future.done():
+            if kind == "reply":
+                future.set_result(result)
+            else:
+                future.set_exception(RuntimeError(result))
+
+    def _closed(self, cause):
+        self._opened = None
+        pending, self._pending = self._pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(Lost(f"{self.endpoint[0]}:{self.endpoint[1]}: {cause}"))
 
     async def call(self, function, payload):
-        writer = await self._open()
+        protocol = await self._open()
         call_id = next(self._ids)
         future = self._pending[call_id] = asyncio.get_running_loop().create_future()
-        write_message(writer, ("call", call_id, function, payload))
+        protocol.write(("call", call_id, function, payload))
         return await future
 
     async def tell(self, function, payload):
-        writer = await self._open()
-        write_message(writer, ("tell", None, function, payload))
-        await writer.drain()
+        protocol = await self._open()
+        protocol.write(("tell", None, function, payload))
+        await protocol.drain()
 
 
 # -- the master's side (blocking) -----------------------------------------------------------------
