@@ -70,6 +70,7 @@ from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
 from .api.gradients import AggregationMethod, UnconnectedGradients, gradients
+from .api.hessians import hessians
 from .api.grad_table import RegisterGradient
 from .api.custom_gradient import custom_gradient
 from .api.resource_variable_ops import ResourceVariable as _ResourceVariable  # noqa: F401 - Variable(use_resource=True) makes it

@@ -47,8 +47,8 @@ SOURCES = {
     "framework.test_ops": [],  # TF's C++ test ops
     "ops.variable_v1": ["devlab.api.variables"],
     "ops.ref_variable": ["devlab.api.variables"],
-    "ops.gradients": ["devlab.api.gradients"],
-    "ops.gradients_impl": ["devlab.api.gradients"],
+    "ops.gradients": ["devlab.api.gradients", "devlab.api.hessians"],
+    "ops.gradients_impl": ["devlab.api.gradients", "devlab.api.hessians"],
     "ops.gradients_util": ["devlab.api.gradients"],
     "ops.math_grad": ["devlab.api.grad_table"],
     "ops.while_loop": ["devlab.api.control_flow"],
