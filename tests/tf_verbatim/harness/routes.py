@@ -84,6 +84,13 @@ for _name in ("gradient_descent", "momentum", "adam", "adagrad", "adadelta", "rm
               "proximal_adagrad", "proximal_gradient_descent", "adagrad_da"):
     SOURCES[f"training.{_name}"] = ["devlab.train.optimizers", "devlab.train.adaptive_optimizers", "devlab.train"]
 
+# TF's modules outside tensorflow.python: its protos (generated code, as TensorBoard ships it)
+CORE = {
+    "tensorflow.core.protobuf.config_pb2": ["devlab.runtime.protos"],
+    "tensorflow.core.framework.types_pb2": ["tensorboard.compat.proto.types_pb2"],
+    "tensorflow.core.function.trace_type": ["devlab.framework.trace_type"],
+}
+
 # Package -> where its modules' names are searched when SOURCES does not name the module
 DEFAULTS = {
     "framework": ["devlab.framework.{}", "devlab.api.{}", "devlab"],
@@ -107,7 +114,7 @@ def sources_for(fullname):
     """The devlab module names searched, in order, for the TF module ``fullname``."""
     short = fullname[len("tensorflow.python."):] if fullname.startswith("tensorflow.python.") else None
     if short is None:
-        return ["devlab.runtime.protos"] if fullname == "tensorflow.core.protobuf.config_pb2" else []
+        return CORE.get(fullname, [])
     if short in SOURCES:
         return SOURCES[short]
     package, _, module = short.rpartition(".")
