@@ -64,6 +64,12 @@ def stop_gradient(input, name=None):  # noqa: A002
     return apply_op_output("StopGradient", [convert_to_tensor(input)], None, name or "StopGradient")
 
 
+def prevent_gradient(input, message="", name=None):  # noqa: A002
+    """``input`` unchanged, through a ``PreventGradient`` op whose gradient is an error naming ``message``."""
+    return apply_op_output("PreventGradient", [convert_to_tensor(input)], {"message": message},
+                           name or "PreventGradient")
+
+
 _subtract = binary("Sub", "Sub")  # transpose's perm for an unknown rank
 
 

@@ -464,6 +464,10 @@ def _strided_slice_grad_grad(op, grad):
     return [None, None, None, None, A.strided_slice(grad, begin, end, strides, **masks)]
 
 
+def _prevent_gradient_grad(op, _):
+    raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
+
+
 def _concat_grad(op, grad):
     """Slice the gradient at each input's offset (ConcatOffset), as TF does for up to 16 inputs."""
     values, axis = op.inputs[:-1], op.inputs[-1]
@@ -574,6 +578,7 @@ GRADIENTS.update({
     "Slice": _slice_grad,
     "StridedSlice": _strided_slice_grad,
     "StridedSliceGrad": _strided_slice_grad_grad,
+    "PreventGradient": _prevent_gradient_grad,
     "Split": lambda op, *gs: [None, A.concat(list(gs), op.inputs[0])],
     "SplitV": lambda op, *gs: [A.concat(list(gs), op.inputs[2]), None, None],
     "ConcatV2": _concat_grad,

@@ -14,6 +14,7 @@ from ..framework import dtypes
 from ..framework.dimension import Dimension
 from ..framework.graph import get_default_graph
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.operation import Operation
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
@@ -39,6 +40,8 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
             return converted
     if hasattr(value, "_to_tensor"):
         value = value._to_tensor(as_ref=as_ref)
+    if isinstance(value, Operation):
+        raise TypeError(f"can't convert Operation '{value.name}' to Tensor")
     if isinstance(value, (list, tuple)) and _holds_tensors(value):
         return _autopack(value, dtype, name or "packed")
     if isinstance(value, Tensor):

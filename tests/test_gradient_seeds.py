@@ -1,0 +1,38 @@
+"""tf.gradients' seeds and stops as TF 1.x builds them: a complex ``y`` needs ``grad_ys``, an
+IndexedSlices ``grad_ys`` passes each part through its own Identity (indices first, TF's order),
+and ``prevent_gradient`` runs as an identity whose gradient is TF's LookupError."""
+import pytest
+
+import devlab as tf
+from devlab.api.array_ops import prevent_gradient
+
+
+def test_complex_y_must_set_grad_ys():
+    with tf.Graph().as_default():
+        c = tf.constant(7 + 3j, dtype=tf.complex64)
+        with pytest.raises(TypeError, match=r"Gradients of complex tensors .* must set grad_ys \(y.dtype = complex64\)"):
+            tf.gradients(tf.square(c), c)
+
+
+def test_indexed_slices_grad_ys_pass_through_identity():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32)
+        dy = tf.IndexedSlices(tf.placeholder(tf.float32), tf.placeholder(tf.int32))
+        dx, = tf.gradients(tf.identity(x), x, grad_ys=dy)
+        assert isinstance(dx, tf.IndexedSlices)
+        assert [op.name for op in g.get_operations()][-2:] == ["gradients/grad_ys_0_indices",
+                                                                "gradients/grad_ys_0_values"]
+        with tf.Session() as sess:
+            got = sess.run(dx, {x: [1.0], dy.indices: [0], dy.values: [2.0]})
+    assert got.values.tolist() == [2.0] and got.indices.tolist() == [0]
+
+
+def test_prevent_gradient():
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        y = prevent_gradient(x, message="no")
+        assert (y.op.type, y.op.get_attr("message")) == ("PreventGradient", "no")
+        with pytest.raises(LookupError, match="^Gradient explicitly disabled. Reason: no$"):
+            tf.gradients(y, x)
+        with tf.Session() as sess:
+            assert sess.run(y).tolist() == [1.0, 2.0]
