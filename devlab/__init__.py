@@ -162,6 +162,7 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
                                    "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)
 
 _operators.install(Tensor, Variable)
+_operators.install_indexed_slices(IndexedSlices)
 _encode.install(Graph)
 GRAPH_DEF_VERSION = _encode.PRODUCER  # TF 2.21's (tf.compat.v1.GRAPH_DEF_VERSION)
 GRAPH_DEF_VERSION_MIN_CONSUMER = _encode.MIN_CONSUMER

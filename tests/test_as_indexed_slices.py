@@ -26,3 +26,14 @@ def test_as_indexed_slices_round_trips_through_ops():
 def test_as_indexed_slices_refuses_other_values():
     with pytest.raises(TypeError, match="Not a Tensor or IndexedSlices: <class 'list'>."):
         math_ops._as_indexed_slices([1.0])
+
+
+def test_negation_and_static_shape():
+    with tf.Graph().as_default():
+        values, indices = tf.constant([2, 3, 5, 7], shape=[2, 2]), tf.constant([0, 2])
+        x = -tf.IndexedSlices(values, indices)
+        assert isinstance(x, tf.IndexedSlices) and x.indices is indices and x.values.op.type == "Neg"
+        assert x.shape.rank is None  # no dense_shape: unknown, as TF's
+        assert tf.IndexedSlices(values, indices, tf.constant([3, 2])).shape.as_list() == [3, 2]
+        with tf.Session() as sess:
+            assert sess.run(x.values).tolist() == [[-2, -3], [-5, -7]]

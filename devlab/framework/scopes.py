@@ -66,6 +66,36 @@ class name_scope:  # noqa: N801 - TF's name for a context manager
         return False
 
 
+class name_scope_v2:  # noqa: N801 - TF's name for tf.name_scope in TF 2.x
+    """TF 2.x's ``name_scope(name)``: the default graph's ``name_scope`` at each ``with`` (the
+    same object may be entered again, nested or later)."""
+
+    def __init__(self, name):
+        if not isinstance(name, str):
+            raise ValueError("name for name_scope must be a string.")
+        self._name = name
+        self._exit_fns = []
+
+    @property
+    def name(self):
+        return self._name
+
+    def __enter__(self):
+        scope = get_default_graph().name_scope(self._name)
+        scope_name = scope.__enter__()
+        self._exit_fns.append(scope.__exit__)
+        return scope_name
+
+    def __exit__(self, *exc):
+        self._exit_fns.pop()(*exc)
+        return False
+
+
+def get_name_scope():
+    """The default graph's current name scope, without a trailing '/' (TF's ``ops.get_name_scope``)."""
+    return get_default_graph().get_name_scope()
+
+
 def device(device_name_or_function):
     """Places the ops created inside on a device: a string, a DeviceSpec, a function of the op,
     or None (which clears every enclosing device scope)."""
