@@ -28,7 +28,7 @@ HARNESS_MODULES = {
 # TF module (without "tensorflow.python.") -> devlab modules searched in order
 SOURCES = {
     "framework.ops": ["devlab.framework.graph", "devlab.framework.scopes", "devlab.framework.operation",
-                      "devlab.framework.tensor", "devlab.framework.indexed_slices", "devlab.ops.build", "devlab"],
+                      "devlab.framework.tensor", "devlab.framework.indexed_slices", "devlab.framework.op_stats", "devlab.ops.build", "devlab"],
     "framework.tensor": ["devlab.framework.tensor"],
     "framework.constant_op": ["devlab.api.array_ops"],
     "framework.errors": ["devlab.framework.errors"],
