@@ -41,3 +41,16 @@ def test_broadcast_names_the_first_mismatch_from_the_left():
                                              r"\[1,2,3\], \[4,5,6\]."):
             tf.ones([1, 2, 3]) + tf.ones([4, 5, 6])
         assert (tf.ones([3, 1, 5]) + tf.ones([4, 1])).shape.as_list() == [3, 4, 5]
+
+
+def test_an_object_with_tf_tensor_converts_itself():
+    """TF 2.x's TensorProtocol: ``__tf_tensor__(dtype, name)`` gives the tensor."""
+    class TensorCompatible:
+        def __tf_tensor__(self, dtype=None, name=None):
+            return tf.constant((1, 2, 3), dtype=dtype, name=name)
+
+    with tf.Graph().as_default():
+        t = tf.convert_to_tensor(TensorCompatible(), dtype=tf.int64, name="tc")
+        assert (t.dtype, t.op.name) == (tf.int64, "tc")
+        with tf.Session() as sess:
+            assert sess.run(t).tolist() == [1, 2, 3]

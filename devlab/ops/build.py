@@ -34,6 +34,8 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, IndexedSlices):
         return _indexed_slices_to_tensor(value, dtype, name)
+    if hasattr(type(value), "__tf_tensor__"):  # TF 2.x's TensorProtocol: the object converts itself
+        return value.__tf_tensor__(dtype, name)
     if tensor_conversion.registered() and not isinstance(value, Tensor):
         converted = tensor_conversion.convert_registered(value, dtype, name, as_ref, Tensor)
         if converted is not None:
