@@ -36,3 +36,12 @@ def test_prevent_gradient():
             tf.gradients(y, x)
         with tf.Session() as sess:
             assert sess.run(y).tolist() == [1.0, 2.0]
+
+
+def test_gradient_ops_record_their_forward_op():
+    with tf.Graph().as_default():
+        inp, w = tf.constant(1.0, shape=[32, 100]), tf.constant(1.0, shape=[100, 10])
+        xw = tf.matmul(inp, w, name="xw")
+        w_grad = tf.gradients(tf.nn.bias_add(xw, tf.constant(1.0, shape=[10])), w)[0]
+        assert (w_grad.op.type, w_grad.op._original_op) == ("MatMul", xw.op)
+        assert xw.op._original_op is None and tf.constant(1.0).op._original_op is None

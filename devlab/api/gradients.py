@@ -139,7 +139,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                                                    or t.dtype.base_dtype != dtypes.resource):
                             out_grads[i] = (loop_state.zeros_like_v1_while_loop(op, i) if loop_state is not None
                                             else zeros_like_output(op, i))
-                    with name_scope(op.name + "_grad"):
+                    with name_scope(op.name + "_grad"), op.graph._original_op(op):
                         in_grads = list(grad_fn(op, *out_grads))
                         if gate_gradients and sum(g is not None for g in in_grads) > 1:
                             # GATE_OP: no gradient of this op is used before all of them are computed

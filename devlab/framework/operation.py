@@ -77,7 +77,7 @@ class Operation:
 
     __slots__ = ("graph", "name", "type", "_inputs", "_outputs", "_attrs", "_control_inputs", "_device",
                  "traceback", "device_code_locations", "colocation_code_locations", "id", "control_flow_context",
-                 "__weakref__")
+                 "_original_op", "__weakref__")
 
     def __init__(self, graph, name, op_type, inputs, output_specs, attrs, control_inputs, traceback):
         self.graph = graph
@@ -93,6 +93,7 @@ class Operation:
         self.colocation_code_locations = _NO_COLOCATION  # {colocated op name: TraceableObject}
         self.id = None  # set by the graph: creation order
         self.control_flow_context = None  # the tf.cond branch or tf.while_loop it was built in
+        self._original_op = None  # the forward op a gradient op was built for (set by the graph)
 
     # -- structure -------------------------------------------------------------------------
     # Other layers read an op through these views, never its private fields (tests/test_layers.py).
