@@ -45,3 +45,17 @@ def test_gradient_ops_record_their_forward_op():
         w_grad = tf.gradients(tf.nn.bias_add(xw, tf.constant(1.0, shape=[10])), w)[0]
         assert (w_grad.op.type, w_grad.op._original_op) == ("MatMul", xw.op)
         assert xw.op._original_op is None and tf.constant(1.0).op._original_op is None
+
+
+def test_grad_pass_through_an_assign():
+    """An Assign has no gradient; wrapped in tf.grad_pass_through the gradient flows through it."""
+    with tf.Graph().as_default():
+        x = tf.get_variable("x", shape=(), initializer=tf.constant_initializer(1.0), use_resource=True)
+        z = tf.get_variable("z", shape=(), initializer=tf.constant_initializer(3.0), use_resource=True)
+        assert tf.gradients(tf.assign(x, z ** 2), z) == [None]
+        y = tf.grad_pass_through(lambda v: tf.assign(x, v))(z ** 2)
+        g, = tf.gradients(y, z)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(g) == 6.0  # d(z**2)/dz at 3
+            assert sess.run(y) == 9.0
