@@ -27,3 +27,12 @@ def test_name_scope_v2_is_reentrant():
 def test_name_scope_v2_needs_a_string():
     with pytest.raises(ValueError, match="^name for name_scope must be a string.$"):
         name_scope_v2(None)
+
+
+def test_graph_mode_keeps_building_in_the_default_graph():
+    from devlab.framework.eager_context import graph_mode
+    with tf.Graph().as_default() as g:
+        with graph_mode():
+            assert not tf.executing_eagerly()
+            c = tf.constant(1.0)
+        assert c.graph is g and tf.get_default_graph() is g
