@@ -70,8 +70,9 @@ from .runtime.session import InteractiveSession, Session
 from .runtime.explain import explain
 from .views import chrome_trace as timeline
 from .api.gradients import AggregationMethod, UnconnectedGradients, gradients
+from .api.hessians import hessians
 from .api.grad_table import RegisterGradient
-from .api.custom_gradient import custom_gradient
+from .api.custom_gradient import custom_gradient, grad_pass_through
 from .api.resource_variable_ops import ResourceVariable as _ResourceVariable  # noqa: F401 - Variable(use_resource=True) makes it
 from .api.resource_variables_toggle import (disable_resource_variables, enable_resource_variables,
                                             resource_variables_enabled)
@@ -161,6 +162,7 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
                                    "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)
 
 _operators.install(Tensor, Variable)
+_operators.install_indexed_slices(IndexedSlices)
 _encode.install(Graph)
 GRAPH_DEF_VERSION = _encode.PRODUCER  # TF 2.21's (tf.compat.v1.GRAPH_DEF_VERSION)
 GRAPH_DEF_VERSION_MIN_CONSUMER = _encode.MIN_CONSUMER

@@ -49,6 +49,8 @@ CASES = {
     "CheckNumerics": (lambda: tf.check_numerics(A, "A"), lambda: A),
     "ParallelConcat": (lambda: tf.parallel_stack([A, B]), lambda: np.stack([A, B])),
     "StopGradient": (lambda: tf.stop_gradient(A), lambda: A),
+    "PreventGradient": (lambda: apply_op_output("PreventGradient", [tf.constant(A)], {"message": "m"}),
+                        lambda: A),
     "PlaceholderWithDefault": (lambda: tf.placeholder_with_default(A, [2, 3]), lambda: A),
     "AddV2": (lambda: tf.add(A, B), lambda: A + B),
     "Sub": (lambda: tf.subtract(A, B), lambda: A - B),

@@ -87,7 +87,10 @@ CHECKED_ELSEWHERE = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropy
                      "SparseDenseCwiseMul", "SparseDenseCwiseDiv", "SparseSoftmax", "SparseFillEmptyRows",
                      "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN", "SegmentSum",
                      # resource variables' reads, against TF's recorded gradients (test_resource_variables.py)
-                     "ReadVariableOp", "ResourceGather"}
+                     "ReadVariableOp", "ResourceGather",
+                     # second derivatives through a slice, against the known Hessians (test_hessians.py);
+                     # PreventGradient's gradient is an error (test_gradient_seeds.py)
+                     "StridedSliceGrad", "PreventGradient"}
 
 
 def check_grads(build, *arrays, device_kind, eps=1e-3, rtol=1e-4, atol=1e-6):

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.dimension import Dimension
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
@@ -61,6 +62,12 @@ def identity_n(input, name=None):  # noqa: A002
 
 def stop_gradient(input, name=None):  # noqa: A002
     return apply_op_output("StopGradient", [convert_to_tensor(input)], None, name or "StopGradient")
+
+
+def prevent_gradient(input, message="", name=None):  # noqa: A002
+    """``input`` unchanged, through a ``PreventGradient`` op whose gradient is an error naming ``message``."""
+    return apply_op_output("PreventGradient", [convert_to_tensor(input)], {"message": message},
+                           name or "PreventGradient")
 
 
 _subtract = binary("Sub", "Sub")  # transpose's perm for an unknown rank
@@ -123,7 +130,11 @@ def stack(values, axis=0, name="stack"):
                 with name_scope(name, "Pack", values) as scope:
                     xs = [convert_to_tensor(v, name=f"values_{i}") for i, v in enumerate(values)]
                     return apply_op_output("Pack", xs, {"axis": 0, "N": len(xs)}, scope)
-    if axis == 0:
+    if any(isinstance(v, IndexedSlices) for v in values):
+        # Not autopacked (TF packs only lists holding a Tensor); TF's stack converts values[0] for its
+        # shape first, an op left unused, then the Pack converts each value itself.
+        convert_to_tensor(values[0], name=name)
+    elif axis == 0:
         return convert_to_tensor(list(values), name=name)  # autopacking: one Pack named ``name``
     with name_scope(name, "Pack", values) as scope:
         xs = [convert_to_tensor(v, name=f"values_{i}") for i, v in enumerate(values)]

@@ -156,3 +156,18 @@ def _graph_mode_decorator(f, args, kwargs):
     with get_default_graph().gradient_override_map({"IdentityN": name}):
         outputs = identity_n(flat_result + flat_args + variables)
     return _pack(result, iter(outputs[:n_result]))
+
+
+def grad_pass_through(f):
+    """``f`` whose gradient is the identity: the upstream gradient flows to ``f``'s inputs as if
+    ``f`` were ``tf.identity`` (TF's ``tf.grad_pass_through``: e.g. through an assign), and the
+    variables ``f`` reads get none."""
+    @custom_gradient
+    def _grad_pass_through_op(*args, **kwargs):
+        def grad(*args, **kwargs):
+            variables = kwargs.get("variables")
+            if variables is not None:
+                return args, [None] * len(variables)
+            return args
+        return f(*args, **kwargs), grad
+    return functools.wraps(f)(_grad_pass_through_op)

@@ -455,6 +455,19 @@ def _strided_slice_grad(op, grad):
     return [out, None, None, None]
 
 
+def _strided_slice_grad_grad(op, grad):
+    """StridedSliceGrad scatters ``dy`` into zeros; its gradient slices ``grad`` back out the
+    same way (TF's ``_StridedSliceGradGrad``): second derivatives, e.g. ``tf.hessians``."""
+    begin, end, strides = op.inputs[1:4]
+    masks = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                         "shrink_axis_mask")}
+    return [None, None, None, None, A.strided_slice(grad, begin, end, strides, **masks)]
+
+
+def _prevent_gradient_grad(op, _):
+    raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
+
+
 def _concat_grad(op, grad):
     """Slice the gradient at each input's offset (ConcatOffset), as TF does for up to 16 inputs."""
     values, axis = op.inputs[:-1], op.inputs[-1]
@@ -564,6 +577,8 @@ GRADIENTS.update({
                                           {"mode": op.get_attr("mode")}), None],
     "Slice": _slice_grad,
     "StridedSlice": _strided_slice_grad,
+    "StridedSliceGrad": _strided_slice_grad_grad,
+    "PreventGradient": _prevent_gradient_grad,
     "Split": lambda op, *gs: [None, A.concat(list(gs), op.inputs[0])],
     "SplitV": lambda op, *gs: [A.concat(list(gs), op.inputs[2]), None, None],
     "ConcatV2": _concat_grad,

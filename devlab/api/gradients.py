@@ -77,12 +77,20 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     with name_scope(name, "gradients", ys + xs):
         # TF's _DefaultGradYs: given grad_ys become tensors (grad_y_i), then an Identity each
         # (grad_ys_i); missing ones are ones shaped like y. Each beside its y when colocating.
-        grad_ys = [None if gy is None else convert_to_tensor(gy, name=f"grad_y_{i}")
+        grad_ys = [gy if gy is None or isinstance(gy, IndexedSlices) else convert_to_tensor(gy, name=f"grad_y_{i}")
                    for i, gy in enumerate(grad_ys)]
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
             with maybe_colocate(y.op):
                 if gy is None:
+                    if y.dtype.is_complex:  # TF's rule: the seed of a complex gradient is the user's choice
+                        raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys "
+                                        f"(y.dtype = {y.dtype.base_dtype.name})")
                     grad_ys[i] = _ones_like_y(y, f"grad_ys_{i}")
+                elif isinstance(gy, IndexedSlices):  # each tensor part through its own Identity, as TF does
+                    indices, values, shape = (identity(t, name=f"grad_ys_{i}_{part}") if isinstance(t, Tensor) else t
+                                              for t, part in ((gy.indices, "indices"), (gy.values, "values"),
+                                                              (gy.dense_shape, "shape")))
+                    grad_ys[i] = IndexedSlices(values, indices, shape)
                 else:
                     grad_ys[i] = identity(gy, name=f"grad_ys_{i}")
         to_ops, from_ops = [y.op for y in ys], [x.op for x in xs]
@@ -131,7 +139,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                                                    or t.dtype.base_dtype != dtypes.resource):
                             out_grads[i] = (loop_state.zeros_like_v1_while_loop(op, i) if loop_state is not None
                                             else zeros_like_output(op, i))
-                    with name_scope(op.name + "_grad"):
+                    with name_scope(op.name + "_grad"), op.graph._original_op(op):
                         in_grads = list(grad_fn(op, *out_grads))
                         if gate_gradients and sum(g is not None for g in in_grads) > 1:
                             # GATE_OP: no gradient of this op is used before all of them are computed

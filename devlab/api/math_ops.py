@@ -265,3 +265,16 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
             predicate = not_equal(x, array_ops.zeros([], dtype=x.dtype.base_dtype))
         return array_ops.cast(reduce_sum(array_ops.cast(predicate, dtypes.int64), axis=axis, keepdims=keepdims),
                               dtype=dtype)
+
+
+def _as_indexed_slices(x, optimize=True):
+    """``x`` as IndexedSlices: every row of a tensor, indices ``range(shape[0])`` (TF's helper its
+    tests and gradient code use). ``optimize`` folds a fully known shape into a Const, as ``shape`` does."""
+    from ..framework.indexed_slices import IndexedSlices
+    from .array_ops import range as range_, shape
+    if not isinstance(x, (Tensor, IndexedSlices)):
+        raise TypeError(f"Not a Tensor or IndexedSlices: {type(x)}.")
+    if isinstance(x, IndexedSlices):
+        return x
+    x_shape = shape(x) if optimize else apply_op_output("Shape", [x], {"out_type": dtypes.int32}, "Shape")
+    return IndexedSlices(x, range_(0, x_shape[0]), x_shape)

@@ -80,6 +80,16 @@ def install(*classes):
 
 
 
+def install_indexed_slices(cls):
+    """IndexedSlices' ``-x`` (the values negated) and ``shape`` (what its ``dense_shape`` says
+    statically, unknown without one), as TF's class has them."""
+    from ..framework.tensor_shape import TensorShape
+    from ..ops.tensor_util import constant_value_as_shape
+    cls.__neg__ = lambda self: cls(math_ops.negative(self.values), self.indices, self.dense_shape)
+    cls.shape = property(lambda self: TensorShape(None if self.dense_shape is None
+                                                  else constant_value_as_shape(self.dense_shape)))
+
+
 def _invert(self):
     """``~x``: LogicalNot of a bool tensor, the bitwise Invert of an integer one (TF's)."""
     x = convert_to_tensor(self)

@@ -17,7 +17,7 @@ from .array_ops import identity
 from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import group
 from .partitioned_variables import SaveSliceInfo
-from ..unimplemented import reject
+from ..unimplemented import argument, reject
 
 
 # The class ``Variable(..., use_resource=True)`` makes: resource_variable_ops.ResourceVariable, which
@@ -56,7 +56,7 @@ class Variable(metaclass=_VariableMetaclass):
         # ``_skip_creators`` is read by ``__new__``. The rest devlab does not build yet says so.
         reject("tf.Variable", variable_def=(variable_def, None), import_scope=(import_scope, None),
                constraint=(constraint, None), synchronization=(synchronization, None),
-               aggregation=(aggregation, None), shape=(shape, None))
+               aggregation=(aggregation, None))
         del use_resource  # read by _VariableMetaclass, which makes a ResourceVariable when it is asked for
         trainable = True if trainable is None else trainable
         if initial_value is None:
@@ -80,7 +80,12 @@ class Variable(metaclass=_VariableMetaclass):
                         op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
             else:
                 initial = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
-            shape = initial.shape.sizes if validate_shape else None
+            if shape is not None:  # TF's rule: a given shape is the variable's, checked by the Assign
+                shape = TensorShape(shape).sizes
+                if shape is not None and None in shape:  # TF's VariableV2 kernel then fails at run time
+                    raise argument("shape", "tf.Variable (a partly known shape)")
+            else:
+                shape = initial.shape.sizes if validate_shape else None
             self._variable = apply_op_output(
                 "VariableV2", [], {"shape": shape, "dtype": initial.dtype.base_dtype,
                                    "container": "", "shared_name": ""}, scope)

@@ -49,5 +49,20 @@ def defined_at(op):
             f"  File \"{filename}\", line {lineno}")
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operator (``bool``, iteration) on a symbolic tensor that only eager TF allows."""
+
+
+def not_allowed_in_graph(task):
+    """TF 2.x's error for ``task`` (``Using a symbolic `tf.Tensor` as a Python `bool```) in graph mode."""
+    return OperatorNotAllowedInGraphError(
+        f"{task} is not allowed. You can attempt the following resolutions to the problem: If you are running "
+        "in Graph mode, use Eager execution mode or decorate this function with @tf.function. If you are using "
+        "AutoGraph, you can try decorating this function with @tf.function. If that does not work, then you may "
+        "be using an unsupported feature or your source code may not be visible to AutoGraph. See "
+        "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/"
+        "limitations.md#access-to-source-code for more information.")
+
+
 class InaccessibleTensorError(ValueError):
     """A tensor built inside a tf.cond branch or a tf.while_loop was fetched from outside it."""

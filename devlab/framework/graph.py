@@ -58,6 +58,7 @@ class Graph:
         self._unfetchable = set()  # ops inside tf.cond branches and loops: not fetchable, as in TF
         self._unfeedable = set()
         self._gradient_override_map = {}  # op type -> the type whose gradient its new ops take
+        self._default_original_op = None  # the forward op whose gradient is being built (TF's)
         self._variable_scope_counts = threading.local()
         self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows
 
@@ -91,6 +92,7 @@ class Graph:
         control_stack = scopes.control_stack
         control = self._control_inputs_for([t.op for t in inputs]) if control_stack else ()
         op = Operation(self, name, op_type, inputs, output_specs, attrs or {}, control, user_location())
+        op._original_op = self._default_original_op
         if op_type in self._gradient_override_map:
             op._set_attr("_gradient_op_type", self._gradient_override_map[op_type].encode())
         op.id = len(self._ops)
@@ -240,6 +242,15 @@ class Graph:
                 self._names_in_use[key] = 1
             name = f"{name}_{i - 1}"
         return name
+
+    @contextlib.contextmanager
+    def _original_op(self, op):
+        """Ops made inside record ``op`` as their ``_original_op`` (tf.gradients: the forward op)."""
+        old, self._default_original_op = self._default_original_op, op
+        try:
+            yield
+        finally:
+            self._default_original_op = old
 
     def get_name_scope(self):
         return self._scopes.name_stack

@@ -55,6 +55,11 @@ def _attr_text(value):
     return 's: "' + text.replace('"', '\\"') + '"'
 
 
+def _shape_text(shape):
+    """A shape as TF's C++ prints it: ``[2,?]``, or ``?`` for an unknown rank."""
+    return "?" if shape.sizes is None else "[" + ",".join("?" if d is None else str(d) for d in shape.sizes) + "]"
+
+
 def _NodeDef(op_type, name, attrs=None):  # noqa: N802 - TF's private name, which TF's tests use
     """TF's ``ops._NodeDef``: a NodeDef of ``op_type`` named ``name`` (``attrs``: {name: value})."""
     return NodeDef(name=name, op=op_type, attr=attrs)
@@ -72,7 +77,7 @@ class Operation:
 
     __slots__ = ("graph", "name", "type", "_inputs", "_outputs", "_attrs", "_control_inputs", "_device",
                  "traceback", "device_code_locations", "colocation_code_locations", "id", "control_flow_context",
-                 "__weakref__")
+                 "_original_op", "__weakref__")
 
     def __init__(self, graph, name, op_type, inputs, output_specs, attrs, control_inputs, traceback):
         self.graph = graph
@@ -88,6 +93,7 @@ class Operation:
         self.colocation_code_locations = _NO_COLOCATION  # {colocated op name: TraceableObject}
         self.id = None  # set by the graph: creation order
         self.control_flow_context = None  # the tf.cond branch or tf.while_loop it was built in
+        self._original_op = None  # the forward op a gradient op was built for (set by the graph)
 
     # -- structure -------------------------------------------------------------------------
     # Other layers read an op through these views, never its private fields (tests/test_layers.py).
@@ -119,9 +125,32 @@ class Operation:
     def _remove_control_inputs(self, ops):
         self._control_inputs = tuple(c for c in self._control_inputs if c not in ops)
 
+    def _remove_all_control_inputs(self):
+        self._control_inputs = ()
+
+    @property
+    def _control_outputs(self):
+        """The ops that run after this one by a control edge (TF's private view), in graph order."""
+        return [op for op in self.graph.get_operations() if self in op._control_inputs]
+
     def _update_input(self, index, tensor):
         """Rewires input ``index`` to ``tensor`` (tf.cond and tf.while_loop route inputs through
-        the Switch or Enter ops they add after the op was made)."""
+        the Switch or Enter ops they add after the op was made). TF's checks first: the index, the
+        graph, and that the new shape fits the old (a dtype mismatch TF reports only at run time)."""
+        from . import errors
+        if not 0 <= index < len(self._inputs):
+            raise errors.OutOfRangeError(None, self, f"Cannot update edge. Input index [{index}] is greater than "
+                                                     f"the number of total inputs [{len(self._inputs)}].")
+        if tensor.graph is not self.graph:
+            raise ValueError(f"{tensor} must be from the same graph as {self} "
+                             f"(graphs are {tensor.graph} and {self.graph}).")
+        old = self._inputs[index]
+        if not tensor.shape.is_compatible_with(old.shape):
+            raise errors.InvalidArgumentError(None, self, "Cannot update edge, incompatible shapes: "
+                                                          f"{_shape_text(tensor.shape)} and {_shape_text(old.shape)}.")
+        if tensor.dtype.base_dtype != old.dtype.base_dtype:  # TF builds it and fails at run time
+            raise NotImplementedError(f"devlab does not implement _update_input to a {tensor.dtype.name} tensor "
+                                      f"for a {old.dtype.name} input yet")
         inputs = list(self._inputs)
         inputs[index] = tensor
         self._inputs = tuple(inputs)

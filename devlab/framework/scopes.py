@@ -5,17 +5,31 @@ from .graph import get_default_graph, pop_default, push_default
 from .tensor import Tensor
 
 
+def _graph_element(v):
+    """The tensor or operation ``v`` stands for in a graph (TF's ``_as_graph_element``), or None."""
+    if type(v) is Tensor:
+        return v
+    if hasattr(v, "_as_graph_element"):
+        v = v._as_graph_element()
+    if isinstance(v, Tensor) or (hasattr(v, "graph") and hasattr(v, "type")):
+        return v
+    return None
+
+
 def _graph_of(values):
+    """The graph of the first graph element in ``values`` (else the default graph); every other
+    element must be from that graph too (TF's ``_get_graph_from_inputs``)."""
+    first = None
     for v in values or ():
-        if type(v) is Tensor:
-            return v.op.graph
-        if hasattr(v, "_as_graph_element"):
-            v = v._as_graph_element()
-        if isinstance(v, Tensor):
-            return v.graph
-        if hasattr(v, "graph") and hasattr(v, "type"):
-            return v.graph
-    return get_default_graph()
+        element = _graph_element(v)
+        if element is None:
+            continue
+        if first is None:
+            first = element
+        elif element.graph is not first.graph:
+            raise ValueError(f"{element} must be from the same graph as {first} "
+                             f"(graphs are {element.graph} and {first.graph}).")
+    return get_default_graph() if first is None else first.graph
 
 
 class name_scope:  # noqa: N801 - TF's name for a context manager
@@ -28,6 +42,9 @@ class name_scope:  # noqa: N801 - TF's name for a context manager
 
     def __init__(self, name, default_name=None, values=None, skip_on_eager=True):
         del skip_on_eager  # TF's name_scope_v1 argument: it only matters when executing eagerly
+        if not (default_name is None or isinstance(default_name, str)):
+            raise TypeError(f"`default_name` type ({type(default_name)}) is not a string type. You likely "
+                            "meant to pass this into the `values` kwarg.")
         if name is None and default_name is None and values is not None:
             raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) must be provided.")
         self.name = default_name if name is None else name
@@ -47,6 +64,36 @@ class name_scope:  # noqa: N801 - TF's name for a context manager
         if self.pushed:
             pop_default()
         return False
+
+
+class name_scope_v2:  # noqa: N801 - TF's name for tf.name_scope in TF 2.x
+    """TF 2.x's ``name_scope(name)``: the default graph's ``name_scope`` at each ``with`` (the
+    same object may be entered again, nested or later)."""
+
+    def __init__(self, name):
+        if not isinstance(name, str):
+            raise ValueError("name for name_scope must be a string.")
+        self._name = name
+        self._exit_fns = []
+
+    @property
+    def name(self):
+        return self._name
+
+    def __enter__(self):
+        scope = get_default_graph().name_scope(self._name)
+        scope_name = scope.__enter__()
+        self._exit_fns.append(scope.__exit__)
+        return scope_name
+
+    def __exit__(self, *exc):
+        self._exit_fns.pop()(*exc)
+        return False
+
+
+def get_name_scope():
+    """The default graph's current name scope, without a trailing '/' (TF's ``ops.get_name_scope``)."""
+    return get_default_graph().get_name_scope()
 
 
 def device(device_name_or_function):

@@ -6,6 +6,10 @@ since building an op needs the op table that lives above this layer.
 from .tensor_shape import TensorShape, shared
 
 
+# numpy's array methods TF's Tensor lacks unless numpy behaviour is on (its AttributeError says so)
+_NUMPY_METHODS = frozenset({"T", "astype", "ravel", "transpose", "reshape", "clip", "size", "tolist", "data"})
+
+
 class Tensor:
     """Output ``value_index`` of ``op``, with a static dtype and shape."""
 
@@ -64,13 +68,19 @@ class Tensor:
         return (session or get_default_session_or_raise()).run(self, feed_dict)
 
     def __bool__(self):
-        raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
-                        "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such "
-                        "as tf.cond to execute subgraphs conditioned on the value of a tensor.")
+        from .errors import not_allowed_in_graph
+        raise not_allowed_in_graph("Using a symbolic `tf.Tensor` as a Python `bool`")
 
     def __iter__(self):
-        raise TypeError("Tensor objects are only iterable when eager execution is enabled. "
-                        "To iterate over this tensor use tf.map_fn.")
+        from .errors import not_allowed_in_graph
+        raise not_allowed_in_graph("Iterating over a symbolic `tf.Tensor`")
+
+    def __getattr__(self, name):  # only for names the class lacks: TF's hint for numpy's methods
+        if name in _NUMPY_METHODS:
+            raise AttributeError(f"{type(self).__name__} object has no attribute '{name}'. \n"
+                                 "        If you are looking for numpy-related methods, please run the following:\n"
+                                 "        tf.experimental.numpy.experimental_enable_numpy_behavior()\n      ")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # Graph-mode TF1 compares and hashes tensors by identity: object's own __eq__/__hash__ do.
 

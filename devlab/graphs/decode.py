@@ -88,6 +88,8 @@ def tensor_value(proto, where, budget):
     dtype = dtype_of(proto.dtype, where)
     if dtype.is_ref or dtype.name in ("resource", "variant"):
         raise GraphFileError(f"{where}: a constant tensor of dtype {dtype.name} cannot be read")
+    if dtype.name not in _VALUE_FIELDS:  # the 8- and 4-bit types: numpy has no dtype to read them into
+        raise GraphFileError(f"{where}: unsupported dtype (DataType enum {proto.dtype})")
     shape = _shape(proto.tensor_shape, f"{where} shape")
     if shape is None or any(d is None for d in shape):
         raise GraphFileError(f"{where}: a constant tensor needs a fully known shape, got {shape}")

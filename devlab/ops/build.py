@@ -14,6 +14,7 @@ from ..framework import dtypes
 from ..framework.dimension import Dimension
 from ..framework.graph import get_default_graph
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.operation import Operation
 from ..framework.scopes import name_scope
 from ..framework.tensor import Tensor
 from ..framework.traceable import user_location
@@ -33,12 +34,16 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, IndexedSlices):
         return _indexed_slices_to_tensor(value, dtype, name)
+    if hasattr(type(value), "__tf_tensor__"):  # TF 2.x's TensorProtocol: the object converts itself
+        return value.__tf_tensor__(dtype, name)
     if tensor_conversion.registered() and not isinstance(value, Tensor):
         converted = tensor_conversion.convert_registered(value, dtype, name, as_ref, Tensor)
         if converted is not None:
             return converted
     if hasattr(value, "_to_tensor"):
         value = value._to_tensor(as_ref=as_ref)
+    if isinstance(value, Operation):
+        raise TypeError(f"can't convert Operation '{value.name}' to Tensor")
     if isinstance(value, (list, tuple)) and _holds_tensors(value):
         return _autopack(value, dtype, name or "packed")
     if isinstance(value, Tensor):

@@ -43,7 +43,7 @@ def broadcast_dims(a, b):
     if a == b:  # the common case: the same shape (an unknown dim stays unknown)
         return tuple(a)
     out = []
-    for i in range(1, max(len(a), len(b)) + 1):
+    for i in range(max(len(a), len(b)), 0, -1):  # from the left, as TF checks (its first mismatch is named)
         x = a[-i] if i <= len(a) else 1
         y = b[-i] if i <= len(b) else 1
         if x == 1:
@@ -54,7 +54,7 @@ def broadcast_dims(a, b):
             out.append(x if y is None else y)
         else:
             raise ShapeError(f"Dimensions must be equal, but are {x} and {y}")
-    return tuple(reversed(out))
+    return tuple(out)
 
 
 def matmul(inputs, attrs):

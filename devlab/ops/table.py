@@ -131,6 +131,7 @@ OPS = _table(
     # elementwise math
     OpDef("Identity", S.same_as_first, K.identity, returns_view=True),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True),
+    OpDef("PreventGradient", S.same_as_first, K.stop_gradient, returns_view=True),  # an identity when run
     _elementwise("AddV2", S.broadcast, "add", _infix("+"), args=("x", "y")),
     _elementwise("Sub", S.broadcast, "subtract", _infix("-"), args=("x", "y")),
     _elementwise("Mul", S.broadcast, "multiply", _infix("*"), args=("x", "y")),

@@ -28,7 +28,7 @@ HARNESS_MODULES = {
 # TF module (without "tensorflow.python.") -> devlab modules searched in order
 SOURCES = {
     "framework.ops": ["devlab.framework.graph", "devlab.framework.scopes", "devlab.framework.operation",
-                      "devlab.framework.tensor", "devlab.framework.indexed_slices", "devlab.ops.build", "devlab"],
+                      "devlab.framework.tensor", "devlab.framework.indexed_slices", "devlab.framework.op_stats", "devlab.ops.build", "devlab"],
     "framework.tensor": ["devlab.framework.tensor"],
     "framework.constant_op": ["devlab.api.array_ops"],
     "framework.errors": ["devlab.framework.errors"],
@@ -47,8 +47,8 @@ SOURCES = {
     "framework.test_ops": [],  # TF's C++ test ops
     "ops.variable_v1": ["devlab.api.variables"],
     "ops.ref_variable": ["devlab.api.variables"],
-    "ops.gradients": ["devlab.api.gradients"],
-    "ops.gradients_impl": ["devlab.api.gradients"],
+    "ops.gradients": ["devlab.api.gradients", "devlab.api.hessians"],
+    "ops.gradients_impl": ["devlab.api.gradients", "devlab.api.hessians"],
     "ops.gradients_util": ["devlab.api.gradients"],
     "ops.math_grad": ["devlab.api.grad_table"],
     "ops.while_loop": ["devlab.api.control_flow"],
@@ -76,13 +76,20 @@ SOURCES = {
     "platform.tf_logging": ["devlab.tf_logging"],
     "platform.gfile": ["devlab:gfile"],  # TF1's tf.gfile names (a namespace of devlab's, not a module)
     "lib.io.file_io": ["devlab.file_io"],
-    "eager.context": ["devlab"],  # executing_eagerly() is False: devlab is graph mode
+    "eager.context": ["devlab.framework.eager_context", "devlab"],  # executing_eagerly() is False: devlab is graph mode
     "layers.core": ["devlab.layers.core", "devlab.layers"],
     "layers.layers": ["devlab.layers"],
 }
 for _name in ("gradient_descent", "momentum", "adam", "adagrad", "adadelta", "rmsprop", "ftrl", "optimizer",
               "proximal_adagrad", "proximal_gradient_descent", "adagrad_da"):
     SOURCES[f"training.{_name}"] = ["devlab.train.optimizers", "devlab.train.adaptive_optimizers", "devlab.train"]
+
+# TF's modules outside tensorflow.python: its protos (generated code, as TensorBoard ships it)
+CORE = {
+    "tensorflow.core.protobuf.config_pb2": ["devlab.runtime.protos"],
+    "tensorflow.core.framework.types_pb2": ["tensorboard.compat.proto.types_pb2"],
+    "tensorflow.core.function.trace_type": ["devlab.framework.trace_type"],
+}
 
 # Package -> where its modules' names are searched when SOURCES does not name the module
 DEFAULTS = {
@@ -107,7 +114,7 @@ def sources_for(fullname):
     """The devlab module names searched, in order, for the TF module ``fullname``."""
     short = fullname[len("tensorflow.python."):] if fullname.startswith("tensorflow.python.") else None
     if short is None:
-        return ["devlab.runtime.protos"] if fullname == "tensorflow.core.protobuf.config_pb2" else []
+        return CORE.get(fullname, [])
     if short in SOURCES:
         return SOURCES[short]
     package, _, module = short.rpartition(".")
