@@ -1,6 +1,7 @@
 """tf.gradients' seeds and stops as TF 1.x builds them: a complex ``y`` needs ``grad_ys``, an
 IndexedSlices ``grad_ys`` passes each part through its own Identity (indices first, TF's order),
 and ``prevent_gradient`` runs as an identity whose gradient is TF's LookupError."""
+import numpy as np
 import pytest
 
 import devlab as tf
@@ -59,3 +60,16 @@ def test_grad_pass_through_an_assign():
             sess.run(tf.global_variables_initializer())
             assert sess.run(g) == 6.0  # d(z**2)/dz at 3
             assert sess.run(y) == 9.0
+
+
+def test_a_gradient_through_complex_values_is_refused_not_dropped():
+    """TF differentiates complex tensors (its rules conjugate); devlab's rules are for real values,
+    so a gradient path through a complex tensor is a one-line refusal, never a silent None."""
+    with tf.Graph().as_default():
+        c = tf.constant(np.array([1 + 2j, 3 - 1j], np.complex64))
+        seed = tf.constant(np.array([1 + 0j, 1 + 0j], np.complex64))
+        with pytest.raises(NotImplementedError, match="complex tensor 'Const:0'"):
+            tf.gradients(tf.square(c), c, grad_ys=seed)
+        x = tf.constant([1.0, 2.0])
+        tf.cast(x, tf.complex64)  # a complex value off the path changes nothing
+        assert tf.gradients(tf.square(x), x)[0] is not None

@@ -207,7 +207,7 @@ def _pending_count(to_ops, from_ops, colocate_gradients_with_ops=False):
         if op not in reached:
             reached.add(op)
             for t in op.outputs:
-                if _backpropagatable(t):
+                if _backpropagatable(t) or t.dtype.base_dtype.is_complex:
                     queue.extend(consumers.get(t, ()))
     reachable_to_ops = {op for op in to_ops if op in reached}
     between, between_list, queue = set(), [], collections.deque(to_ops)
@@ -218,6 +218,12 @@ def _pending_count(to_ops, from_ops, colocate_gradients_with_ops=False):
             between_list.append(op)
             reached.discard(op)
             queue.extend(t.op for t in op.inputs)
+    for op in between_list:  # TF differentiates complex values (conjugates in its rules); devlab's rules are real
+        for t in op.inputs:
+            if t.dtype.base_dtype.is_complex and t.op in between:
+                raise NotImplementedError(
+                    f"tf.gradients through the complex tensor '{t.name}' ({t.dtype.base_dtype.name}): "
+                    "devlab differentiates real floating values only")
     loop_state = maybe_create_control_flow_state(between_list, between, colocate_gradients_with_ops)
     pending_count = collections.defaultdict(int)
     for op in between_list:
