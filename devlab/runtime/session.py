@@ -21,6 +21,7 @@ from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
 from ..ops.resource_mgr import ResourceMgr
 from ..ops.sparse_tensor import SparseTensor
+from ..framework.indexed_slices import IndexedSlices
 from ..framework import default_session, errors, publishing
 from ..framework.graph import Graph, get_default_graph
 from ..framework.operation import Operation
@@ -235,7 +236,8 @@ class Session:
         server_state.check_open(self)
         _check_run_arguments(options, run_metadata)
         plan, feed_values = self.prepare(fetches, feed_dict)
-        traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
+        # TF traces at any level above NO_TRACE (DirectSession: do_trace = trace_level > NO_TRACE)
+        traced = (options is not None and options.trace_level > RunOptions.NO_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if traced else None
         lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
         # BLAS keeps to one thread while the run's kernels (and devlab's threads) use the cores
@@ -507,6 +509,9 @@ def _feed_items(feed_dict):
                 raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
                                 "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
             items.extend(zip((key.indices, key.values, key.dense_shape), value))
+        elif isinstance(key, IndexedSlices):  # an IndexedSlicesValue or (values, indices[, dense_shape])
+            parts = (key.values, key.indices) if key.dense_shape is None else (key.values, key.indices, key.dense_shape)
+            items.extend(zip(parts, value))
         elif isinstance(key, (tuple, list)):
             if not isinstance(value, (tuple, list)) or len(value) != len(key):
                 n = len(value) if isinstance(value, (tuple, list)) else "no"
