@@ -166,9 +166,11 @@ def main():
         return print_table(counts(load(TF_RESULTS), load(DEVLAB_RESULTS)))
     if args.command == "ratchet":
         tf_results, results = load(TF_RESULTS), load(DEVLAB_RESULTS)
+        # a file this run did not cover keeps its entry (a run of a few files ratchets only those)
+        before = load(PASSING) if os.path.exists(PASSING) else {}
         passing = {name: [m for m in in_scope(tf_results, name)
-                          if results.get(name, {}).get("methods", {}).get(m, ["missing"])[0] == "pass"]
-                   for name in names}
+                          if results[name].get("methods", {}).get(m, ["missing"])[0] == "pass"]
+                   if name in results else before.get(name, []) for name in names}
         save(PASSING, passing)
         print(f"{sum(map(len, passing.values()))} methods in {PASSING}")
 

@@ -344,9 +344,19 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
     if reuse is True and full in graph.partitioned_variable_store:  # reused without its partitioner
         return _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable,
                                          collections, caching_device, validate_shape, None, use_resource)
+    if initializer is not None and not callable(initializer) and shape is not None:
+        raise ValueError("If initializer is a constant, do not specify shape.")
     if full in graph.variable_store:
         if reuse in (True, AUTO_REUSE):
-            return graph.variable_store[full]
+            found = graph.variable_store[full]
+            if shape is not None and not TensorShape(shape).is_compatible_with(found.get_shape()):
+                raise ValueError(f"Trying to share variable {full}, but specified shape {TensorShape(shape)} and "
+                                 f"found shape {found.get_shape()}.")
+            want = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
+            if not want.is_compatible_with(found.dtype):
+                raise ValueError(f"Trying to share variable {full}, but specified dtype {want.name} and found "
+                                 f"dtype {found.dtype.name}.")
+            return found
         # TF ends the message with where the variable was first made (its op's traceback)
         where = getattr(getattr(graph.variable_store[full], "op", None), "traceback", None)
         origin = f'\n\n  File "{where[0]}", line {where[1]}\n' if where else ""

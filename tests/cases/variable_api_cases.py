@@ -241,7 +241,11 @@ def case_get_variable_without_shape_and_local_variables(tf, rewrites_off=False):
     b = tf.get_variable("b", initializer=lambda scale=2: np.int32(3) * scale)
     errors = [_error(lambda: tf.get_variable("d", initializer=lambda shape: 1.0))["error"],
               _error(lambda: tf.get_variable("e"))["error"],
-              _error(lambda: tf.get_variable("f", shape=[None], initializer=tf.zeros_initializer()))["error"]]
+              _error(lambda: tf.get_variable("f", shape=[None], initializer=tf.zeros_initializer()))["error"],
+              _error(lambda: tf.get_variable("g", [1], initializer=tf.constant([1.0])))["error"]]
+    with tf.variable_scope("", reuse=True):  # sharing checks the shape and dtype asked for
+        errors += [_error(lambda kw=kw: tf.get_variable("a", **kw))["error"]
+                   for kw in (dict(shape=[2]), dict(dtype=tf.float64), dict(shape=[None, 2]))]
     with tf.variable_scope("s", regularizer=lambda v: tf.reduce_sum(v)):
         loc = tf.get_local_variable("loc", [2], trainable=True, collections=["mine"],
                                     initializer=tf.ones_initializer())
