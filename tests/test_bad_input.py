@@ -762,6 +762,9 @@ BAD_INPUTS = [
      "Cannot interpret feed_dict key as Tensor: The name 'nope:0' refers to a Tensor which does not exist"),
     ("feed: key tuple mismatch", lambda t: tf.Session().run(tf.constant(1.0), {("a:0", "b:0"): [1.0]}), ValueError,
      "Could not flatten dictionary. Key had 2 elements, but value had 1 elements"),
+    ("feed: key tuple, values nested deeper", lambda t: tf.Session().run(tf.constant(1.0), {("a:0", "b:0"): ([1, 2], [3, 4])}),
+     ValueError, "Could not flatten dictionary. Key had 2 elements, but value had 4 elements. Key: \\['a:0', 'b:0'\\], "
+     "value: \\[1, 2, 3, 4\\]."),
     ("fetch: bad name", lambda t: tf.Session().run("nope"), ValueError,
      "The name 'nope' refers to an Operation not in the graph."),
     ("fetch: bad index", lambda t: (tf.constant(1.0, name="c"), tf.Session().run("c:3"))[1], ValueError,

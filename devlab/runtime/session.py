@@ -504,23 +504,38 @@ def _feed_items(feed_dict):
                         f"instead of '{type(feed_dict).__name__}'.")
     items = []
     for key, value in feed_dict.items():
-        if isinstance(key, SparseTensor):  # a SparseTensorValue or (indices, values, dense_shape)
-            if isinstance(value, SparseTensor):
-                raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
-                                "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
-            items.extend(zip((key.indices, key.values, key.dense_shape), value))
-        elif isinstance(key, IndexedSlices):  # an IndexedSlicesValue or (values, indices[, dense_shape])
-            parts = (key.values, key.indices) if key.dense_shape is None else (key.values, key.indices, key.dense_shape)
-            items.extend(zip(parts, value))
-        elif isinstance(key, (tuple, list)):
-            if not isinstance(value, (tuple, list)) or len(value) != len(key):
-                n = len(value) if isinstance(value, (tuple, list)) else "no"
-                raise ValueError(f"Could not flatten dictionary. Key had {len(key)} elements, but value had "
-                                 f"{n} elements. Key: {key}, value: {value}.")
-            items.extend(zip(key, value))
+        if isinstance(key, (tuple, list)):  # a nest of keys takes the same nest of values (TF's FlattenDictItems)
+            keys, values = _flatten(key), _flatten(value)
+            if len(values) != len(keys):
+                raise ValueError(f"Could not flatten dictionary. Key had {len(keys)} elements, but value had "
+                                 f"{len(values)} elements. Key: {keys}, value: {values}.")
+            for k, v in zip(keys, values):
+                _add_feed(items, k, v)
         else:
-            items.append((key, value))
+            _add_feed(items, key, value)
     return items
+
+
+def _flatten(nest):
+    """The leaves of nested tuples and lists, in order."""
+    if not isinstance(nest, (tuple, list)):
+        return [nest]
+    return [leaf for item in nest for leaf in _flatten(item)]
+
+
+def _add_feed(items, key, value):
+    """Appends the (tensor key, value) pairs of one feed: a SparseTensor or IndexedSlices key
+    takes its parts' values."""
+    if isinstance(key, SparseTensor):  # a SparseTensorValue or (indices, values, dense_shape)
+        if isinstance(value, SparseTensor):
+            raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+                            "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+        items.extend(zip((key.indices, key.values, key.dense_shape), value))
+    elif isinstance(key, IndexedSlices):  # an IndexedSlicesValue or (values, indices[, dense_shape])
+        parts = (key.values, key.indices) if key.dense_shape is None else (key.values, key.indices, key.dense_shape)
+        items.extend(zip(parts, value))
+    else:
+        items.append((key, value))
 
 
 def _as_feed(graph, key):
