@@ -583,6 +583,11 @@ def _feed_array(t, value, key=None):
     except OverflowError as e:
         raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
                         f"{np_dtype}. ({e})") from None
+    if t.dtype.base_dtype.name == "string":  # TF's strings are bytes: text is fed as its UTF-8
+        arr = np.array(arr, dtype=object)  # a copy: the caller's array stays as it was
+        for i, x in enumerate(arr.flat):
+            if isinstance(x, str):
+                arr.flat[i] = x.encode("utf-8")
     if not t.shape.is_compatible_with(arr.shape):
         raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {t.name}, which has shape "
                          f"{_shape_text(t.shape)}")
