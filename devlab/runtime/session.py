@@ -153,6 +153,9 @@ class Session:
         server_state.reset(server, containers)
 
     def __enter__(self):
+        if getattr(self, "graph_ctx", None) is not None:
+            raise RuntimeError("Session context managers are not re-entrant. Use `Session.as_default()` if you "
+                               "want to enter a session multiple times.")
         default_session.push(self)
         self.graph_ctx = self.graph.as_default()
         self.graph_ctx.__enter__()
@@ -163,6 +166,7 @@ class Session:
             default_session.pop(self, raise_on_misnesting=exc[0] is None)
         finally:
             self.graph_ctx.__exit__(*exc)
+            self.graph_ctx = None
             self.close()
         return False
 
@@ -233,6 +237,8 @@ class Session:
         """Runs the ops needed for ``fetches``; returns their values in the same structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self.graph.version == 0:
+            raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
         server_state.check_open(self)
         _check_run_arguments(options, run_metadata)
         plan, feed_values = self.prepare(fetches, feed_dict)
