@@ -59,7 +59,8 @@ from .api.state_ops import assign, assign_add, assign_sub, count_up_to, is_varia
 from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from .api.uninitialized import assert_variables_initialized, report_uninitialized_variables
 from .api.lookup_ops import initialize_all_tables, tables_initializer
-from .api.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
+from .api.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope,
+                                 no_regularizer, variable_scope)
 from .api.partitioned_variables import PartitionedVariable, fixed_size_partitioner
 from .api.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
                             local_variables, local_variables_initializer, moving_average_variables,

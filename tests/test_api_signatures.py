@@ -35,6 +35,7 @@ ALLOWED = {
     ("RNNCell.build", "inputs_shape"): "the base cell's build makes nothing (TF's Layer.build ignores it too)",
     ("RNNCell.call", "inputs"): "abstract: the base cell raises NotImplementedError, as TF's",
     ("RNNCell.call", "state"): "abstract: the base cell raises NotImplementedError, as TF's",
+    ("no_regularizer", "_"): "TF's no_regularizer(_) ignores the variable: it is the regularizer that gives no loss",
     ("Timeline.__init__", "graph"): "TF's timeline.py stores it as _graph and never reads it",
     ("SyncReplicasOptimizer.apply_gradients", "name"): "TF's SyncReplicasOptimizer ignores it too (documented "
                                                        "'name for the returned operation', never read)",

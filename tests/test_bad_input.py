@@ -734,6 +734,12 @@ def _npz(**arrays):
     return buf.getvalue()
 
 
+def _enter_twice(sess):
+    with sess:
+        with sess:
+            pass
+
+
 BAD_INPUTS = [
     # device strings and functions
     ("device: unknown attribute", lambda t: _device("/job:foo/bar"), ValueError, "Unknown attribute 'bar'"),
@@ -762,11 +768,17 @@ BAD_INPUTS = [
      "Cannot interpret feed_dict key as Tensor: The name 'nope:0' refers to a Tensor which does not exist"),
     ("feed: key tuple mismatch", lambda t: tf.Session().run(tf.constant(1.0), {("a:0", "b:0"): [1.0]}), ValueError,
      "Could not flatten dictionary. Key had 2 elements, but value had 1 elements"),
-    ("fetch: bad name", lambda t: tf.Session().run("nope"), ValueError,
+    ("feed: key tuple, values nested deeper", lambda t: tf.Session().run(tf.constant(1.0), {("a:0", "b:0"): ([1, 2], [3, 4])}),
+     ValueError, "Could not flatten dictionary. Key had 2 elements, but value had 4 elements. Key: \\['a:0', 'b:0'\\], "
+     "value: \\[1, 2, 3, 4\\]."),
+    ("fetch: bad name", lambda t: (tf.constant(1.0), tf.Session().run("nope"))[1], ValueError,
      "The name 'nope' refers to an Operation not in the graph."),
+    ("run: empty graph", lambda t: tf.Session().run("nope"), RuntimeError,
+     "The Session graph is empty. Add operations to the graph before calling run\\(\\)."),
+    ("session: re-entered", lambda t: _enter_twice(tf.Session()), RuntimeError, "Session context managers are not re-entrant. Use `Session.as_default\\(\\)`"),
     ("fetch: bad index", lambda t: (tf.constant(1.0, name="c"), tf.Session().run("c:3"))[1], ValueError,
      "exists but only has 1 outputs"),
-    ("fetch: object", lambda t: tf.Session().run(object()), TypeError, 'has invalid type "object"'),
+    ("fetch: object", lambda t: (tf.constant(1.0), tf.Session().run(object()))[1], TypeError, 'has invalid type "object"'),
     ("run_metadata type", lambda t: tf.Session().run(tf.constant(1.0), run_metadata={}), TypeError,
      "Argument `run_metadata` must be a tf.RunMetadata"),
     ("closed session", lambda t: (lambda s: (s.close(), s.run(tf.constant(1.0))))(tf.Session()), RuntimeError,

@@ -7,13 +7,10 @@ variables. The ``PartitionedVariable`` it returns iterates over the shards (what
 ``embedding_lookup`` and the optimizers use) and, where a dense value is needed, becomes the
 shards concatenated (``<name>/ConcatPartitions/concat``) under the variable's own name.
 """
-import collections
-
 from ..framework.scopes import control_dependencies, name_scope
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
-
-PartitionInfo = collections.namedtuple("PartitionInfo", ["full_shape", "var_offset"])
+from .partition_info import PartitionInfo  # noqa: F401 - variable_scope imports it from here
 
 
 class SaveSliceInfo:

@@ -31,6 +31,7 @@ from .variables import Variable
 from ..unimplemented import reject
 
 AUTO_REUSE = "AUTO_REUSE"
+_PartitionInfo = PartitionInfo  # TF's name for it (variable_scope._PartitionInfo)
 
 
 class VariableScope:
@@ -262,6 +263,26 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         return custom_getter(getter=_true_getter, **kwargs)
 
 
+def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=False,
+                       collections=None, caching_device=None, partitioner=None, validate_shape=True,
+                       use_resource=None, custom_getter=None, constraint=None, synchronization=None,
+                       aggregation=None):
+    """``get_variable`` for a *local* variable: added to LOCAL_VARIABLES (besides ``collections``) and
+    never trainable (TF ignores ``trainable`` here too: it always passes False)."""
+    del trainable  # TF's get_local_variable: trainable=False whatever is given
+    collections = list(collections or []) + [GraphKeys.LOCAL_VARIABLES]
+    return get_variable(name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+                        trainable=False, collections=collections, caching_device=caching_device,
+                        partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
+                        custom_getter=custom_getter, constraint=constraint, synchronization=synchronization,
+                        aggregation=aggregation)
+
+
+def no_regularizer(_):
+    """A regularizer that gives no loss: ``regularizer=no_regularizer`` turns a scope's off."""
+    return None
+
+
 class _VariableStore:
     """TF's default variable store as ``variable_scope._get_default_variable_store()`` hands it out:
     ``get_variable`` by full name; with ``reuse=None`` it returns an existing variable (no check)."""
@@ -294,6 +315,15 @@ def _takes(fn, name):
     return any(p.name == name or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
 
 
+def _needs_no_arguments(fn):
+    """Whether ``fn`` can be called with no arguments (every parameter has a default)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+
+
 def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None, reuse=None,
                  trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
                  use_resource=None, constraint=None, synchronization=None, aggregation=None):
@@ -314,9 +344,19 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
     if reuse is True and full in graph.partitioned_variable_store:  # reused without its partitioner
         return _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable,
                                          collections, caching_device, validate_shape, None, use_resource)
+    if initializer is not None and not callable(initializer) and shape is not None:
+        raise ValueError("If initializer is a constant, do not specify shape.")
     if full in graph.variable_store:
         if reuse in (True, AUTO_REUSE):
-            return graph.variable_store[full]
+            found = graph.variable_store[full]
+            if shape is not None and not TensorShape(shape).is_compatible_with(found.get_shape()):
+                raise ValueError(f"Trying to share variable {full}, but specified shape {TensorShape(shape)} and "
+                                 f"found shape {found.get_shape()}.")
+            want = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
+            if not want.is_compatible_with(found.dtype):
+                raise ValueError(f"Trying to share variable {full}, but specified dtype {want.name} and found "
+                                 f"dtype {found.dtype.name}.")
+            return found
         # TF ends the message with where the variable was first made (its op's traceback)
         where = getattr(getattr(graph.variable_store[full], "op", None), "traceback", None)
         origin = f'\n\n  File "{where[0]}", line {where[1]}\n' if where else ""
@@ -328,11 +368,19 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
     dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype).base_dtype
     if shape is not None:
         shape = TensorShape(shape).as_list()  # a list of ints, a TensorShape, Dimensions
+    if initializer is None and shape is None:
+        raise ValueError(f"Variable {full} did not get an initializer, so its `shape` argument must be specified.")
     init = _default_initializer(initializer, dtype)
     if callable(init):
-        if shape is None:
-            raise ValueError(f"Shape of a new variable ({full}) must be fully defined, but instead was None.")
-        initial = lambda: init(list(shape), dtype=dtype)  # noqa: E731 - built under the variable's scope
+        if shape is not None and None not in shape:
+            initial = lambda: init(list(shape), dtype=dtype)  # noqa: E731 - built under the variable's scope
+        elif _needs_no_arguments(init):  # it makes the value itself (TF's `lambda: value`)
+            reject("tf.get_variable with an initializer of no arguments", shape=(shape, None))  # a partial shape
+            initial, dtype = init, None
+        else:
+            raise ValueError("The initializer passed is not valid. It should be a callable with no arguments and the "
+                             "shape should not be provided or an instance of `tf.keras.initializers.*' and `shape` "
+                             "should be fully defined.")
     else:
         initial, dtype = init, None
     with name_scope(None):

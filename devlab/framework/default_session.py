@@ -46,3 +46,17 @@ def get_default_session_or_raise():
         raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. "
                          "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
     return sess
+
+
+class _DefaultSessionStack:
+    """TF's ``stack._default_session_stack``: the same per-thread stack, through TF's two methods."""
+
+    def get_default(self):
+        return get_default_session()
+
+    def reset(self):
+        """Empties this thread's stack (TF's tests use it after a nesting error)."""
+        _stack().clear()
+
+
+_default_session_stack = _DefaultSessionStack()

@@ -1,6 +1,8 @@
 """Nested fetch structures: ``sess.run({"a": [x, y], "b": (z,)})`` returns the same shape; an
 ``IndexedSlices`` fetches its values, indices and dense shape as an ``IndexedSlicesValue``, a
 ``SparseTensor`` its indices, values and dense shape as a ``SparseTensorValue``."""
+import collections
+
 from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ..ops.sparse_tensor import SparseTensor, SparseTensorValue
 
@@ -27,6 +29,10 @@ def pack(fetches, values):
     it = iter(values)
 
     def build(f):
+        if isinstance(f, collections.defaultdict):  # TF's _DictFetchMapper keeps the default factory
+            out = type(f)(f.default_factory)
+            out.update((k, build(v)) for k, v in f.items())
+            return out
         if isinstance(f, dict):
             return type(f)((k, build(v)) for k, v in f.items())
         if isinstance(f, tuple) and hasattr(f, "_fields"):

@@ -104,3 +104,11 @@ class RunMetadata:
     def Clear(self):  # noqa: N802 - TF's method name
         self.step_stats = StepStats()
         self.partition_graphs = []
+
+    def HasField(self, name):  # noqa: N802 - TF's (protobuf's) method name
+        """Whether the message field ``name`` was filled in (a traced run's ``step_stats``)."""
+        if name == "step_stats":
+            return bool(self.step_stats.dev_stats)
+        if name == "cost_graph":
+            return self.cost_graph is not None
+        raise ValueError(f'Protocol message RunMetadata has no singular "{name}" field.')

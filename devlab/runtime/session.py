@@ -21,6 +21,7 @@ from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
 from ..ops.resource_mgr import ResourceMgr
 from ..ops.sparse_tensor import SparseTensor
+from ..framework.indexed_slices import IndexedSlices
 from ..framework import default_session, errors, publishing
 from ..framework.graph import Graph, get_default_graph
 from ..framework.operation import Operation
@@ -152,6 +153,9 @@ class Session:
         server_state.reset(server, containers)
 
     def __enter__(self):
+        if getattr(self, "graph_ctx", None) is not None:
+            raise RuntimeError("Session context managers are not re-entrant. Use `Session.as_default()` if you "
+                               "want to enter a session multiple times.")
         default_session.push(self)
         self.graph_ctx = self.graph.as_default()
         self.graph_ctx.__enter__()
@@ -162,6 +166,7 @@ class Session:
             default_session.pop(self, raise_on_misnesting=exc[0] is None)
         finally:
             self.graph_ctx.__exit__(*exc)
+            self.graph_ctx = None
             self.close()
         return False
 
@@ -232,10 +237,13 @@ class Session:
         """Runs the ops needed for ``fetches``; returns their values in the same structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self.graph.version == 0:
+            raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
         server_state.check_open(self)
         _check_run_arguments(options, run_metadata)
         plan, feed_values = self.prepare(fetches, feed_dict)
-        traced = (options is not None and options.trace_level >= RunOptions.FULL_TRACE) or devlab_config.get("trace_all")
+        # TF traces at any level above NO_TRACE (DirectSession: do_trace = trace_level > NO_TRACE)
+        traced = (options is not None and options.trace_level > RunOptions.NO_TRACE) or devlab_config.get("trace_all")
         tracer = Tracer() if traced else None
         lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
         # BLAS keeps to one thread while the run's kernels (and devlab's threads) use the cores
@@ -502,20 +510,38 @@ def _feed_items(feed_dict):
                         f"instead of '{type(feed_dict).__name__}'.")
     items = []
     for key, value in feed_dict.items():
-        if isinstance(key, SparseTensor):  # a SparseTensorValue or (indices, values, dense_shape)
-            if isinstance(value, SparseTensor):
-                raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
-                                "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
-            items.extend(zip((key.indices, key.values, key.dense_shape), value))
-        elif isinstance(key, (tuple, list)):
-            if not isinstance(value, (tuple, list)) or len(value) != len(key):
-                n = len(value) if isinstance(value, (tuple, list)) else "no"
-                raise ValueError(f"Could not flatten dictionary. Key had {len(key)} elements, but value had "
-                                 f"{n} elements. Key: {key}, value: {value}.")
-            items.extend(zip(key, value))
+        if isinstance(key, (tuple, list)):  # a nest of keys takes the same nest of values (TF's FlattenDictItems)
+            keys, values = _flatten(key), _flatten(value)
+            if len(values) != len(keys):
+                raise ValueError(f"Could not flatten dictionary. Key had {len(keys)} elements, but value had "
+                                 f"{len(values)} elements. Key: {keys}, value: {values}.")
+            for k, v in zip(keys, values):
+                _add_feed(items, k, v)
         else:
-            items.append((key, value))
+            _add_feed(items, key, value)
     return items
+
+
+def _flatten(nest):
+    """The leaves of nested tuples and lists, in order."""
+    if not isinstance(nest, (tuple, list)):
+        return [nest]
+    return [leaf for item in nest for leaf in _flatten(item)]
+
+
+def _add_feed(items, key, value):
+    """Appends the (tensor key, value) pairs of one feed: a SparseTensor or IndexedSlices key
+    takes its parts' values."""
+    if isinstance(key, SparseTensor):  # a SparseTensorValue or (indices, values, dense_shape)
+        if isinstance(value, SparseTensor):
+            raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+                            "Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+        items.extend(zip((key.indices, key.values, key.dense_shape), value))
+    elif isinstance(key, IndexedSlices):  # an IndexedSlicesValue or (values, indices[, dense_shape])
+        parts = (key.values, key.indices) if key.dense_shape is None else (key.values, key.indices, key.dense_shape)
+        items.extend(zip(parts, value))
+    else:
+        items.append((key, value))
 
 
 def _as_feed(graph, key):
@@ -563,6 +589,11 @@ def _feed_array(t, value, key=None):
     except OverflowError as e:
         raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
                         f"{np_dtype}. ({e})") from None
+    if t.dtype.base_dtype.name == "string":  # TF's strings are bytes: text is fed as its UTF-8
+        arr = np.array(arr, dtype=object)  # a copy: the caller's array stays as it was
+        for i, x in enumerate(arr.flat):
+            if isinstance(x, str):
+                arr.flat[i] = x.encode("utf-8")
     if not t.shape.is_compatible_with(arr.shape):
         raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {t.name}, which has shape "
                          f"{_shape_text(t.shape)}")

@@ -13,7 +13,7 @@ from .adaptive_optimizers import (AdadeltaOptimizer, AdagradOptimizer, FtrlOptim
                                   ProximalAdagradOptimizer, ProximalGradientDescentOptimizer, RMSPropOptimizer)
 from .saver import Saver, latest_checkpoint  # noqa: F401
 from .saver_graph import SaverDef  # noqa: F401
-from .coordinator import Coordinator, LooperThread, start_queue_runners  # noqa: F401
+from .coordinator import Coordinator, LooperThread  # noqa: F401
 from .learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponential_decay,  # noqa: F401
                                   inverse_time_decay, linear_cosine_decay, natural_exp_decay, piecewise_constant,
                                   polynomial_decay)
@@ -27,7 +27,7 @@ from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListen
                                       NanLossDuringTrainingError, NanTensorHook, SecondOrStepTimer,
                                       StepCounterHook, StopAtStepHook, SummarySaverHook)
 from .supervisor import Supervisor  # noqa: F401
-from .queue_runner import QueueRunner, add_queue_runner  # noqa: F401
+from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from .sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
 from .checkpoint_utils import list_variables, load_variable  # noqa: F401
 from .input import (batch, batch_join, input_producer, limit_epochs, match_filenames_once,  # noqa: F401

@@ -1,7 +1,6 @@
-"""``Coordinator`` and ``start_queue_runners``: the thread scaffolding of TF1 input pipelines.
+"""``Coordinator``: the thread scaffolding of TF1 input pipelines.
 
-``start_queue_runners`` starts the threads of the graph's ``QueueRunner``s, and a ``Coordinator``
-coordinates whatever threads the program registers (``should_stop``, ``request_stop``, ``join``), as TF's does, so scripts written around them run.
+A ``Coordinator`` coordinates whatever threads the program registers (``should_stop``, ``request_stop``, ``join``), as TF's does, so scripts written around them run.
 ``LooperThread`` calls a function on a timer until the Coordinator stops (Supervisor's services).
 """
 import contextlib
@@ -10,7 +9,6 @@ import threading
 import time
 
 from ..framework import errors
-from ..framework.default_session import get_default_session
 
 
 class Coordinator:
@@ -141,15 +139,3 @@ class LooperThread(threading.Thread):
     def run_loop(self):
         if self._target:
             self._target(*self._args, **self._kwargs)
-
-
-def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection="queue_runners"):
-    """Starts the threads of every QueueRunner in the session graph's ``collection``; returns them."""
-    sess = sess if sess is not None else get_default_session()
-    if sess is None:
-        raise ValueError("Cannot start queue runners: No default session is registered. Use `with "
-                         "sess.as_default()` or pass an explicit session to tf.start_queue_runners(sess=sess)")
-    threads = []
-    for qr in sess.graph.get_collection(collection):
-        threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
-    return threads

@@ -11,6 +11,7 @@ name under ``s/``.
 import os
 
 from ..framework.graph import VALID_OP_NAME, get_default_graph
+from ..framework.graph_keys import GraphKeys
 from ..graphs.files import GraphFileError, parse_meta_graph_def, read_file
 from ..graphs.json_decode import parse_meta_graph_bytes, validate_meta_graph
 from ..graphs.json_encode import export_meta_graph  # noqa: F401 - tf.train.export_meta_graph
@@ -24,10 +25,18 @@ MAX_FILE_BYTES = 256 << 20  # a saved graph (constants included) larger than thi
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    """Rebuilds a saved graph in the default graph; returns a Saver for its variables (None if it
-    has none). Everything is checked before the graph is touched."""
+    """Rebuilds a saved graph in the default graph (or ``graph=``); returns a Saver for its
+    variables (None if it has none). Everything is checked before the graph is touched."""
+    graph = kwargs.pop("graph", None)
     for key in kwargs:  # TF passes these on to import_scoped_meta_graph (input_map, ...)
         raise argument(key, "tf.train.import_meta_graph")
+    if graph is None:
+        return _import_meta_graph(meta_graph_or_file, clear_devices, import_scope)
+    with graph.as_default():  # TF imports into `graph` and makes the Saver there
+        return _import_meta_graph(meta_graph_or_file, clear_devices, import_scope)
+
+
+def _import_meta_graph(meta_graph_or_file, clear_devices, import_scope):
     if not isinstance(clear_devices, bool):
         raise TypeError(f"clear_devices must be True or False, got {clear_devices!r}")
     prefix = _scope_prefix(import_scope)
@@ -47,17 +56,23 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     # devlab's JSON keeps the devices as requested; TF's importer then gives colocated ops their group's
     variables = import_meta_plan(plan, get_default_graph(), prefix, clear_devices, devices, colocate=True)
     saver_def = plan.saver_def and {k: prefix + v if isinstance(v, str) else v for k, v in plan.saver_def.items()}
-    return _saver_for(variables, saver_def)
+    return _saver_for(variables, saver_def, prefix, import_scope)
 
 
-def _saver_for(variables, saver_def):
-    """TF's rule: a Saver over the file's own save ops when the file has a saver, else a new Saver
-    of every global variable; None without variables."""
-    if not variables:
-        return None
+def _saver_for(variables, saver_def, prefix, import_scope):
+    """TF's rule: a Saver over the file's own save ops when the file has a saver (even with no
+    variables), else a new Saver of every global variable if the import scope holds any; else None."""
     if saver_def is not None:
-        return Saver(list(variables.values()), saver_def=SaverDef(**saver_def))
-    return Saver()
+        var_list = list(variables.values())
+        if prefix and not any(getattr(v, "_save_slice_info", None) for v in var_list):
+            # the file's save ops keep the checkpoint's names: the variables' names before the import scope
+            var_list = {name[len(prefix):] if name.startswith(prefix) else name: v for name, v in variables.items()}
+        return Saver(var_list, saver_def=SaverDef(**saver_def))
+    del variables  # TF's rule below looks at the graph, not only at what was imported
+    graph = get_default_graph()
+    in_scope = graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope=import_scope)
+    # TF asks whether the import scope holds variables (made there before the import count too)
+    return Saver() if in_scope else None
 
 
 def _parse_tf(data, path):

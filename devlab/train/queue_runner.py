@@ -4,6 +4,7 @@ Coordinator stops (TF's ``tf.train.QueueRunner``). Building one adds the queue's
 import threading
 
 from ..framework import errors
+from ..framework.default_session import get_default_session
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 
@@ -49,6 +50,7 @@ class QueueRunner:
         return self._queue.name
 
     def _run(self, sess, enqueue_op, coord):
+        decremented = False
         try:
             while coord is None or not coord.should_stop():
                 try:
@@ -57,8 +59,9 @@ class QueueRunner:
                     # the input ended (or the queue closed): the last thread to stop closes the
                     # queue, so its readers get OutOfRangeError once it is empty, as in TF
                     with self._lock:
-                        self._runs[id(sess)] = self._runs.get(id(sess), 1) - 1
-                        last = self._runs[id(sess)] <= 0
+                        self._runs[id(sess)] -= 1
+                        decremented = True
+                        last = self._runs[id(sess)] == 0
                     if last:
                         try:
                             sess.run(self._close_op)
@@ -69,8 +72,13 @@ class QueueRunner:
             if coord is not None:
                 coord.request_stop(e)
             else:
-                self._exceptions_raised.append(e)
+                with self._lock:
+                    self._exceptions_raised.append(e)
                 raise
+        finally:
+            if not decremented:  # a thread that stopped otherwise no longer runs either
+                with self._lock:
+                    self._runs[id(sess)] -= 1
 
     def _close_on_stop(self, sess, coord):
         coord.wait_for_stop()
@@ -80,19 +88,45 @@ class QueueRunner:
             pass
 
     def create_threads(self, sess, coord=None, daemon=False, start=False):
-        """One thread per enqueue op (and one that closes the queue when ``coord`` stops)."""
-        threads = [threading.Thread(target=self._run, args=(sess, op, coord), daemon=daemon)
-                   for op in self._enqueue_ops]
+        """One thread per enqueue op (and one that closes the queue when ``coord`` stops), named
+        as TF names them; none while this session's earlier threads still run."""
         with self._lock:
+            if self._runs.get(id(sess), 0) > 0:
+                return []
             self._runs[id(sess)] = len(self._enqueue_ops)
-        if coord is not None and hasattr(coord, "wait_for_stop"):
-            threads.append(threading.Thread(target=self._close_on_stop, args=(sess, coord), daemon=True))
+            self._exceptions_raised = []
+        threads = [threading.Thread(target=self._run, args=(sess, op, coord),
+                                    name=f"QueueRunnerThread-{self.name}-{op.name}")
+                   for op in self._enqueue_ops]
+        if coord:
+            threads.append(threading.Thread(target=self._close_on_stop, args=(sess, coord),
+                                            name=f"QueueRunnerThread-{self.name}-close_on_stop"))
         for t in threads:
-            if coord is not None:
+            if coord:
                 coord.register_thread(t)
+            t.daemon = daemon
             if start:
                 t.start()
         return threads
+
+
+def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection=GraphKeys.QUEUE_RUNNERS):
+    """Starts the threads of every QueueRunner in the session graph's ``collection``; returns them.
+    A MonitoredSession starts its own, so it gets none here (as in TF)."""
+    from ..runtime.session import Session  # noqa: PLC0415 - the session layer is below; import when used
+    if sess is None:
+        sess = get_default_session()
+        if not sess:
+            raise ValueError("Cannot start queue runners: No default session is registered. Use `with "
+                             "sess.as_default()` or pass an explicit session to tf.start_queue_runners(sess=sess)")
+    if not isinstance(sess, Session):
+        if type(sess).__name__ in ("MonitoredSession", "SingularMonitoredSession"):
+            return []
+        raise TypeError(f"sess must be a `tf.Session` object. Given class: {sess.__class__}")
+    threads = []
+    for qr in sess.graph.get_collection(collection):
+        threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
+    return threads
 
 
 def add_queue_runner(qr, collection=GraphKeys.QUEUE_RUNNERS):

@@ -233,4 +233,29 @@ def case_layers_arguments_batch_norm_unfused_flatten_channels_first(tf, rewrites
     return facts
 
 
+def case_get_variable_without_shape_and_local_variables(tf, rewrites_off=False):
+    """An initializer that takes no arguments makes the value itself (no shape needed); one that
+    needs a shape, or none at all, is TF's ValueError. get_local_variable and no_regularizer
+    (issue 27, variable_scope_test.py)."""
+    a = tf.get_variable("a", initializer=lambda: [[1.0, 2.0]])
+    b = tf.get_variable("b", initializer=lambda scale=2: np.int32(3) * scale)
+    errors = [_error(lambda: tf.get_variable("d", initializer=lambda shape: 1.0))["error"],
+              _error(lambda: tf.get_variable("e"))["error"],
+              _error(lambda: tf.get_variable("f", shape=[None], initializer=tf.zeros_initializer()))["error"],
+              _error(lambda: tf.get_variable("g", [1], initializer=tf.constant([1.0])))["error"]]
+    with tf.variable_scope("", reuse=True):  # sharing checks the shape and dtype asked for
+        errors += [_error(lambda kw=kw: tf.get_variable("a", **kw))["error"]
+                   for kw in (dict(shape=[2]), dict(dtype=tf.float64), dict(shape=[None, 2]))]
+    with tf.variable_scope("s", regularizer=lambda v: tf.reduce_sum(v)):
+        loc = tf.get_local_variable("loc", [2], trainable=True, collections=["mine"],
+                                    initializer=tf.ones_initializer())
+        tf.get_variable("plain", [1], regularizer=tf.no_regularizer)
+    facts = _facts(tf, [a, b])
+    facts.update(errors=errors, shapes=[str(v.shape) for v in (a, b)], dtypes=[v.dtype.name for v in (a, b)],
+                 local=[v.name for v in tf.local_variables()], trainable=[v.name for v in tf.trainable_variables()],
+                 mine=[v.name for v in tf.get_collection("mine")],
+                 losses=len(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)))
+    return facts
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}

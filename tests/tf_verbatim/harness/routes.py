@@ -43,6 +43,7 @@ SOURCES = {
     "framework.random_seed": ["devlab.api.random_ops"],
     "framework.sparse_tensor": ["devlab.ops.sparse_tensor", "devlab"],
     "framework.tensor_conversion_registry": ["devlab"],
+    "framework.stack": ["devlab.framework.default_session"],
     "framework._dtypes": ["devlab.framework.dtypes"],
     "framework.test_ops": [],  # TF's C++ test ops
     "ops.variable_v1": ["devlab.api.variables"],

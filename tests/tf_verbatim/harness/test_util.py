@@ -364,7 +364,7 @@ class TensorFlowTestCase(parameterized.TestCase):
 
     def assertAllEqual(self, a, b, msg=None):
         a, b = self._values(a), self._values(b)
-        a_arr, b_arr = np.asarray(a), np.asarray(b)
+        a_arr, b_arr = _nd_array(a), _nd_array(b)
         self.assertEqual(a_arr.shape, b_arr.shape, f"{msg or ''} shape mismatch: {a_arr.shape} vs {b_arr.shape}")
         if a_arr.dtype.kind in "SUO" or b_arr.dtype.kind in "SUO":
             self.assertEqual(a_arr.tolist(), b_arr.tolist(), msg)
@@ -469,3 +469,15 @@ class _RaisesPredicate:
         if not issubclass(exc_type, self._type) or not self._predicate(exc):
             raise AssertionError(f"Exception of type {exc_type}: {exc}") from exc
         return True
+
+
+def _nd_array(a):
+    """TF's ``_GetNdArray``: a ragged nest becomes an object array (NumPy 1.24 no longer infers it)."""
+    if isinstance(a, np.ndarray):
+        return a
+    try:
+        return np.array(a)
+    except ValueError as e:
+        if "inhomogeneous shape" in str(e):
+            return np.array(a, dtype=object)
+        raise
