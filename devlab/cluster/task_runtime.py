@@ -353,10 +353,10 @@ class TaskRuntime:
             elif plan.slow:
                 if self._pool is None:
                     self._pool = ThreadPoolExecutor(1, thread_name_prefix="devlab-task")
-                await asyncio.get_running_loop().run_in_executor(self._pool, _compute, run)
+                await asyncio.get_running_loop().run_in_executor(self._pool, run.run_until, is_recv)
             else:
                 start = time.thread_time()  # CPU time: a run preempted on a busy machine is not slow
-                _compute(run)
+                run.run_until(is_recv)
                 plan.slow = time.thread_time() - start > SLOW_SECONDS
 
     def _run_waiting(self, run, manager):
@@ -366,7 +366,7 @@ class TaskRuntime:
             if run.writes:
                 self.store.assign(dict(run.writes))
         with cancellation.active(manager), publishing.publishing(publish):
-            _compute(run)
+            run.run_until(is_recv)
 
     async def _send(self, peer, dst, run_id, items):
         try:  # one way: no reply (a peer that died is found by the master, whose call to it fails)
@@ -474,14 +474,6 @@ class TaskRuntime:
 _runtimes = {}  # task name -> the TaskRuntime of this worker process
 
 
-def _compute(run):
-    """Runs a task's part up to its next recv with BLAS in the calling thread, as a session's run
-    does (parallel.one_blas_thread): OpenBLAS's own threads waking for each small product cost a
-    task more than the product (a ps/worker step's 32-row gradient: ~20% of the worker's time)."""
-    with parallel.one_blas_thread():
-        run.run_until(is_recv)
-
-
 async def start_runtime(name, dask_worker=None):
     """The task's runtime in this worker process, made on first use (``Client.run`` calls it on the
     task's worker, on its event loop); returns where it runs and listens. Every client of the
@@ -489,6 +481,7 @@ async def start_runtime(name, dask_worker=None):
     a restarted worker process starts with none. (``Client.run`` passes ``dask_worker``.)"""
     runtime = _runtimes.get(name)
     if runtime is None:
+        parallel.blas_on_one_thread_from_now()  # as a session's run holds it, for good in a task's process
         runtime = _runtimes[name] = TaskRuntime(name)
         runtime._worker_ = dask_worker
     return await runtime.info()

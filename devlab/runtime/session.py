@@ -248,7 +248,8 @@ class Session:
         lock = self.variables.locked(plan.written_variables) if plan.writes_variables else contextlib.nullcontext()
         # BLAS keeps to one thread while the run's kernels (and devlab's threads) use the cores
         with lock, time_limits.limited(self, plan, options) as manager, \
-                (parallel.one_blas_thread() if _calls_blas(plan) else contextlib.nullcontext()):
+                (parallel.one_blas_thread() if self.backend is None and _calls_blas(plan)
+                 else contextlib.nullcontext()):  # a cluster's tasks compute, not this process
             run = self.new_run(plan, feed_values, (tracer,) if tracer else ())
             if self.backend is not None:  # its tasks keep the time limit where they wait
                 run.timeout_ms = time_limits.timeout_ms(self, options)
