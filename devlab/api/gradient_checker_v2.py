@@ -9,9 +9,10 @@ element at a time, the numerical one column by column from central differences w
 import numpy as np
 
 from ..framework.default_session import get_default_session
-from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from ..framework.indexed_slices import IndexedSlicesValue
 from ..framework.tensor import Tensor
 from .array_ops import placeholder
+from . import gradient_checker
 from .gradients import gradients
 from ..ops.build import convert_to_tensor
 
@@ -25,14 +26,8 @@ def _value(sess, x):
 
 
 def _dense(sess, dx, feed, shape):
-    if dx is None:
-        return np.zeros(shape)
-    if isinstance(dx, IndexedSlices):
-        values, indices = sess.run([dx.values, dx.indices], feed)
-        out = np.zeros(shape, dtype=values.dtype)
-        np.add.at(out, indices, values)
-        return out
-    return np.asarray(sess.run(dx, feed))
+    """The gradient ``dx`` as an array (zeros where there is none), as TF1's checker makes it."""
+    return np.zeros(shape) if dx is None else gradient_checker._run_dense(sess, dx, feed, shape)
 
 
 def compute_gradient(f, x, delta=None):

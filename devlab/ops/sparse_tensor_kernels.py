@@ -7,7 +7,7 @@ values come back through ``k.xp``. Bad input raises TF's InvalidArgumentError wi
 import numpy as np
 
 from ..framework import errors
-from .kernels import to_host
+from .kernels import scatter_add, to_host
 
 
 def _err(message):
@@ -420,7 +420,7 @@ def _segment(norm):
         _check_segments(d, idx, seg)
         n = int(seg[-1]) + 1 if seg.size else 0
         out = np.zeros((n,) + d.shape[1:], d.dtype)
-        np.add.at(out, seg, d[idx])
+        scatter_add(np, out, seg, d[idx])
         if norm:
             counts = np.bincount(seg, minlength=n).astype(d.dtype)
             scale = np.sqrt(counts) if norm == "sqrtn" else counts
@@ -450,7 +450,7 @@ def _segment_grad(norm):
         if bad.any():
             i = int(bad.argmax())
             raise _err(f"Index {idx[i]} out of range [0, {rows}).")
-        np.add.at(out, idx, g[seg] * scale.reshape((-1,) + (1,) * (g.ndim - 1)))
+        scatter_add(np, out, idx, g[seg] * scale.reshape((-1,) + (1,) * (g.ndim - 1)))
         return k.xp.asarray(out)
     kernel.__name__ = f"sparse_segment_{norm or 'sum'}_grad"
     return kernel
@@ -490,5 +490,5 @@ def segment_sum(k, data, segment_ids):
         raise _err("segment ids must be >= 0")
     n = int(seg[-1]) + 1 if seg.size else 0
     out = np.zeros((n,) + d.shape[1:], d.dtype)
-    np.add.at(out, seg, d)
+    scatter_add(np, out, seg, d)
     return k.xp.asarray(out)
