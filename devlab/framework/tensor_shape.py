@@ -136,6 +136,23 @@ class TensorShape:
         if self.sizes is not None and len(self.sizes) != rank:
             raise ValueError(f"Shape {self} must have rank {rank}")
 
+    def with_rank(self, rank):
+        """This shape with rank ``rank`` (unknown dimensions where the rank was unknown), or TF's ValueError."""
+        self.assert_has_rank(rank)
+        return self if self.sizes is not None else TensorShape([None] * rank)
+
+    def with_rank_at_least(self, rank):
+        """This shape, or TF's ValueError when its rank is known and below ``rank``."""
+        if self.sizes is not None and len(self.sizes) < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def with_rank_at_most(self, rank):
+        """This shape, or TF's ValueError when its rank is known and above ``rank``."""
+        if self.sizes is not None and len(self.sizes) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
     def __len__(self):
         if self.sizes is None:
             raise ValueError("Cannot take the length of shape with unknown rank.")
