@@ -48,7 +48,8 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
         return _autopack(value, dtype, name or "packed")
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype.base_dtype != dtype.base_dtype:
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+            prefix = "" if name is None else f"{name}: "  # TF names the argument being converted
+            raise ValueError(f"{prefix}Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}")
         return value
     if dtype is None and preferred_dtype is not None and _fits(value, dtypes.as_dtype(preferred_dtype)):

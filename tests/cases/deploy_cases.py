@@ -1,0 +1,81 @@
+"""The TF1 surface that slim-style deployment code reaches (tests/programs/p26_model_deploy.py):
+regularisation losses that ``get_variable`` collects as thunks, rebuilt beside their variable at
+each use; ``tf.div`` (Python 2's division: floor for integers); ``tf.model_variables``; no DType
+equal to None.
+The same functions run under TensorFlow 2.21 (``tools/record_cases.py deploy
+tests/data/tf_deploy.json``) and under devlab (tests/test_deploy_surface.py compares)."""
+import numpy as np
+
+from control_flow_cases import graph_facts
+from script_cases import _error
+from variable_api_cases import run
+
+
+def _values(value):
+    if isinstance(value, (list, tuple)):
+        return [_values(v) for v in value]
+    return np.round(np.asarray(value, dtype=np.float64), 6).tolist()
+
+
+def case_regularization_losses_are_rebuilt_at_each_use(tf, rewrites_off=False):
+    """Each use of a collected loss (``add_n``, ``get_regularization_loss``, an operator, a
+    gradient) builds ``<var>/Regularizer/...`` again beside the variable; the collection's entry
+    answers the first copy's name and is what a session fetches."""
+    with tf.device('/cpu:1'):
+        with tf.variable_scope('layer', regularizer=lambda v: tf.reduce_sum(tf.square(v)) * 0.5):
+            w = tf.get_variable('w', initializer=np.array([[1.0, -2.0], [0.5, 3.0]], np.float32))
+        b = tf.get_variable('b', initializer=np.array([0.25, -1.0], np.float32),
+                            regularizer=lambda v: tf.multiply(0.1, tf.nn.l2_loss(v), name='decay'))
+        tf.get_variable('none', [1], regularizer=lambda v: None)
+    losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+    with tf.device('/cpu:2'), tf.name_scope('use'):
+        first = tf.add_n(losses, name='first')
+        again = tf.add_n(losses, name='again')
+        doubled = losses[0] * 2.0
+        total = tf.losses.get_regularization_loss()
+        grads = tf.gradients(first, [w, b])
+    facts = {"ops": graph_facts(tf), "collected": [t.name for t in losses],
+             "ops_of_collected": [t.op.name for t in losses], "dtypes": [t.dtype.name for t in losses],
+             "shapes": [t.get_shape().as_list() for t in losses], "devices": [t.device for t in losses]}
+    placed, value = run(tf, [losses, first, again, doubled, total, grads], rewrites_off=rewrites_off)
+    facts.update(placed=placed, values=_values(value))
+    return facts
+
+
+def case_div_is_python_2_division(tf, rewrites_off=False):
+    """``tf.div``: RealDiv for floating-point tensors, FloorDiv (toward minus infinity) for
+    integers; ``y`` converted to ``x``'s dtype, or TF's error."""
+    f = tf.constant([7.0, -7.0, 1.5])
+    i = tf.constant([7, -7, 8])
+    out = [tf.div(f, 2.0), tf.div(i, 2), tf.div(i, tf.constant([3, 3, -3]), name='q'), tf.div(3.0, f),
+           tf.div(tf.constant([9, -9], tf.int64), 4), tf.div(tf.constant([5, 250], tf.uint8), 3)]
+    errors = [_error(lambda: tf.div(f, i))["error"], _error(lambda: tf.div(f, 'x'))["error"]]
+    facts = {"ops": graph_facts(tf), "errors": errors, "dtypes": [t.dtype.name for t in out]}
+    placed, value = run(tf, out, rewrites_off=rewrites_off)
+    facts.update(placed=placed, values=_values(value))
+    return facts
+
+
+def case_model_variables_is_the_collection(tf, rewrites_off=False):
+    """``tf.model_variables(scope)``: the MODEL_VARIABLES collection, filtered by scope; neither
+    ``get_variable`` nor ``tf.layers`` adds to it."""
+    with tf.variable_scope('net'):
+        a = tf.get_variable('a', [1])
+        tf.layers.dense(tf.ones([1, 2]), 1, name='fc')
+    other = tf.Variable([2.0], name='other')
+    before = [v.name for v in tf.model_variables()]
+    tf.add_to_collection(tf.GraphKeys.MODEL_VARIABLES, a)
+    tf.add_to_collection(tf.GraphKeys.MODEL_VARIABLES, other)
+    return {"before": before, "all": [v.name for v in tf.model_variables()],
+            "net": [v.name for v in tf.model_variables('net')], "none": [v.name for v in tf.model_variables('x')]}
+
+
+def case_a_dtype_never_equals_none(tf, rewrites_off=False):
+    """The collected loss checks the dtype it is asked for against None: no DType equals None, and
+    ``as_dtype(None)`` is TF's TypeError (numpy alone would read None as float64)."""
+    return {"equal": [tf.float64 == None, None == tf.float64, tf.float32 != None],  # noqa: E711 - the point
+            "in": [tf.float64 in (None, tf.float32), tf.float32 in (None, tf.float32)],
+            "errors": [_error(lambda v=v: tf.as_dtype(v))["error"] for v in (None, 'foo', 0)]}
+
+
+CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}

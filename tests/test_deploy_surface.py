@@ -1,0 +1,30 @@
+"""What slim-style deployment code reaches (tests/programs/p26_model_deploy.py), compared with what
+TensorFlow 2.21 recorded for the same functions (tests/cases/deploy_cases.py; ``tools/record_cases.py
+deploy tests/data/tf_deploy.json`` records them): regularisation losses rebuilt beside their
+variable at each use, ``tf.div``'s Python 2 division, ``tf.model_variables``, no DType equal to None."""
+import pathlib
+import sys
+
+import pytest
+
+import devlab as tf
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "cases"))
+from recorded import compare, load  # noqa: E402
+
+CASES, RECORDED = load("deploy", "tf_deploy.json")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_graph_placement_values_and_errors_match_tensorflow(name):
+    compare(tf, CASES[name], RECORDED[name])
+
+
+def test_a_collected_loss_converts_to_its_own_dtype_only():
+    """TF asserts that a regularisation loss is converted to its own dtype, never as a reference."""
+    with tf.Graph().as_default():
+        tf.get_variable("w", [2], regularizer=tf.nn.l2_loss)
+        loss = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)[0]
+        with pytest.raises(AssertionError):
+            tf.convert_to_tensor(loss, dtype=tf.float64)
+        assert tf.convert_to_tensor(loss, dtype=tf.float32).op.name == "w/Regularizer/L2Loss_1"
