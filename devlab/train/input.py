@@ -1,5 +1,5 @@
 """TF1's queue-based input producers and batching: ``tf.train.input_producer``,
-``string_input_producer`` and ``batch``, built as TF builds them (training/input.py): a FIFOQueue,
+``string_input_producer``, ``slice_input_producer`` and ``batch``, built as TF builds them (training/input.py): a FIFOQueue,
 a QueueRunner in the graph's QUEUE_RUNNERS collection that fills it (started by
 ``start_queue_runners``, a Supervisor or a MonitoredSession), and for ``num_epochs`` a local
 variable counted up by ``CountUpTo`` until the producer closes its queue.
@@ -9,7 +9,7 @@ draws TF's own numbers (``ops/philox.py``): with a seed, the files come in TF's 
 ``shuffle_batch`` draws from a RandomShuffleQueue whose order is its own, not TF's.
 """
 from ..api import math_ops
-from ..api.array_ops import identity, range as range_
+from ..api.array_ops import gather, identity, range as range_, shape
 from ..api.data_flow_ops import FIFOQueue, RandomShuffleQueue
 from ..api.random_ops import random_shuffle
 from ..api.variables import Variable
@@ -76,6 +76,21 @@ def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capaci
                               "fraction_of_%d_full" % capacity, scope)
 
 
+def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
+                         name=None):
+    """One row of every tensor of ``tensor_list`` at a time, the same row of each: an index taken from
+    a ``range_input_producer`` over the first dimension, then ``gather`` of that row (TF's graph)."""
+    with name_scope(name or "input_producer"):
+        tensors = [convert_to_tensor(t) for t in tensor_list]
+        if not tensors:
+            raise ValueError("Expected at least one tensor in slice_input_producer().")
+        rows = shape(tensors[0])[0]
+        queue = range_input_producer(rows, num_epochs=num_epochs, shuffle=shuffle, seed=seed, capacity=capacity,
+                                     shared_name=shared_name)
+        index = queue.dequeue()
+        return [gather(t, index) for t in tensors]
+
+
 def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
                           name=None, cancel_op=None):
     """A queue of file names for a reader (``tf.TFRecordReader().read(queue)``)."""
@@ -93,6 +108,7 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
     items = [tensors[k] for k in keys] if keys is not None else list(tensors)
     with name_scope(name or "batch") as scope:
         items = [convert_to_tensor(t) for t in items]
+        _keep_input()
         if shapes is None:
             shapes = [t.shape[1:] if enqueue_many else t.shape for t in items]
         for t, s in zip(items, shapes):
@@ -101,6 +117,7 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
         queue = FIFOQueue(capacity, [t.dtype.base_dtype for t in items], shapes=shapes, shared_name=shared_name)
         enqueue = queue.enqueue_many(items) if enqueue_many else queue.enqueue(items)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        _report_fullness(queue, capacity)
         out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
             queue.dequeue_many(batch_size, name=scope)
     out = out if isinstance(out, (list, tuple)) else [out]
@@ -114,20 +131,23 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
     keys = sorted(tensors) if isinstance(tensors, dict) else None
     items = [tensors[k] for k in keys] if keys is not None else list(tensors)
     with name_scope(name or "shuffle_batch") as scope:
+        _check_capacity(capacity, min_after_dequeue)
         items = [convert_to_tensor(t) for t in items]
+        _keep_input()
         if shapes is None:
             shapes = [t.shape[1:] if enqueue_many else t.shape for t in items]
         queue = RandomShuffleQueue(capacity, min_after_dequeue, [t.dtype.base_dtype for t in items], shapes=shapes,
                                    seed=seed, shared_name=shared_name)
         enqueue = queue.enqueue_many(items) if enqueue_many else queue.enqueue(items)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        _report_fullness(queue, capacity, min_after_dequeue)
         out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
             queue.dequeue_many(batch_size, name=scope)
     out = out if isinstance(out, (list, tuple)) else [out]
     return _as_original(keys, out)
 
 
-def _join(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope):
+def _join(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope, report):
     """The batch of ``batch_join``/``shuffle_batch_join``: one enqueue op (and thread) per tensor list."""
     if not tensors_list:
         raise ValueError("Expected at least one set of tensors in tensors_list.")
@@ -137,11 +157,13 @@ def _join(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_smal
              for ts in tensors_list]
     if any(len(items) != len(lists[0]) for items in lists):
         raise ValueError("Expected all elements in tensors_list to have the same length.")
+    _keep_input()
     if shapes is None:
         shapes = [t.shape[1:] if enqueue_many else t.shape for t in lists[0]]
     queue = make_queue([t.dtype.base_dtype for t in lists[0]], shapes)
     enqueues = [queue.enqueue_many(items) if enqueue_many else queue.enqueue(items) for items in lists]
     add_queue_runner(QueueRunner(queue, enqueues))
+    report(queue)
     out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
         queue.dequeue_many(batch_size, name=scope)
     out = out if isinstance(out, (list, tuple)) else [out]
@@ -156,7 +178,8 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
     with name_scope(name or "batch_join") as scope:
         return _join(tensors_list, lambda types, shapes_: FIFOQueue(capacity, types, shapes=shapes_,
                                                                      shared_name=shared_name),
-                     batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
+                     batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope,
+                     lambda queue: _report_fullness(queue, capacity))
 
 
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
@@ -165,7 +188,30 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
     with name_scope(name or "shuffle_batch_join") as scope:
         return _join(tensors_list, lambda types, shapes_: RandomShuffleQueue(
             capacity, min_after_dequeue, types, shapes=shapes_, seed=seed, shared_name=shared_name),
-            batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
+            batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope,
+            lambda queue: _report_fullness(queue, capacity, min_after_dequeue))
+
+
+def _keep_input():
+    """TF's batching converts its ``keep_input`` (True here: every element is kept) to a bool
+    ``Const`` in the batch's scope, after the tensors; with a scalar True it enqueues unconditionally."""
+    return convert_to_tensor(True)
+
+
+def _check_capacity(capacity, min_after_dequeue):
+    if capacity <= min_after_dequeue:
+        raise ValueError("capacity %d must be bigger than min_after_dequeue %d." % (capacity, min_after_dequeue))
+
+
+def _report_fullness(queue, capacity, min_after_dequeue=None):
+    """The summary TF's batching adds: how full the queue is, or for a shuffling queue how far it is
+    above ``min_after_dequeue`` (``fraction_over_<min>_of_<capacity - min>_full``)."""
+    if min_after_dequeue is None:
+        scalar("fraction_of_%d_full" % capacity, math_ops.cast(queue.size(), dtypes_mod.float32) * (1. / capacity))
+        return
+    above = math_ops.maximum(0, queue.size() - min_after_dequeue)
+    scalar("fraction_over_%d_of_%d_full" % (min_after_dequeue, capacity - min_after_dequeue),
+           math_ops.cast(above, dtypes_mod.float32) * (1. / (capacity - min_after_dequeue)))
 
 
 def _as_original(keys, out):

@@ -1,7 +1,8 @@
-"""What slim-style deployment code reaches (tests/programs/p26_model_deploy.py), compared with what
-TensorFlow 2.21 recorded for the same functions (tests/cases/deploy_cases.py; ``tools/record_cases.py
-deploy tests/data/tf_deploy.json`` records them): regularisation losses rebuilt beside their
-variable at each use, ``tf.div``'s Python 2 division, ``tf.model_variables``, no DType equal to None."""
+"""What the programs p26 (slim-style deployment) and p27 (queue-fed towers) reach, compared with what
+TensorFlow 2.21 recorded for the same functions (tests/cases/program_surface_cases.py;
+``tools/record_cases.py program_surface tests/data/tf_program_surface.json`` records them):
+regularisation losses rebuilt beside their variable at each use, ``tf.div``'s Python 2 division,
+``tf.model_variables``, no DType equal to None, ``slice_input_producer`` and the batching graphs."""
 import pathlib
 import sys
 
@@ -12,7 +13,7 @@ import devlab as tf
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "cases"))
 from recorded import compare, load  # noqa: E402
 
-CASES, RECORDED = load("deploy", "tf_deploy.json")
+CASES, RECORDED = load("program_surface", "tf_program_surface.json")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

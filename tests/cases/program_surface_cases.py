@@ -1,9 +1,10 @@
-"""The TF1 surface that slim-style deployment code reaches (tests/programs/p26_model_deploy.py):
+"""The TF1 surface that the programs p26 (slim-style deployment) and p27 (queue-fed towers) reach:
 regularisation losses that ``get_variable`` collects as thunks, rebuilt beside their variable at
 each use; ``tf.div`` (Python 2's division: floor for integers); ``tf.model_variables``; no DType
-equal to None.
-The same functions run under TensorFlow 2.21 (``tools/record_cases.py deploy
-tests/data/tf_deploy.json``) and under devlab (tests/test_deploy_surface.py compares)."""
+equal to None; ``slice_input_producer`` and the graphs of the batching functions (their
+``keep_input`` constant and fullness summaries).
+The same functions run under TensorFlow 2.21 (``tools/record_cases.py program_surface
+tests/data/tf_program_surface.json``) and under devlab (tests/test_program_surface.py compares)."""
 import numpy as np
 
 from control_flow_cases import graph_facts
@@ -76,6 +77,23 @@ def case_a_dtype_never_equals_none(tf, rewrites_off=False):
     return {"equal": [tf.float64 == None, None == tf.float64, tf.float32 != None],  # noqa: E711 - the point
             "in": [tf.float64 in (None, tf.float32), tf.float32 in (None, tf.float32)],
             "errors": [_error(lambda v=v: tf.as_dtype(v))["error"] for v in (None, 'foo', 0)]}
+
+
+def case_batching_graphs(tf, rewrites_off=False):
+    """The ops of ``slice_input_producer``, ``batch``, ``shuffle_batch``, ``batch_join`` and
+    ``shuffle_batch_join`` (built, not run), the summaries they add, and their errors."""
+    with tf.device('/cpu:0'):
+        x, y = tf.train.slice_input_producer([tf.constant(np.arange(6.0).reshape(3, 2)), tf.constant([1, 2, 3])],
+                                             shuffle=False, capacity=4, name='slices')
+        tf.train.batch([x, y], 2, capacity=5)
+        tf.train.shuffle_batch({'x': x, 'y': y}, 2, capacity=6, min_after_dequeue=2, seed=1)
+        tf.train.batch_join([[x, y], [x * 2.0, y]], 2, capacity=7)
+        tf.train.shuffle_batch_join([[x], [x + 1.0]], 2, capacity=8, min_after_dequeue=3)
+    errors = [_error(lambda: tf.train.shuffle_batch([x], 2, capacity=3, min_after_dequeue=3))["error"],
+              _error(lambda: tf.train.slice_input_producer([]))["error"]]
+    return {"ops": graph_facts(tf), "errors": errors,
+            "summaries": [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)],
+            "runners": [[op.name for op in qr.enqueue_ops] for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)]}
 
 
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
