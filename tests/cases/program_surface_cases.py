@@ -34,11 +34,13 @@ def case_regularization_losses_are_rebuilt_at_each_use(tf, rewrites_off=False):
         again = tf.add_n(losses, name='again')
         doubled = losses[0] * 2.0
         total = tf.losses.get_regularization_loss()
+        packed = tf.reduce_sum(losses, name='packed')  # the list autopacks: a Pack of fresh copies
+        summed = sum(losses)  # Python's sum: 0 + copy, then + copy
         grads = tf.gradients(first, [w, b])
     facts = {"ops": graph_facts(tf), "collected": [t.name for t in losses],
              "ops_of_collected": [t.op.name for t in losses], "dtypes": [t.dtype.name for t in losses],
              "shapes": [t.get_shape().as_list() for t in losses], "devices": [t.device for t in losses]}
-    placed, value = run(tf, [losses, first, again, doubled, total, grads], rewrites_off=rewrites_off)
+    placed, value = run(tf, [losses, first, again, doubled, total, packed, summed, grads], rewrites_off=rewrites_off)
     facts.update(placed=placed, values=_values(value))
     return facts
 
