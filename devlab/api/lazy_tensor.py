@@ -62,4 +62,7 @@ for _name in ("__abs__", "__add__", "__and__", "__bool__", "__div__", "__eq__", 
               "__rdiv__", "__rfloordiv__", "__rmatmul__", "__rmod__", "__rmul__", "__ror__", "__rpow__", "__rsub__",
               "__rtruediv__", "__rxor__", "__sub__", "__truediv__", "__xor__", "eval", "numpy"):
     setattr(LazyEvalTensor, _name, _copy_method(_name))
+# A TF1 graph tensor compares by identity: the fresh copy is never the other operand.
+LazyEvalTensor.__eq__ = lambda self, other: self._as_tensor() is other
+LazyEvalTensor.__ne__ = lambda self, other: self._as_tensor() is not other
 LazyEvalTensor.__hash__ = object.__hash__  # __eq__ is set above; a class that sets __eq__ in its body loses its hash

@@ -87,6 +87,13 @@ class Tensor:
     def __repr__(self):
         return f'<tf.Tensor {self.name!r} shape={self._shape} dtype={self.dtype.name}>'
 
+    def __str__(self):
+        """What ``print(tensor)`` shows, as TF's graph tensors: ``Tensor("name:0", shape=(?, 3),
+        dtype=float32)``, the shape only when its rank is known, the device when one is asked for."""
+        shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
+        device = f", device={self.device}" if self.device else ""
+        return f'Tensor("{self.name}"{shape}, dtype={self.dtype.name}{device})'
+
 
 class Reference:
     """``tensor.ref()``: equal and hashed by the object it refers to, whatever that object's ``==``."""

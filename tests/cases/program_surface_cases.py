@@ -1,7 +1,7 @@
 """The TF1 surface that the programs p26 (slim-style deployment) and p27 (queue-fed towers) reach:
 regularisation losses that ``get_variable`` collects as thunks, rebuilt beside their variable at
 each use; ``tf.div`` (Python 2's division: floor for integers); ``tf.model_variables``; no DType
-equal to None; ``slice_input_producer`` and the graphs of the batching functions (their
+equal to None; ``str`` of a tensor; ``slice_input_producer`` and the graphs of the batching functions (their
 ``keep_input`` constant and fullness summaries).
 The same functions run under TensorFlow 2.21 (``tools/record_cases.py program_surface
 tests/data/tf_program_surface.json``) and under devlab (tests/test_program_surface.py compares)."""
@@ -96,6 +96,21 @@ def case_batching_graphs(tf, rewrites_off=False):
     return {"ops": graph_facts(tf), "errors": errors,
             "summaries": [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)],
             "runners": [[op.name for op in qr.enqueue_ops] for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)]}
+
+
+def case_tensors_print_and_compare_as_tensorflow(tf, rewrites_off=False):
+    """``print(tensor)`` (``str``: shape only with a known rank, the device when asked for) and
+    ``repr``; a collected loss prints as its first copy and, like any TF1 graph tensor, equals
+    only itself (each comparison builds a copy first)."""
+    a = tf.placeholder(tf.float32, [None, 3])
+    b = tf.placeholder(tf.float32)
+    with tf.device('/cpu:0'):
+        c = tf.constant([1, 2])
+    tf.get_variable('w', [2], regularizer=tf.nn.l2_loss)
+    loss = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)[0]
+    shown = [[str(t), repr(t), '%s' % (t,), '{}'.format(t)] for t in (a, b, c)]
+    return {"shown": shown, "loss": [str(loss), loss == loss, loss != loss, loss in [loss], loss == a],
+            "ops": [op.name for op in tf.get_default_graph().get_operations()]}
 
 
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
