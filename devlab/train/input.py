@@ -1,8 +1,9 @@
 """TF1's queue-based input producers and batching: ``tf.train.input_producer``,
-``string_input_producer``, ``slice_input_producer`` and ``batch``, built as TF builds them (training/input.py): a FIFOQueue,
-a QueueRunner in the graph's QUEUE_RUNNERS collection that fills it (started by
-``start_queue_runners``, a Supervisor or a MonitoredSession), and for ``num_epochs`` a local
-variable counted up by ``CountUpTo`` until the producer closes its queue.
+``string_input_producer``, ``slice_input_producer`` and ``batch``, built as TF builds them
+(training/input.py): a FIFOQueue, a QueueRunner in the graph's QUEUE_RUNNERS collection that
+fills it (started by ``start_queue_runners``, a Supervisor or a MonitoredSession), and for
+``num_epochs`` a local variable counted up by ``CountUpTo`` until the producer closes its queue.
+The batching functions add TF's ``keep_input`` constant and a summary of how full their queue is.
 
 An input producer with ``shuffle=True`` shuffles each epoch with TF's RandomShuffle op, which
 draws TF's own numbers (``ops/philox.py``): with a seed, the files come in TF's order.

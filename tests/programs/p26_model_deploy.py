@@ -204,9 +204,10 @@ def build(tf, num_clones=1, clone_on_cpu=False, num_ps_tasks=0, replica_id=0, nu
 
     fetch = {v.op.name: v for v in tf.global_variables()}
     fetch['total_loss'] = total_loss
+    collected = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
     return {"train": train_tensor, "steps": 2, "fetch": fetch, "run_only": [summary_op],
             "extra": {"clone_devices": [c[2] for c in clones], "clone_scopes": [c[1] for c in clones],
-                      "regularization_losses": [t.op.name for t in tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)],
+                      "regularization_losses": [t.op.name for t in collected],
                       "update_ops": [op.name for op in update_ops]}}
 
 
