@@ -39,7 +39,7 @@ from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .api.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, zeros_initializer)
-from .api.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_nan, divide, equal,  # noqa: A004
+from .api.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div, div_no_nan, divide, equal,  # noqa: A004
                            exp, floor, floor_div, floordiv, floormod, greater, greater_equal, less, less_equal,
                            log, logical_and, logical_not, logical_or, matmul, maximum, minimum, mod, multiply,
                            negative, not_equal, pow, realdiv, reciprocal, reduce_all, reduce_any, reduce_max,
@@ -63,7 +63,7 @@ from .api.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, 
                                  no_regularizer, variable_scope)
 from .api.partitioned_variables import PartitionedVariable, fixed_size_partitioner
 from .api.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
-                            local_variables, local_variables_initializer, moving_average_variables,
+                            local_variables, local_variables_initializer, model_variables, moving_average_variables,
                             trainable_variables, variables_initializer)
 from .runtime.protos import (ConfigProto, GPUOptions, GraphDef, GraphOptions, OptimizerOptions, RunMetadata,
                              RunOptions)

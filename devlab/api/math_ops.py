@@ -105,6 +105,17 @@ sigmoid = unary("Sigmoid")
 logical_not = unary("LogicalNot")
 
 
+def div(x, y, name=None):
+    """TF1's ``tf.div``, Python 2's division: ``RealDiv`` for floating-point and complex tensors,
+    ``FloorDiv`` (rounding toward minus infinity) for integers; ``y`` is converted to ``x``'s dtype."""
+    with name_scope(name, "div", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        dtype = x.dtype.base_dtype
+        op_type = "RealDiv" if dtype.is_floating or dtype.is_complex else "FloorDiv"
+        return apply_op_output(op_type, [x, y], None, scope)
+
+
 def divide(x, y, name=None):
     """``x / y`` (TF names the op ``truediv`` unless ``name`` is given)."""
     return truediv(x, y, name=name)

@@ -24,6 +24,7 @@ from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import _graph_of, colocate_with, name_scope
 from ..framework.tensor import Tensor
 from . import array_ops, init_ops
+from .lazy_tensor import LazyEvalTensor
 from ..ops.build import convert_to_tensor
 from .partitioned_variables import (PartitionedVariable, PartitionInfo, SaveSliceInfo, call_partitioner,
                                     iter_slices)
@@ -394,12 +395,16 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
 def _regularize(graph, var, name, regularizer):
     """TF's ``_get_single_variable``: the regularizer is called once where get_variable runs (to see
     whether it gives a loss; those ops stay in the graph), then again beside the variable, in
-    ``<name>/Regularizer/``, for the loss collected in REGULARIZATION_LOSSES."""
+    ``<name>/Regularizer/``, for the loss collected in REGULARIZATION_LOSSES, and again at each use of it."""
     if regularizer is None or regularizer(var) is None:
         return
-    with colocate_with(var.op), name_scope(name + "/Regularizer/"):
-        loss = regularizer(var)
-    graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+
+    def build():
+        with colocate_with(var.op), name_scope(name + "/Regularizer/"):
+            return regularizer(var)
+
+    # TF collects a thunk, not the tensor: each use of the loss builds it again (lazy_tensor.py)
+    graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, LazyEvalTensor(build))
 
 
 def _default_initializer(init, dtype):

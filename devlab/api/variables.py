@@ -240,6 +240,12 @@ def local_variables(scope=None):
     return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
+def model_variables(scope=None):
+    """The ``MODEL_VARIABLES`` collection: the variables a model is made of (slim-style helpers add
+    them there), not counting optimizer slots or counters."""
+    return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
 def moving_average_variables(scope=None):
     return get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 

@@ -204,6 +204,8 @@ globals().update({name: dt for name, dt in _BY_NAME.items() if dt.is_ref})
 def as_dtype(type_value):  # TF's argument name
     value = type_value
     """Converts a DType, a dtype name, a numpy dtype or a Python type to a DType."""
+    if value is None:  # numpy would read None as float64; TF refuses it (so no DType equals None)
+        raise TypeError("Cannot convert the argument `type_value`: None to a TensorFlow DType.")
     if isinstance(value, DType):
         return _BY_NAME[value.name]  # the interned one, also for a ``DType(enum)`` copy (TF's rule)
     for python_type, dtype in ((builtins.float, float32), (builtins.bool, bool), (builtins.object, string)):
@@ -214,18 +216,18 @@ def as_dtype(type_value):  # TF's argument name
     if isinstance(value, int) and not isinstance(value, (builtins.bool, np.bool_)):  # a DataType enum value
         base = _BY_ENUM.get(value % 100 if value > 100 else value)
         if base is None or value in (0, 100):
-            raise TypeError(f"Cannot convert value {value!r} to a TensorFlow DType.")
+            raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.")
         return base._as_ref if value > 100 else base
     try:
         npd = np.dtype(value)
     except (TypeError, ValueError, SyntaxError):  # numpy parses some strings (b",") as Python code
-        raise TypeError(f"Cannot convert value {value!r} to a TensorFlow DType.") from None
+        raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.") from None
     if npd.kind in "OUS":
         return string
     for dt in _BY_NAME.values():
         if not dt.is_ref and dt.name not in _STAND_INS and np.dtype(dt.as_numpy_dtype) == npd:
             return dt
-    raise TypeError(f"Cannot convert value {value!r} to a TensorFlow DType.")
+    raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.")
 
 
 _BY_ENUM = {code: _BY_NAME[name] for name, code in DT_ENUM.items()}

@@ -88,8 +88,8 @@ class Tensor:
         return f'<tf.Tensor {self.name!r} shape={self._shape} dtype={self.dtype.name}>'
 
     def __str__(self):
-        """TF's ``str(tensor)``: ``Tensor("name", shape=..., dtype=...)``, the shape only where its rank
-        is known and the device where one is set."""
+        """What ``print(tensor)`` shows, as TF's graph tensors: ``Tensor("name:0", shape=(?, 3),
+        dtype=float32)``, the shape only when its rank is known, the device when one is asked for."""
         shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
         device = f", device={self.device}" if self.device else ""
         return f'Tensor("{self.name}"{shape}, dtype={self.dtype.name}{device})'

@@ -48,7 +48,8 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
         return _autopack(value, dtype, name or "packed")
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype.base_dtype != dtype.base_dtype:
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+            prefix = "" if name is None else f"{name}: "  # TF names the argument being converted
+            raise ValueError(f"{prefix}Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{value.dtype.name}: {value!r}")
         return value
     if dtype is None and preferred_dtype is not None and _fits(value, dtypes.as_dtype(preferred_dtype)):
@@ -77,16 +78,20 @@ def _fits(value, dtype):
     return info.min <= int(arr.min()) and int(arr.max()) <= info.max
 
 
+def _tensor_like(v):
+    """A tensor, a variable, or an object that converts itself (``__tf_tensor__``)."""
+    return isinstance(v, Tensor) or hasattr(v, "_to_tensor") or hasattr(type(v), "__tf_tensor__")
+
+
 def _holds_tensors(values):
-    return any(isinstance(v, Tensor) or hasattr(v, "_to_tensor") or
-               (isinstance(v, (list, tuple)) and _holds_tensors(v)) for v in values)
+    return any(_tensor_like(v) or (isinstance(v, (list, tuple)) and _holds_tensors(v)) for v in values)
 
 
 def _autopack(values, dtype, name):
     """A list holding tensors becomes one ``Pack`` op (TF's autopacking): ``tf.reshape(x, [-1, n])``
     with a tensor ``n`` makes ``Reshape/shape`` a Pack of ``Reshape/shape/0`` (a Const) and n."""
     with name_scope(name) as scope:
-        parts = [convert_to_tensor(v, dtype=dtype) if isinstance(v, Tensor) or hasattr(v, "_to_tensor") else
+        parts = [convert_to_tensor(v, dtype=dtype) if _tensor_like(v) else
                  _autopack(v, dtype, str(i)) if isinstance(v, (list, tuple)) and _holds_tensors(v) else v
                  for i, v in enumerate(values)]
         if dtype is None:

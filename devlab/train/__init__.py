@@ -31,7 +31,8 @@ from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # 
 from .sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
 from .checkpoint_utils import list_variables, load_variable  # noqa: F401
 from .input import (batch, batch_join, input_producer, limit_epochs, match_filenames_once,  # noqa: F401
-                    range_input_producer, shuffle_batch, shuffle_batch_join, string_input_producer)
+                    range_input_producer, shuffle_batch, shuffle_batch_join, slice_input_producer,
+                    string_input_producer)
 from ..ops.example_proto import BytesList, Example, Feature, Features, FloatList, Int64List  # noqa: F401
 
 __getattr__ = module_getattr("tf.train", __name__)

@@ -1,15 +1,16 @@
 """TF1's queue-based input producers and batching: ``tf.train.input_producer``,
-``string_input_producer`` and ``batch``, built as TF builds them (training/input.py): a FIFOQueue,
-a QueueRunner in the graph's QUEUE_RUNNERS collection that fills it (started by
-``start_queue_runners``, a Supervisor or a MonitoredSession), and for ``num_epochs`` a local
-variable counted up by ``CountUpTo`` until the producer closes its queue.
+``string_input_producer``, ``slice_input_producer`` and ``batch``, built as TF builds them
+(training/input.py): a FIFOQueue, a QueueRunner in the graph's QUEUE_RUNNERS collection that
+fills it (started by ``start_queue_runners``, a Supervisor or a MonitoredSession), and for
+``num_epochs`` a local variable counted up by ``CountUpTo`` until the producer closes its queue.
+The batching functions add TF's ``keep_input`` constant and a summary of how full their queue is.
 
 An input producer with ``shuffle=True`` shuffles each epoch with TF's RandomShuffle op, which
 draws TF's own numbers (``ops/philox.py``): with a seed, the files come in TF's order.
 ``shuffle_batch`` draws from a RandomShuffleQueue whose order is its own, not TF's.
 """
 from ..api import math_ops
-from ..api.array_ops import identity, range as range_
+from ..api.array_ops import gather, identity, range as range_, shape
 from ..api.data_flow_ops import FIFOQueue, RandomShuffleQueue
 from ..api.random_ops import random_shuffle
 from ..api.variables import Variable
@@ -76,6 +77,21 @@ def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capaci
                               "fraction_of_%d_full" % capacity, scope)
 
 
+def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
+                         name=None):
+    """One row of every tensor of ``tensor_list`` at a time, the same row of each: an index taken from
+    a ``range_input_producer`` over the first dimension, then ``gather`` of that row (TF's graph)."""
+    with name_scope(name or "input_producer"):
+        tensors = [convert_to_tensor(t) for t in tensor_list]
+        if not tensors:
+            raise ValueError("Expected at least one tensor in slice_input_producer().")
+        rows = shape(tensors[0])[0]
+        queue = range_input_producer(rows, num_epochs=num_epochs, shuffle=shuffle, seed=seed, capacity=capacity,
+                                     shared_name=shared_name)
+        index = queue.dequeue()
+        return [gather(t, index) for t in tensors]
+
+
 def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
                           name=None, cancel_op=None):
     """A queue of file names for a reader (``tf.TFRecordReader().read(queue)``)."""
@@ -92,7 +108,8 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
     with name_scope(name or "batch") as scope:
         return _batch([tensors], lambda types, shapes_: FIFOQueue(capacity, types, shapes=shapes_,
                                                                  shared_name=shared_name),
-                      batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope, num_threads)
+                      batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope,
+                      lambda queue: _report_fullness(queue, capacity), num_threads)
 
 
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
@@ -100,9 +117,12 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
     """Batches of ``batch_size`` drawn at random from a queue that keeps ``min_after_dequeue``
     elements while the input lasts."""
     with name_scope(name or "shuffle_batch") as scope:
+        if capacity <= min_after_dequeue:  # only here: TF's shuffle_batch_join does not check
+            raise ValueError("capacity %d must be bigger than min_after_dequeue %d." % (capacity, min_after_dequeue))
         return _batch([tensors], lambda types, shapes_: RandomShuffleQueue(
             capacity, min_after_dequeue, types, shapes=shapes_, seed=seed, shared_name=shared_name),
-            batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope, num_threads)
+            batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope,
+            lambda queue: _report_fullness(queue, capacity, min_after_dequeue), num_threads)
 
 
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
@@ -113,7 +133,8 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
     with name_scope(name or "batch_join") as scope:
         return _batch(tensors_list, lambda types, shapes_: FIFOQueue(capacity, types, shapes=shapes_,
                                                                       shared_name=shared_name),
-                      batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
+                      batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope,
+                      lambda queue: _report_fullness(queue, capacity))
 
 
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
@@ -122,14 +143,16 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
     with name_scope(name or "shuffle_batch_join") as scope:
         return _batch(tensors_list, lambda types, shapes_: RandomShuffleQueue(
             capacity, min_after_dequeue, types, shapes=shapes_, seed=seed, shared_name=shared_name),
-            batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
+            batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope,
+            lambda queue: _report_fullness(queue, capacity, min_after_dequeue))
 
 
-def _batch(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope,
+def _batch(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope, report,
            num_threads=None):
     """What the four batchers share: the queue ``make_queue`` builds for the items' types and shapes,
     its QueueRunner (``num_threads`` runs of one enqueue op, or one enqueue op per tensor list for the
-    ``_join`` forms, as TF's ``_enqueue``/``_enqueue_join``) and the dequeue of ``batch_size``."""
+    ``_join`` forms, as TF's ``_enqueue``/``_enqueue_join``), the fullness summary ``report`` adds and
+    the dequeue of ``batch_size``."""
     if not tensors_list:
         raise ValueError("Expected at least one set of tensors")
     first = tensors_list[0]
@@ -140,14 +163,33 @@ def _batch(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_sma
              for ts in tensors_list]
     if not lists[0]:
         raise ValueError("Expected at least one tensor in batch().")
+    _keep_input()
     queue = make_queue(_dtypes(lists), _shapes(lists, shapes, enqueue_many))
     enqueue = queue.enqueue_many if enqueue_many else queue.enqueue
     enqueues = [enqueue(lists[0])] * num_threads if num_threads else [enqueue(items) for items in lists]
     add_queue_runner(QueueRunner(queue, enqueues))
+    report(queue)
     out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
         queue.dequeue_many(batch_size, name=scope)
     out = out if isinstance(out, (list, tuple)) else [out]
     return _as_original(keys, out)
+
+
+def _keep_input():
+    """TF's batching converts its ``keep_input`` (True here: every element is kept) to a bool
+    ``Const`` in the batch's scope, after the tensors; with a scalar True it enqueues unconditionally."""
+    return convert_to_tensor(True)
+
+
+def _report_fullness(queue, capacity, min_after_dequeue=None):
+    """The summary TF's batching adds: how full the queue is, or for a shuffling queue how far it is
+    above ``min_after_dequeue`` (``fraction_over_<min>_of_<capacity - min>_full``)."""
+    if min_after_dequeue is None:
+        scalar("fraction_of_%d_full" % capacity, math_ops.cast(queue.size(), dtypes_mod.float32) * (1. / capacity))
+        return
+    above = math_ops.maximum(0, queue.size() - min_after_dequeue)
+    scalar("fraction_over_%d_of_%d_full" % (min_after_dequeue, capacity - min_after_dequeue),
+           math_ops.cast(above, dtypes_mod.float32) * (1. / (capacity - min_after_dequeue)))
 
 
 def _dtypes(lists):
