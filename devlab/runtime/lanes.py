@@ -43,10 +43,11 @@ class Lanes:
         return [s for s in steps if self.lane_of.get(s.index) == lane]
 
 
-def find(plan, groups, threads, cores):
-    """The lanes of ``plan`` (groups: the fused groups and merged products, each running where its
-    root runs), or None when it runs in one thread: one thread allowed, fewer than two devices with
-    real work, or a step that may wait for another run (a queue's dequeue)."""
+def device_lanes(plan, threads, cores):
+    """{device: its lane} for ``plan``, or None when it runs in one thread: one thread allowed
+    (``threads``: the session's inter-op threads, 0 for one per core, negative for the caller's
+    thread only), fewer than two devices with real work, or a step that may wait for another run
+    (a queue's dequeue). Devices take the lanes in turn, in the order the plan first uses them."""
     count = min(threads if threads > 0 else cores, cores) if threads >= 0 else 1
     if count < 2:
         return None
@@ -58,11 +59,23 @@ def find(plan, groups, threads, cores):
         if isinstance(s, OpStep) and not s.preloaded:
             work[s.device] = work.get(s.device, 0) + sum(
                 t.shape.num_elements() or 0 for t in s.op.outputs if t.shape.is_fully_defined())
-    devices = [d for d in dict.fromkeys(s.device for s in steps if isinstance(s, OpStep))]
+    devices = list(dict.fromkeys(s.device for s in steps if isinstance(s, OpStep)))
     if sum(work.get(d, 0) >= MIN_WORK for d in devices) < 2:
         return None
     count = min(count, len(devices))
-    lane_of_device = {d: i % count for i, d in enumerate(devices)}
+    return {d: i % count for i, d in enumerate(devices)}
+
+
+def spans_lanes(group, lane_of_device):
+    """Whether the steps of a merged product run on devices of different lanes."""
+    return len({lane_of_device[m.device] for m in group.members}) > 1
+
+
+def find(plan, groups, lane_of_device):
+    """The lanes of ``plan`` (``device_lanes``; groups: the fused groups and merged products, each
+    running where its root runs)."""
+    steps = plan.steps
+    count = max(lane_of_device.values()) + 1
     unit_of = {m.index: g.root.index for g in groups for m in g.members}  # a member runs with its root
     members = {g.root.index: g.members for g in groups}
     units, lane_of = [], {}

@@ -62,8 +62,12 @@ class Program:
     def _analyse(self, plan):
         """Finds the merged products, the fused groups and the planned buffers of ``plan``."""
         self.merges = products.find_merges(plan)
+        lane_of_device = lanes.device_lanes(plan, self.threads, parallel.cores())
+        if lane_of_device is not None:  # towers side by side do not wait for each other's products
+            self.merges = [m for m in self.merges if not (isinstance(m, products.Stacked)
+                                                          and lanes.spans_lanes(m, lane_of_device))]
         self.groups = fusion.find_groups(plan, {m.index for g in self.merges for m in g.members})
-        self.lanes = lanes.find(plan, self.groups + self.merges, self.threads, parallel.cores())
+        self.lanes = None if lane_of_device is None else lanes.find(plan, self.groups + self.merges, lane_of_device)
         lane_of = None if self.lanes is None else self.lanes.lane_of
         self.buffers = memory.plan_buffers(plan, self.groups + self.merges, lane_of)  # step index -> the buffer its output goes into
 
