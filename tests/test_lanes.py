@@ -154,3 +154,33 @@ def test_a_variable_written_in_one_lane_is_read_by_another_in_plan_order(small_w
         results[(threads, traced)] = [sess.run([before, after, bump], options=options)[:2] for _ in range(4)]
     assert results[(None, False)] == results[(None, True)] == results[(1, False)]
     assert results[(None, True)][-1][1] == 4 * 64 * 3.0
+
+
+def test_the_towers_kernels_run_at_the_same_time_on_two_threads(small_work_gets_lanes):
+    """Each tower's kernel waits at a barrier for the other's: run one at a time, the barrier
+    would time out (the first run, the interpreter's, does not wait)."""
+    import threading
+    barrier = threading.Barrier(2, timeout=10)
+    threads, meeting = [], []
+
+    def meet(x):
+        if meeting:
+            threads.append(threading.get_ident())
+            barrier.wait()
+        return x * 2
+
+    g = tf.Graph()
+    with g.as_default():
+        outs = []
+        for t in range(2):
+            with tf.device(f"/cpu:{t}"):
+                x = tf.placeholder(tf.float32, [8], name=f"x{t}")
+                outs.append(tf.reduce_sum(tf.py_func(meet, [x * 1.0], tf.float32, stateful=False)))
+        total = tf.add_n(outs)
+    sess = session(g, None)
+    feed = {g.get_tensor_by_name(f"x{t}:0"): np.arange(8, dtype=np.float32) for t in range(2)}
+    assert sess.run(total, feed) == 112.0  # interpreted
+    meeting.append(True)
+    assert sess.run(total, feed) == 112.0  # the compiled program's lanes
+    assert len(set(threads)) == 2
+    assert small_work_gets_lanes == [True]

@@ -18,8 +18,8 @@ signals when done (a ``threading.Event``). A step depends on:
 
 Every dependency points to an earlier step of the plan, so the earliest step not yet run can
 always run: lanes never wait for each other in a circle. When a step fails, the lanes stop at
-the steps after it (a lane waiting, or about to run a stateful op, checks), the steps before it
-still run, and the run reports the failure of the earliest step, as the interpreter would.
+the steps after it (a lane checks before each step), the steps before it still run, and the run
+reports the failure of the earliest step, as the interpreter would.
 """
 import threading
 
@@ -34,9 +34,9 @@ class Lanes:
     ``published`` (unit index -> the slots it writes into the value table for other lanes),
     ``frees`` (unit index -> the slots the unit's lane holds for the last time there)."""
 
-    def __init__(self, count, lane_of, units, waits, published, frees, stateful):
+    def __init__(self, count, lane_of, units, waits, published, frees):
         self.count, self.lane_of, self.units = count, lane_of, units
-        self.waits, self.published, self.frees, self.stateful = waits, published, frees, stateful
+        self.waits, self.published, self.frees = waits, published, frees
         self.signals = sorted({w for ws in waits.values() for w in ws})
 
     def steps_of(self, lane, steps):
@@ -59,7 +59,7 @@ def device_lanes(plan, threads, cores):
         if isinstance(s, OpStep) and not s.preloaded:
             work[s.device] = work.get(s.device, 0) + sum(
                 t.shape.num_elements() or 0 for t in s.op.outputs if t.shape.is_fully_defined())
-    devices = list(dict.fromkeys(s.device for s in steps if isinstance(s, OpStep)))
+    devices = list(dict.fromkeys(s.device for s in steps))  # a transfer's is where it goes
     if sum(work.get(d, 0) >= MIN_WORK for d in devices) < 2:
         return None
     count = min(count, len(devices))
@@ -86,7 +86,7 @@ def find(plan, groups, lane_of_device):
         elif s.alias:
             continue  # its output slot is its input's
         root = unit_of.get(s.index, s.index)
-        lane_of[s.index] = lane_of_device[_step_device(steps[root])]
+        lane_of[s.index] = lane_of_device[steps[root].device]
         if root == s.index:
             units.append(s.index)
     producer, op_unit = {}, {}
@@ -97,8 +97,8 @@ def find(plan, groups, lane_of_device):
             if isinstance(m, OpStep):
                 op_unit[m.op] = u
     fetched = {s for s in plan.fetch_slots if s is not None}
-    waits, published, last_use, stateful = {}, {}, {}, set()
-    touching = {}  # lane -> [(unit, writes)] of the units touching state, in plan order
+    waits, published, last_use = {}, {}, {}
+    touched, wrote = {}, {}  # lane -> its latest unit touching state, its latest that may write it
     for u in units:
         lane = lane_of[u]
         inside = members.get(u, [steps[u]])
@@ -120,15 +120,13 @@ def find(plan, groups, lane_of_device):
                     if p is not None and p < u and lane_of[p] != lane:
                         deps.add(p)
         touches, writes = _state(inside)
-        if touches:
-            for other, seen in touching.items():
+        if touches:  # after the other lanes' latest writes (and reads, when this one writes)
+            for other, a in (touched if writes else wrote).items():
                 if other != lane:
-                    earlier = [a for a, w in seen if w or writes]
-                    if earlier:
-                        deps.add(earlier[-1])
-            touching.setdefault(lane, []).append((u, writes))
+                    deps.add(a)
+            touched[lane] = u
             if writes:
-                stateful.add(u)
+                wrote[lane] = u
         for slot in made:
             last_use[(lane, slot)] = u
         waits[u] = sorted(deps)
@@ -141,7 +139,7 @@ def find(plan, groups, lane_of_device):
     for (lane, slot), u in last_use.items():
         if slot not in fetched:
             frees.setdefault(u, []).append(slot)
-    return Lanes(count, lane_of, units, {u: w for u, w in waits.items() if w}, published, frees, stateful)
+    return Lanes(count, lane_of, units, {u: w for u, w in waits.items() if w}, published, frees)
 
 
 def _drop_covered(units, lane_of, waits):
@@ -158,10 +156,6 @@ def _drop_covered(units, lane_of, waits):
                 done[(lane, other)] = d
                 kept.append(d)
         waits[u] = sorted(kept)
-
-
-def _step_device(step):
-    return step.device
 
 
 def _writes(step):

@@ -338,10 +338,9 @@ class Program:
 
 def _lane_waits(lanes, index):
     """The lines a lane runs before the step (or fused group) ``index``: wait for the steps of other
-    lanes it depends on, then stop if a step before it failed (before a stateful op, too)."""
+    lanes it depends on, then stop if a step before it failed (a lane stops at its next step)."""
     lines = [(None, f"ev[{w}].wait()") for w in lanes.waits.get(index, ())]
-    if lines or index in lanes.stateful:
-        lines.append((None, f"if halt[0] < {index}: return"))
+    lines.append((None, f"if halt[0] < {index}: return"))
     return lines
 
 
