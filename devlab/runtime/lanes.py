@@ -47,10 +47,9 @@ def device_lanes(plan, threads, cores):
     """{device: its lane} for ``plan``, or None when it runs in one thread: one thread allowed
     (``threads``: the session's inter-op threads, 0 for one per core, negative for the caller's
     thread only), fewer than two devices with real work besides matrix products (an MLP's towers
-    run faster as merged products: bench_runtime's MLP step, CPU time under load, 57 ms merged, 64 ms
-    in lanes), or a
-    step that may wait for another run (a queue's dequeue). Devices take the lanes in turn, in the
-    order the plan first uses them."""
+    run faster as merged products: bench_runtime's MLP step, CPU time under load, 57 ms merged,
+    64 ms in lanes), or a step that may wait for another run (a queue's dequeue). Devices take the
+    lanes in turn, in the order the plan first uses them."""
     count = min(threads if threads > 0 else cores, cores) if threads >= 0 else 1
     if count < 2:
         return None
