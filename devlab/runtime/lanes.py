@@ -75,15 +75,17 @@ def spans_lanes(group, lane_of_device):
     return len({lane_of_device[m.device] for m in group.members}) > 1
 
 
-def find(plan, groups, lane_of_device):
+def find(plan, groups, lane_of_device, left_out=()):
     """The lanes of ``plan`` (``device_lanes``; groups: the fused groups and merged products, each
-    running where its root runs)."""
+    running where its root runs; ``left_out``: the steps the program leaves out, ``unread.py``)."""
     steps = plan.steps
     count = max(lane_of_device.values()) + 1
     unit_of = {m.index: g.root.index for g in groups for m in g.members}  # a member runs with its root
     members = {g.root.index: g.members for g in groups}
     units, lane_of = [], {}
     for s in steps:
+        if s.index in left_out:
+            continue
         if isinstance(s, OpStep):
             if s.preloaded:
                 continue  # in the value table from the start

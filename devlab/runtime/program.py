@@ -22,7 +22,7 @@ import numpy as np
 
 from ..devices import parallel
 from ..devices.transfer import transfer
-from . import fusion, lanes, memory, products
+from . import fusion, lanes, memory, products, unread
 from .executor import compute, kernel_error
 from .steps import OpStep, describe
 from .variable_store import VarRef
@@ -35,6 +35,7 @@ class Program:
         self.plan = plan
         self.threads = threads  # inter-op threads the session allows (0: one per core)
         self.lanes = None  # lanes.Lanes when the devices' steps may run side by side
+        self.left_out = set()  # indices of the steps whose results nothing reads (``unread.py``)
         self.filename = f"<devlab program {next(_ids)}>"
         self.line_of = {}  # source line number -> the step (or fused group) it runs
         self._analyse(plan)
@@ -67,7 +68,9 @@ class Program:
             self.merges = [m for m in self.merges if not (isinstance(m, products.Stacked)
                                                           and lanes.spans_lanes(m, lane_of_device))]
         self.groups = fusion.find_groups(plan, {m.index for g in self.merges for m in g.members})
-        self.lanes = None if lane_of_device is None else lanes.find(plan, self.groups + self.merges, lane_of_device)
+        self.left_out = unread.find(plan, {m.index for g in self.groups + self.merges for m in g.members})
+        self.lanes = None if lane_of_device is None else lanes.find(plan, self.groups + self.merges, lane_of_device,
+                                                                    self.left_out)
         lane_of = None if self.lanes is None else self.lanes.lane_of
         self.buffers = memory.plan_buffers(plan, self.groups + self.merges, lane_of)  # step index -> the buffer its output goes into
 
@@ -147,6 +150,8 @@ class Program:
                     body.append((group, f"s{step.outputs[0]} = {name}({args}out={out})"))
                 assigned.add(step.outputs[0])
                 frees = [s for m in group.members for s in m.frees]
+            elif step.index in self.left_out:
+                pass  # nothing reads what it makes: TF's optimizer removes it too
             elif isinstance(step, OpStep):
                 line = self._op_line(step, ns, use)
                 if line is not None:
