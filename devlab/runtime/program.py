@@ -5,7 +5,8 @@ keeps values in local variables, calls numpy's ufuncs directly for elementwise o
 fused kernel per elementwise chain (``fusion.py``) and one product for the products towers
 repeat (``products.py``), skips what costs nothing (constants and variables are already in the
 value table, a transfer between host-memory devices is an alias) and deletes each value after
-its last reader. ``Program.source`` is that text, for the curious.
+its last reader, and leaves out the steps whose results nothing reads (``unread.py``).
+``Program.source`` is that text, for the curious.
 
 A failing line is traced back to its step, and reported exactly as the interpreter would report
 it (a fused chain is replayed op by op to find the op that failed).
@@ -61,7 +62,8 @@ class Program:
         return True
 
     def _analyse(self, plan):
-        """Finds the merged products, the fused groups and the planned buffers of ``plan``."""
+        """Finds the merged products, the fused groups, the steps left out, the lanes and the
+        planned buffers of ``plan``."""
         self.merges = products.find_merges(plan)
         lane_of_device = lanes.device_lanes(plan, self.threads, parallel.cores())
         if lane_of_device is not None:  # towers side by side do not wait for each other's products
@@ -357,7 +359,7 @@ def _deref(value):
 def build(plan, threads=1):
     """The compiled program of ``plan``, or None when a step runs on a real GPU (each of those
     needs its device's stream around it: such plans are interpreted). ``threads``: the inter-op
-    threads the session allows (0: one per core; 1 or fewer: one at a time)."""
+    threads the session allows (0: one per core; 1, or a negative number: one at a time)."""
     if plan.has_control_flow or any(step.device.backend != "numpy" or getattr(step, "src", step.device).backend
                                     != "numpy" for step in plan.steps):
         return None  # loops and DEAD values are the interpreter's
