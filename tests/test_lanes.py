@@ -184,3 +184,15 @@ def test_the_towers_kernels_run_at_the_same_time_on_two_threads(small_work_gets_
     assert sess.run(total, feed) == 112.0  # the compiled program's lanes
     assert len(set(threads)) == 2
     assert small_work_gets_lanes == [True]
+
+
+def test_with_the_pool_taken_the_program_runs_in_one_thread_with_the_same_values(monkeypatch):
+    """A run inside another's lane, or beside another session's lanes, finds no free worker: the
+    program then runs its one-thread function (on the lanes' buffer plan)."""
+    want_losses, want_values, _ = train_cnn(threads=None)
+    monkeypatch.setattr(parallel, "side_by_side", lambda first, others: False)
+    losses, values, program = train_cnn(threads=None)
+    assert program.lanes is not None
+    np.testing.assert_array_equal(losses, want_losses)
+    for got, want in zip(values, want_values):
+        np.testing.assert_array_equal(got, want)

@@ -266,7 +266,7 @@ def conv2d_backprop_filter(k, x, filter_sizes, dy):
     patches = win.patches(xp, win.pad(xp, x))
     rows, depth = win.oh * win.ow, kh * kw * cin
     flat_dy = dy.reshape(-1, cout)
-    sums = []
+    sums = {}  # first image -> the sum over the part's images
 
     def part(lo, hi):
         total = None
@@ -274,11 +274,12 @@ def conv2d_backprop_filter(k, x, filter_sizes, dy):
             cols = patches[lo + a:lo + b].reshape(-1, depth)
             product = xp.matmul(cols.T, flat_dy[(lo + a) * rows:(lo + b) * rows])
             total = product if total is None else xp.add(total, product, out=total)
-        sums.append(total)
+        sums[lo] = total
 
     _in_parts(k, part, win.n)
-    total = sums[0]
-    for other in sums[1:]:
+    ordered = [sums[lo] for lo in sorted(sums)]  # added in one order whichever thread ended first
+    total = ordered[0]
+    for other in ordered[1:]:
         total = total + other
     return total.reshape(kh, kw, cin, cout)
 
