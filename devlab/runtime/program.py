@@ -308,14 +308,15 @@ class Program:
         return True
 
     def _failed_at(self, e):
-        """The index of the step (or fused group's root) whose line raised ``e``."""
+        """The index of the step (or fused group's root) whose line raised ``e``; -1 when no step's
+        line did (an interrupt while waiting): every lane then stops at once, and ``e`` is raised."""
         tb, owner = e.__traceback__, None
         while tb is not None:
             if tb.tb_frame.f_code.co_filename == self.filename:
                 owner = self.line_of.get(tb.tb_lineno, owner)
             tb = tb.tb_next
         if owner is None:
-            return lanes.Stops.NONE - 1
+            return -1
         return owner.root.index if hasattr(owner, "root") else owner.index
 
     # -- errors ----------------------------------------------------------------------------------
