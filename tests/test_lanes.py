@@ -29,8 +29,8 @@ def small_work_gets_lanes(monkeypatch):
     ran = []
     side_by_side = parallel.side_by_side
 
-    def counted(first, others):
-        done = side_by_side(first, others)
+    def counted(first, others, stop=None):
+        done = side_by_side(first, others, stop)
         ran.append(done)
         return done
     monkeypatch.setattr(parallel, "side_by_side", counted)
@@ -190,9 +190,31 @@ def test_with_the_pool_taken_the_program_runs_in_one_thread_with_the_same_values
     """A run inside another's lane, or beside another session's lanes, finds no free worker: the
     program then runs its one-thread function (on the lanes' buffer plan)."""
     want_losses, want_values, _ = train_cnn(threads=None)
-    monkeypatch.setattr(parallel, "side_by_side", lambda first, others: False)
+    monkeypatch.setattr(parallel, "side_by_side", lambda first, others, stop=None: False)
     losses, values, program = train_cnn(threads=None)
     assert program.lanes is not None
     np.testing.assert_array_equal(losses, want_losses)
     for got, want in zip(values, want_values):
         np.testing.assert_array_equal(got, want)
+
+
+def test_an_interrupted_caller_stops_the_other_lanes_and_waits_for_them():
+    """The caller's lane is interrupted (a learner stops the cell): the other lane is told to stop
+    and has ended before the interrupt goes on, so no lane still runs on the program's buffers."""
+    import threading
+    import time
+    ended, started = [], threading.Event()
+
+    def other():
+        started.wait(5)
+        time.sleep(0.2)
+        ended.append(True)
+
+    def first():
+        started.set()
+        raise KeyboardInterrupt
+
+    stopped = []
+    with pytest.raises(KeyboardInterrupt):
+        parallel.side_by_side(first, [other], lambda: stopped.append(True))
+    assert stopped == [True] and ended == [True]

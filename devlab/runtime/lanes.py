@@ -213,5 +213,11 @@ class Stops:
         for e in self.events.values():
             e.set()  # every waiting lane wakes, sees ``halt`` and stops
 
+    def stop_all(self):
+        """Every lane stops at its next step (the run was interrupted)."""
+        self.halt[0] = -1
+        for e in self.events.values():
+            e.set()
+
     def first_error(self):
         return min(self.errors, key=lambda x: x[0])[1] if self.errors else None

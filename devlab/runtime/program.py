@@ -300,7 +300,7 @@ class Program:
             return run
 
         runs = [lane(fn) for fn in self._lane_functions]
-        if not parallel.side_by_side(runs[0], runs[1:]):
+        if not parallel.side_by_side(runs[0], runs[1:], stops.stop_all):
             return False
         error = stops.first_error()
         if error is not None:
