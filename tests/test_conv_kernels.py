@@ -115,6 +115,21 @@ def test_pooling_gradients_match_the_loops(k, stride, padding):
                                ref.avg_pool_grad(X.shape, dy, k, stride, padding), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("k,stride,padding", [(3, 2, "SAME"), (3, 2, "VALID"), (2, 3, "SAME"), (4, 3, "VALID")])
+def test_strided_pools_read_their_taps_through_phases_with_the_loops_values_and_ties(k, stride, padding):
+    """With strides above 1 the taps are read through the input's phases (``nn_kernels._Phases``):
+    windows that overlap, ties (every other pixel equal) and odd sizes (phases of unequal sizes)."""
+    x = np.random.default_rng(stride).uniform(-1, 1, (2, 11, 10, 3)).astype(np.float32)
+    x[:, ::2, 1::2, :] = 0.75
+    attrs = pool_attrs(k, stride, padding)
+    y = run("MaxPool", [x], attrs)
+    np.testing.assert_array_equal(y, ref.pool(x, k, stride, padding, "max").astype(np.float32))
+    np.testing.assert_allclose(run("AvgPool", [x], attrs), ref.pool(x, k, stride, padding, "avg"), rtol=1e-6, atol=1e-6)
+    dy = np.random.default_rng(k).uniform(-1, 1, y.shape).astype(np.float32)
+    np.testing.assert_allclose(run("MaxPoolGrad", [x, y, dy], attrs), ref.max_pool_grad(x, dy, k, stride, padding),
+                               rtol=1e-6, atol=1e-6)
+
+
 def test_a_tie_sends_the_max_pool_gradient_to_the_first_maximum_only():
     x = np.ones((1, 4, 4, 1), np.float32)  # every window is one big tie
     attrs = pool_attrs(3, 1, "VALID")

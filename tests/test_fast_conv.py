@@ -95,9 +95,11 @@ def test_all_three_kernels_give_the_numpy_values(case, monkeypatch):
         np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
     dy = np.random.default_rng(1).uniform(-1, 1, y.shape).astype(np.float32)
     dx = fast(k, "backprop_input", np.array(x.shape, np.int32), f, dy)
-    assert dx is not None
     want = numpy_path(monkeypatch, nk.conv2d_backprop_input, k, np.array(x.shape, np.int32), f, dy)
-    np.testing.assert_allclose(dx, want, rtol=1e-5, atol=1e-5)
+    if x.shape[3] < fast_conv.FEW_CHANNELS:
+        assert dx is None  # the numpy kernel is faster there
+    else:
+        np.testing.assert_allclose(dx, want, rtol=1e-5, atol=1e-5)
     dw = fast(k, "backprop_filter", x, np.array(f.shape, np.int32), dy)
     want = numpy_path(monkeypatch, nk.conv2d_backprop_filter, k, x, np.array(f.shape, np.int32), dy)
     if x.shape[3] < fast_conv.FEW_CHANNELS:

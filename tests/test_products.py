@@ -27,7 +27,7 @@ def merges_of(program):
 
 def interpreted(fn):
     """``fn()`` with compiled programs turned off: every run is the interpreter's."""
-    with mock.patch.object(program_mod, "build", lambda plan: None):
+    with mock.patch.object(program_mod, "build", lambda plan, *threads: None):
         return fn()
 
 

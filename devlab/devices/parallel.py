@@ -26,7 +26,7 @@ import functools
 import math
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -113,13 +113,48 @@ def _run(part, parts):
                 errors.append(e)
 
     pool = _workers()
-    helpers = [pool.submit(work) for _ in range(min(parts - 1, pool._max_workers))]
+    # workers running a program's lanes (``side_by_side``) are not asked to help: none would come
+    helpers = [pool.submit(work) for _ in range(min(parts - 1, pool._max_workers - _lanes))]
     work()
     for h in helpers:
         if not h.cancel():  # a helper that started finishes the part it took
             h.result()
     if errors:
         raise errors[0]
+
+
+_lanes = 0  # pool workers running a lane of a program now (``side_by_side``)
+
+
+def side_by_side(first, others, stop=None):
+    """Runs ``first()`` in the calling thread and every function of ``others`` on a worker of the
+    pool, all at once (a compiled program's lanes, ``runtime/lanes.py``), and returns once all
+    have returned; False, having run nothing, when the pool has not that many workers free (a run
+    inside another's lane, or two sessions at once: the caller then runs its program in one
+    thread). The reserved workers take no split parts meanwhile, so the threads computing stay
+    one per core. Every function catches its own errors; when the caller is interrupted, ``stop()``
+    tells the others to end and they are waited for before the interrupt goes on."""
+    global _lanes
+    pool = _workers()
+    with _lock:
+        if not others or _lanes + len(others) > pool._max_workers:
+            return False
+        _lanes += len(others)
+    futures = []
+    try:
+        futures = [pool.submit(fn) for fn in others]
+        first()
+        for f in futures:
+            f.result()
+    except BaseException:
+        if stop is not None:
+            stop()
+        wait(futures)  # what they still use (a program's buffers) is theirs until they end
+        raise
+    finally:
+        with _lock:
+            _lanes -= len(others)
+    return True
 
 
 def ranges(fn, count, blas=False):

@@ -266,7 +266,7 @@ def conv2d_backprop_filter(k, x, filter_sizes, dy):
     patches = win.patches(xp, win.pad(xp, x))
     rows, depth = win.oh * win.ow, kh * kw * cin
     flat_dy = dy.reshape(-1, cout)
-    sums = []
+    sums = {}  # first image -> the sum over the part's images
 
     def part(lo, hi):
         total = None
@@ -274,11 +274,12 @@ def conv2d_backprop_filter(k, x, filter_sizes, dy):
             cols = patches[lo + a:lo + b].reshape(-1, depth)
             product = xp.matmul(cols.T, flat_dy[(lo + a) * rows:(lo + b) * rows])
             total = product if total is None else xp.add(total, product, out=total)
-        sums.append(total)
+        sums[lo] = total
 
     _in_parts(k, part, win.n)
-    total = sums[0]
-    for other in sums[1:]:
+    ordered = [sums[lo] for lo in sorted(sums)]  # added in one order whichever thread ended first
+    total = ordered[0]
+    for other in ordered[1:]:
         total = total + other
     return total.reshape(kh, kw, cin, cout)
 
@@ -308,17 +309,61 @@ def _pool_parts(k, win, fn):
         fn(0, win.n)
 
 
+class _Phases:
+    """An NHWC array's pixels sorted by row and column modulo the strides, each phase a contiguous
+    array: a pooling tap sees the pixels of one phase, a block of it. Through a stride-2 view of
+    the array itself a ufunc's inner loop runs over one pixel's channels (64 floats), a call per
+    pixel; over a block of a phase it runs along rows. 32x24x24x64, 3x3/2, one thread: MaxPoolGrad
+    8.7 ms through strided views, 3.0 ms through phases (values the same, computed in the same
+    order). With stride 1 the array is its only phase."""
+
+    def __init__(self, xp, a, sh, sw, zeros=False):
+        self.sh, self.sw = sh, sw
+        self.parts = {}
+        for p in range(min(sh, a.shape[1])):
+            for q in range(min(sw, a.shape[2])):
+                view = a[:, p::sh, q::sw]
+                self.parts[(p, q)] = xp.zeros(view.shape, a.dtype) if zeros else xp.ascontiguousarray(view)
+
+    def __getitem__(self, at):
+        """The block of a phase that the strided index tuple ``at`` (``Windows.clipped``) reads."""
+        _, rows, cols = at
+        part = self.parts[(rows.start % self.sh, cols.start % self.sw)]
+        r, c = rows.start // self.sh, cols.start // self.sw
+        return part[:, r:r + len(range(rows.start, rows.stop, self.sh)),
+                    c:c + len(range(cols.start, cols.stop, self.sw))]
+
+    def into(self, out):
+        """Writes the phases back into their pixels of ``out`` (nothing to do where ``out`` is the
+        one phase)."""
+        for (p, q), part in self.parts.items():
+            if part is not out:
+                out[:, p::self.sh, q::self.sw] = part
+
+
+def _phases(xp, a, win, zeros=False):
+    """The phases of ``a`` for ``win``'s strides (``zeros``: of zeros, to add into, then written
+    back with ``into``). With strides of 1, ``a`` itself, which is then zeros already if asked."""
+    if win.sh == 1 and win.sw == 1:
+        ph = _Phases.__new__(_Phases)
+        ph.sh = ph.sw = 1
+        ph.parts = {(0, 0): a}
+        return ph
+    return _Phases(xp, a, win.sh, win.sw, zeros)
+
+
 def _reduce_taps(k, win, x, out, combine):
     """out = combine over the taps of what each sees of ``x`` (a running maximum or sum: one pass
     per tap over output-sized arrays, never the taps stacked, and no padded copy of ``x``: a tap
     touches only the outputs whose window it falls inside the input for; ``out`` starts as
     combine's identity). In one thread: these passes are short (32x24x24x64, 3x3/2: 0.9 ms in
     one call, 1.1 ms in parts on two cores)."""
+    seen = _phases(k.xp, x, win) if x.ndim == 4 else x
     for i, j in win.taps():
         where = win.clipped(i, j)
         if where is not None:
             mine = out[where[0]]
-            combine(mine, x[where[1]], out=mine)
+            combine(mine, seen[where[1]], out=mine)
     return out
 
 
@@ -346,7 +391,8 @@ def max_pool_grad(k, x, y, dy):
     lowest = _lowest(xp, x.dtype)
 
     def part(lo, hi):
-        seen, grad, back = x[lo:hi], dy[lo:hi], dx[lo:hi]
+        seen, grad = _phases(xp, x[lo:hi], win), dy[lo:hi]
+        back = _phases(xp, dx[lo:hi], win, zeros=True)
         top = xp.full((hi - lo, win.oh, win.ow, win.c), lowest, x.dtype)
         for out_at, in_at in taps:
             view = top[out_at]
@@ -365,6 +411,7 @@ def max_pool_grad(k, x, y, dy):
                 share[...] = xp.where(hit, grad[out_at], zero)
             into = back[in_at]
             xp.add(into, share, out=into)
+        back.into(dx[lo:hi])
 
     _pool_parts(k, win, part)
     return dx

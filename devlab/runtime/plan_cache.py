@@ -11,18 +11,20 @@ from . import program as program_mod
 class CachedPlan:
     """A plan and its executable: ``program()`` builds the compiled program on the second run."""
 
-    __slots__ = ("plan", "runs", "_program")
+    __slots__ = ("plan", "runs", "_program", "_threads")
 
-    def __init__(self, plan):
-        self.plan, self.runs, self._program = plan, 0, None
+    def __init__(self, plan, threads=1):
+        self.plan, self.runs, self._program, self._threads = plan, 0, None, threads
 
     def program(self):
         """The plan's compiled program once it ran before (None: it is interpreted)."""
         if self.runs == 0:
             return None
         if self._program is None:
-            build = flow_program.build if self.plan.has_control_flow else program_mod.build
-            self._program = build(self.plan) or False
+            if self.plan.has_control_flow:
+                self._program = flow_program.build(self.plan) or False
+            else:
+                self._program = program_mod.build(self.plan, self._threads) or False
         return self._program or None
 
     @property
@@ -32,14 +34,15 @@ class CachedPlan:
 
 
 class PlanCache:
-    def __init__(self):
+    def __init__(self, threads=1):
         self._by_key, self._by_plan = {}, {}
+        self.threads = threads  # the session's inter-op threads: its programs' lanes (``lanes.py``)
 
     def get(self, key, compile_plan):
         """The plan cached under ``key``, compiled by ``compile_plan()`` the first time."""
         entry = self._by_key.get(key)
         if entry is None:
-            entry = self._by_key[key] = CachedPlan(compile_plan())
+            entry = self._by_key[key] = CachedPlan(compile_plan(), self.threads)
             self._by_plan[entry.plan] = entry
         return entry.plan
 

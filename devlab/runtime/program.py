@@ -5,18 +5,25 @@ keeps values in local variables, calls numpy's ufuncs directly for elementwise o
 fused kernel per elementwise chain (``fusion.py``) and one product for the products towers
 repeat (``products.py``), skips what costs nothing (constants and variables are already in the
 value table, a transfer between host-memory devices is an alias) and deletes each value after
-its last reader. ``Program.source`` is that text, for the curious.
+its last reader, and leaves out the steps whose results nothing reads (``unread.py``).
+``Program.source`` is that text, for the curious.
 
 A failing line is traced back to its step, and reported exactly as the interpreter would report
 it (a fused chain is replayed op by op to find the op that failed).
+
+A plan with two or more host devices doing real work also gets one function per *lane*, the
+devices' steps run side by side as TensorFlow's executor runs them (``lanes.py``), when the
+session allows more than one inter-op thread and the cores are free.
 """
 import itertools
 import linecache
 import threading
 
+import numpy as np
+
 from ..devices import parallel
 from ..devices.transfer import transfer
-from . import fusion, memory, products
+from . import fusion, lanes, memory, products, unread
 from .executor import compute, kernel_error
 from .steps import OpStep, describe
 from .variable_store import VarRef
@@ -25,8 +32,11 @@ _ids = itertools.count()
 
 
 class Program:
-    def __init__(self, plan):
+    def __init__(self, plan, threads=1):
         self.plan = plan
+        self.threads = threads  # inter-op threads the session allows (0: one per core)
+        self.lanes = None  # lanes.Lanes when the devices' steps may run side by side
+        self.left_out = set()  # indices of the steps whose results nothing reads (``unread.py``)
         self.filename = f"<devlab program {next(_ids)}>"
         self.line_of = {}  # source line number -> the step (or fused group) it runs
         self._analyse(plan)
@@ -34,6 +44,7 @@ class Program:
         linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True), self.filename)
         exec(compile(self.source, self.filename, "exec"), namespace)  # noqa: S102 - our own generated code
         self._function = namespace["program"]
+        self._lane_functions = [namespace[f"lane{i}"] for i in range(self.lanes.count)] if self.lanes else []
         self._busy = threading.Lock()  # the planned buffers serve one run at a time
 
     def run(self, values):
@@ -42,7 +53,8 @@ class Program:
         if not self._busy.acquire(blocking=False):
             return False
         try:
-            self._function(values)
+            if not (self._lane_functions and self._run_lanes(values)):
+                self._function(values)
         except Exception as e:  # noqa: BLE001 - becomes TF's error for the step that failed
             raise self._error(e, values) from e
         finally:
@@ -50,16 +62,46 @@ class Program:
         return True
 
     def _analyse(self, plan):
-        """Finds the merged products, the fused groups and the planned buffers of ``plan``."""
+        """Finds the merged products, the fused groups, the steps left out, the lanes and the
+        planned buffers of ``plan``."""
         self.merges = products.find_merges(plan)
+        lane_of_device = lanes.device_lanes(plan, self.threads, parallel.cores())
+        if lane_of_device is not None:  # towers side by side do not wait for each other's products
+            self.merges = [m for m in self.merges if not (isinstance(m, products.Stacked)
+                                                          and lanes.spans_lanes(m, lane_of_device))]
         self.groups = fusion.find_groups(plan, {m.index for g in self.merges for m in g.members})
-        self.buffers = memory.plan_buffers(plan, self.groups + self.merges)  # step index -> the buffer its output goes into
+        self.left_out = unread.find(plan, {m.index for g in self.groups + self.merges for m in g.members})
+        self.lanes = None if lane_of_device is None else lanes.find(plan, self.groups + self.merges, lane_of_device,
+                                                                    self.left_out)
+        lane_of = None if self.lanes is None else self.lanes.lane_of
+        self.buffers = memory.plan_buffers(plan, self.groups + self.merges, lane_of)  # step index -> the buffer its output goes into
 
     # -- writing the source ----------------------------------------------------------------------
     def _generate(self, plan):
         ns = {"transfer": transfer, "deref": _deref, "split": parallel.split,
               "stacked": products.stacked, "summed": products.summed}
         functions = []  # lines of the functions that large fused groups run on parts of their arrays
+        body = self._body(plan, plan.steps, ns, functions)
+        programs = [("def program(v):", body or [(None, "pass")])]
+        if self.lanes is not None:
+            for lane in range(self.lanes.count):
+                lines = self._body(plan, self.lanes.steps_of(lane, plan.steps), ns, functions, self.lanes)
+                programs.append((f"def lane{lane}(v, ev, halt):", lines or [(None, "pass")]))
+        lines, seen = [], set()
+        for header, fn_body in functions + programs:
+            if header in seen:
+                continue  # a split group's function, written once for the program and once for its lane
+            seen.add(header)
+            lines.append(header)
+            for owner, text in fn_body:
+                lines.append("    " + text + (f"  # {_describe(owner)}" if owner is not None else ""))
+                if owner is not None:
+                    self.line_of[len(lines)] = owner
+        return "\n".join(lines) + "\n", ns
+
+    def _body(self, plan, steps, ns, functions, lanes=None):
+        """The lines running ``steps`` (all of the plan's, or one lane's: ``lanes`` then says what
+        it waits for, publishes and frees)."""
         groups = self.groups + self.merges
         in_group = {m.index: g for g in groups for m in g.members}
         preloaded = {s for s, v in enumerate(plan.initial) if v is not None}
@@ -76,7 +118,7 @@ class Program:
 
         def use(slot):
             if slot not in assigned:
-                assert slot in preloaded, f"slot {slot} read before it is written"
+                assert slot in preloaded or lanes, f"slot {slot} read before it is written"
                 body.append((None, f"s{slot} = v[{slot}]"))
                 assigned.add(slot)
             return f"s{slot}"
@@ -85,9 +127,11 @@ class Program:
             """The text of ``step``'s input ``i``: its slot, dereferenced if the step reads a variable."""
             return f"deref({use(step.inputs[i])})" if i in step.deref else use(step.inputs[i])
 
-        for step in plan.steps:
+        for step in steps:
             group = in_group.get(step.index)
             frees = step.frees
+            if lanes is not None and (group is None or step is group.root):
+                body.extend(_lane_waits(lanes, step.index))
             if group is not None:
                 if step is not group.root:
                     continue  # a member runs inside the root's fused kernel, and frees after it
@@ -108,6 +152,8 @@ class Program:
                     body.append((group, f"s{step.outputs[0]} = {name}({args}out={out})"))
                 assigned.add(step.outputs[0])
                 frees = [s for m in group.members for s in m.frees]
+            elif step.index in self.left_out:
+                pass  # nothing reads what it makes: TF's optimizer removes it too
             elif isinstance(step, OpStep):
                 line = self._op_line(step, ns, use)
                 if line is not None:
@@ -118,25 +164,26 @@ class Program:
                 body.append((step, f"s{step.output} = transfer(deref({use(step.input)}), "
                                    f"src{step.index}, dst{step.index})"))
                 assigned.add(step.output)
-            frees = list(frees) + deferred.pop(step.index, [])
-            for s in [s for s in frees if needed_until.get(s, -1) > step.index]:
-                frees.remove(s)
-                deferred.setdefault(needed_until[s], []).append(s)
+            if lanes is not None:  # publish what other lanes read; free what this lane is done with
+                body.extend((None, f"v[{s}] = s{s}") for s in sorted(lanes.published.get(step.index, ()))
+                            if s in assigned)
+                if step.index in lanes.signals:
+                    body.append((None, f"ev[{step.index}].set()"))
+                frees = lanes.frees.get(step.index, ())
+            else:
+                frees = list(frees) + deferred.pop(step.index, [])
+                for s in [s for s in frees if needed_until.get(s, -1) > step.index]:
+                    frees.remove(s)
+                    deferred.setdefault(needed_until[s], []).append(s)
             dead = [f"s{s}" for s in frees if s in assigned]
             if dead:
                 body.append((None, "del " + ", ".join(dead)))
                 assigned.difference_update(frees)
-        for slot in plan.fetch_slots:
-            if slot is not None and slot not in preloaded:
-                body.append((None, f"v[{slot}] = s{slot}"))
-        lines = []
-        for header, fn_body in functions + [("def program(v):", body or [(None, "pass")])]:
-            lines.append(header)
-            for owner, text in fn_body:
-                lines.append("    " + text + (f"  # {_describe(owner)}" if owner is not None else ""))
-                if owner is not None:
-                    self.line_of[len(lines)] = owner
-        return "\n".join(lines) + "\n", ns
+        if lanes is None:
+            for slot in plan.fetch_slots:
+                if slot is not None and slot not in preloaded:
+                    body.append((None, f"v[{slot}] = s{slot}"))
+        return body
 
     def _op_line(self, step, ns, use):
         op = step.op
@@ -237,6 +284,41 @@ class Program:
         ns[f"buf{step.index}"] = buffer
         return f"buf{step.index}"
 
+    # -- lanes ------------------------------------------------------------------------------------
+    def _run_lanes(self, values):
+        """Runs the lane functions side by side (False: the cores are taken, nothing ran). A lane
+        that fails stops the others at the steps after its own; the earliest failure is raised."""
+        stops = lanes.Stops(self.lanes.signals)
+
+        def lane(fn):
+            def run():
+                try:
+                    with np.errstate(all="ignore"):  # numpy's error state is each thread's own
+                        fn(values, stops.events, stops.halt)
+                except BaseException as e:  # noqa: BLE001 - raised in the calling thread below
+                    stops.failed(self._failed_at(e), e)
+            return run
+
+        runs = [lane(fn) for fn in self._lane_functions]
+        if not parallel.side_by_side(runs[0], runs[1:], stops.stop_all):
+            return False
+        error = stops.first_error()
+        if error is not None:
+            raise error
+        return True
+
+    def _failed_at(self, e):
+        """The index of the step (or fused group's root) whose line raised ``e``; -1 when no step's
+        line did (an interrupt while waiting): every lane then stops at once, and ``e`` is raised."""
+        tb, owner = e.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                owner = self.line_of.get(tb.tb_lineno, owner)
+            tb = tb.tb_next
+        if owner is None:
+            return -1
+        return owner.root.index if hasattr(owner, "root") else owner.index
+
     # -- errors ----------------------------------------------------------------------------------
     def _error(self, e, values):
         tb, frame_locals, owner = e.__traceback__, None, None
@@ -262,18 +344,27 @@ class Program:
         return kernel_error(owner, e, [value(owner.input)])
 
 
+def _lane_waits(lanes, index):
+    """The lines a lane runs before the step (or fused group) ``index``: wait for the steps of other
+    lanes it depends on, then stop if a step before it failed (a lane stops at its next step)."""
+    lines = [(None, f"ev[{w}].wait()") for w in lanes.waits.get(index, ())]
+    lines.append((None, f"if halt[0] < {index}: return"))
+    return lines
+
+
 def _deref(value):
     """The array behind a variable reference (a value that crossed devices is one already)."""
     return value.read() if isinstance(value, VarRef) else value
 
 
-def build(plan):
+def build(plan, threads=1):
     """The compiled program of ``plan``, or None when a step runs on a real GPU (each of those
-    needs its device's stream around it: such plans are interpreted)."""
+    needs its device's stream around it: such plans are interpreted). ``threads``: the inter-op
+    threads the session allows (0: one per core; 1, or a negative number: one at a time)."""
     if plan.has_control_flow or any(step.device.backend != "numpy" or getattr(step, "src", step.device).backend
                                     != "numpy" for step in plan.steps):
         return None  # loops and DEAD values are the interpreter's
-    return Program(plan)
+    return Program(plan, threads)
 
 
 def _describe(owner):

@@ -107,7 +107,7 @@ class Session:
             self.variables = VariableStore()
         self.placement = None
         self._placed_version = -1
-        self._plans = PlanCache()
+        self._plans = PlanCache(self.config.inter_op_parallelism_threads)  # TF's default 0: one per core
         self._rngs = RandomGenerators(self.graph)
         self.placement_log = []
         self.last_plan = None
