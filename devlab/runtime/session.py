@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import config as devlab_config
+from ..unimplemented import argument
 from ..devices import parallel
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
@@ -433,6 +434,9 @@ def _check_run_arguments(options, run_metadata):
         raise TypeError(f'Argument `options` must be a tf.RunOptions, but got "{type(options).__name__}"')
     if run_metadata is not None and not isinstance(run_metadata, RunMetadata):
         raise TypeError(f'Argument `run_metadata` must be a tf.RunMetadata, but got "{type(run_metadata).__name__}"')
+    if options is not None and any(w.debug_urls for w in options.debug_options.debug_tensor_watch_opts):
+        # a watch without URLs publishes nothing (TF inserts its debug op and nothing is written)
+        raise argument("debug_urls", "tf.RunOptions.debug_options.debug_tensor_watch_opts (tfdbg)")
 
 
 def _graph_element(graph, obj, allow_tensor=True, allow_operation=True):

@@ -260,6 +260,10 @@ class _WrappedSession:
     def graph(self):
         return self._sess.graph
 
+    @property
+    def sess_str(self):
+        return self._sess.sess_str
+
     def should_stop(self):
         if self._check_stop():
             return True
@@ -433,7 +437,14 @@ def _raise_if_feeds_intersect(feeds1, feeds2, message):
 
 
 def _merge_run_options(options, incoming):
-    """The hooks' RunOptions, merged into the step's: the larger trace level and timeout win."""
+    """A hook's RunOptions, merged into the step's as TF merges them: the larger number wins, a flag
+    is set if either sets it, and the hook's tfdbg watches follow the step's."""
     options.trace_level = max(options.trace_level, incoming.trace_level)
     options.timeout_in_ms = max(options.timeout_in_ms, incoming.timeout_in_ms)
+    options.inter_op_thread_pool = max(options.inter_op_thread_pool, incoming.inter_op_thread_pool)
     options.output_partition_graphs = max(options.output_partition_graphs, incoming.output_partition_graphs)
+    options.debug_options.debug_tensor_watch_opts.extend(incoming.debug_options.debug_tensor_watch_opts)
+    options.debug_options.reset_disk_byte_usage = (options.debug_options.reset_disk_byte_usage
+                                                   or incoming.debug_options.reset_disk_byte_usage)
+    options.report_tensor_allocations_upon_oom = (options.report_tensor_allocations_upon_oom
+                                                  or incoming.report_tensor_allocations_upon_oom)

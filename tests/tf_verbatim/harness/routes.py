@@ -25,6 +25,15 @@ HARNESS_MODULES = {
     "tensorflow.python.platform.googletest": "googletest",
 }
 
+# TF module -> the devlab module that is all of it: the test gets devlab's module object itself, so a
+# test that patches a name there (``tf_logging.info = mock``) patches what devlab's code calls
+ALIASES = {
+    "tensorflow.python.platform.tf_logging": "devlab.tf_logging",
+    # FakeSummaryWriter.install() swaps the FileWriter class that FileWriterCache makes writers of
+    "tensorflow.python.summary.writer.writer": "devlab.summary",
+    "tensorflow.python.summary.writer.writer_cache": "devlab.summary",
+}
+
 # TF module (without "tensorflow.python.") -> devlab modules searched in order
 SOURCES = {
     "framework.ops": ["devlab.framework.graph", "devlab.framework.scopes", "devlab.framework.operation",
@@ -74,7 +83,6 @@ SOURCES = {
     "training.learning_rate_decay": ["devlab.train.learning_rate_decay", "devlab.train"],
     "summary.summary": ["devlab.summary"],
     "util.compat": ["devlab.api.compat"],
-    "platform.tf_logging": ["devlab.tf_logging"],
     "platform.gfile": ["devlab:gfile"],  # TF1's tf.gfile names (a namespace of devlab's, not a module)
     "lib.io.file_io": ["devlab.file_io"],
     "eager.context": ["devlab.framework.eager_context", "devlab"],  # executing_eagerly() is False: devlab is graph mode
@@ -88,7 +96,9 @@ for _name in ("gradient_descent", "momentum", "adam", "adagrad", "adadelta", "rm
 # TF's modules outside tensorflow.python: its protos (generated code, as TensorBoard ships it)
 CORE = {
     "tensorflow.core.protobuf.config_pb2": ["devlab.runtime.protos"],
+    "tensorflow.core.protobuf.debug_pb2": ["devlab.runtime.protos"],
     "tensorflow.core.framework.types_pb2": ["tensorboard.compat.proto.types_pb2"],
+    "tensorflow.core.framework.summary_pb2": ["tensorboard.compat.proto.summary_pb2"],
     "tensorflow.core.function.trace_type": ["devlab.framework.trace_type"],
 }
 
@@ -171,6 +181,8 @@ class _Loader(importlib.abc.Loader):
             return importlib.import_module("devlab")
         if fullname in HARNESS_MODULES:
             return importlib.import_module(f"{HARNESS}.{HARNESS_MODULES[fullname]}")
+        if fullname in ALIASES:
+            return importlib.import_module(ALIASES[fullname])
         if fullname == "tensorflow.python.tf2":
             return importlib.import_module(f"{HARNESS}.tf2")
         return RoutedModule(fullname, sources_for(fullname), fullname in PACKAGES)
