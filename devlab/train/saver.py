@@ -25,6 +25,7 @@ import zlib
 
 import numpy as np
 
+from .. import file_io
 from ..unimplemented import argument, reject
 from ..framework import dtypes, errors
 from ..framework.tensor_shape import TensorShape
@@ -59,15 +60,16 @@ class Saver:
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
                  builder=None, defer_build=False, allow_empty=False, write_version=SaverDef.V2,
                  pad_step_number=False, save_relative_paths=False, filename=None):
-        reject("tf.train.Saver", reshape=(reshape, False), restore_sequentially=(restore_sequentially, False),
-               builder=(builder, None), save_relative_paths=(save_relative_paths, False))
-        if write_version != SaverDef.V2:  # a V1 checkpoint is built from other ops
-            raise argument("write_version", "tf.train.Saver (only SaverDef.V2)")
+        # restore_sequentially is accepted and has no effect, as in TF: its bulk RestoreV2 ignores it
+        reject("tf.train.Saver", builder=(builder, None), save_relative_paths=(save_relative_paths, False))
+        if write_version not in (SaverDef.V1, SaverDef.V2) or (write_version == SaverDef.V1 and sharded):
+            raise argument("write_version", "tf.train.Saver (SaverDef.V2, or V1 unsharded)")
         if defer_build and var_list:
             raise ValueError("If `var_list` is provided then build cannot be deferred. "
                              "Either set defer_build=False or var_list=None.")
         self._vars = None if var_list is None else _names_to_variables(var_list)
         self._sharded, self._name, self._filename = sharded, name, filename
+        self._reshape, self._write_version = reshape, write_version
         self._max_to_keep, self._keep_hours = max_to_keep, keep_checkpoint_every_n_hours
         self._allow_empty, self._pad_step_number = allow_empty, pad_step_number
         self.saver_def = saver_def
@@ -95,7 +97,7 @@ class Saver:
             raise ValueError("No variables to save")
         self._is_empty = False
         self.saver_def = build_saver_ops(self._vars, self._sharded, self._max_to_keep, self._keep_hours,
-                                         self._name, self._filename)
+                                         self._name, self._filename, self._reshape, self._write_version)
 
     def as_saver_def(self):
         return self.saver_def
@@ -136,7 +138,7 @@ class Saver:
                 continue
             for suffix in (CHECKPOINT_SUFFIX, ".meta"):
                 try:
-                    os.remove(old + suffix)
+                    os.remove(file_io.local_path(old) + suffix)
                 except OSError:
                     pass
 
@@ -156,18 +158,19 @@ class Saver:
         if global_step is not None:
             step = global_step if isinstance(global_step, numbers.Integral) else int(sess.run(global_step))
             save_path = f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
-        directory = os.path.dirname(save_path)
+        local = file_io.local_path(save_path)  # a file:// URI is a local path; another scheme is refused
+        directory = os.path.dirname(local)
         if directory and not os.path.isdir(directory):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if not self._is_empty:
             names = list(self._vars)
             values = sess.run([self._vars[n] for n in names])  # one run: a consistent snapshot
             values = [_whole(self._vars[n], v) for n, v in zip(names, values)]  # a partitioned entry: one array
-            _write_atomically(save_path + CHECKPOINT_SUFFIX,
+            _write_atomically(local + CHECKPOINT_SUFFIX,
                               lambda f: np.savez(f, **{_key(n): _storable(v) for n, v in zip(names, values)}))
             self._record_checkpoint(save_path)
         if write_meta_graph:
-            meta = save_path + ".meta"
+            meta = local + ".meta"
             _write_atomically(meta, lambda f: f.write(_meta_bytes(sess.graph, self.saver_def)))
         return None if self._is_empty else save_path
 
@@ -180,7 +183,7 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         if not isinstance(save_path, str):
             raise TypeError(f"Expected binary or unicode string, got {save_path!r}")
-        values = read_checkpoint(save_path, self._vars)
+        values = read_checkpoint(file_io.local_path(save_path), self._vars, reshape=self._reshape)
         loads = {}
         for name, value in values.items():
             var = self._vars[name]
@@ -208,7 +211,12 @@ def _names_to_variables(var_list):
     if isinstance(var_list, (list, tuple)):
         out = {}
         for v in var_list:
-            for part in (list(v) if isinstance(v, PartitionedVariable) else [v]):
+            if isinstance(v, PartitionedVariable):  # its entry is named after the PartitionedVariable, as TF's
+                if v.name in out:
+                    raise ValueError(f"At least two variables have the same name: {v.name}")
+                out[v.name] = list(v)
+                continue
+            for part in [v]:
                 if not _is_variable(part):
                     raise TypeError(f"Variable to save is not a Variable: {part}")
                 info = getattr(part, "_save_slice_info", None)
@@ -248,13 +256,15 @@ def _whole(var, value):
     return whole
 
 
-def read_checkpoint(save_path, variables):
+def read_checkpoint(save_path, variables, reshape=False):
     """{name: array} for every variable in ``variables`` ({name: Variable}), read from
-    ``save_path + ".npz"`` and checked against them, or TF's error; nothing is changed here."""
+    ``save_path + ".npz"`` and checked against them, or TF's error; nothing is changed here.
+    With ``reshape`` (TF's ``Saver(reshape=True)``) an entry of another shape but as many values
+    is reshaped to its variable's shape."""
     path = save_path + CHECKPOINT_SUFFIX
     if not os.path.isfile(path):
         if is_tf_checkpoint(save_path):  # written by TensorFlow: PREFIX.index and PREFIX.data-*
-            return read_tf_checkpoint(save_path, variables)
+            return read_tf_checkpoint(save_path, variables, reshape)
         raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
     try:
         with zipfile.ZipFile(path) as archive:
@@ -262,14 +272,15 @@ def read_checkpoint(save_path, variables):
             variables = {n: _Whole(v) if isinstance(v, list) else v for n, v in variables.items()}
             for name, var in variables.items():  # first every key and dtype (TF's RestoreV2) ...
                 entries[name] = _entry_header(archive, path, name, var)
-            for name, var in variables.items():  # ... then every shape (TF's Assign ops)
-                _check_shape(name, var, entries[name][1])
-            return {name: _read_entry(archive, path, name, var, *entries[name]) for name, var in variables.items()}
+            for name, var in variables.items():  # ... then every shape (TF's Assign ops, or Reshape ops)
+                _check_shape(name, var, entries[name][1], reshape)
+            return {name: _reshaped(_read_entry(archive, path, name, var, *entries[name]), var, reshape)
+                    for name, var in variables.items()}
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as e:
         raise _data_loss(path, e) from None
 
 
-def read_tf_checkpoint(save_path, variables):
+def read_tf_checkpoint(save_path, variables, reshape=False):
     """``read_checkpoint`` for a checkpoint TensorFlow wrote (its V2 format, ``tf_checkpoint.py``),
     with the same checks in the same order: every key and dtype, then every shape, then the values."""
     index = save_path + INDEX_SUFFIX
@@ -291,8 +302,8 @@ def read_tf_checkpoint(save_path, variables):
                     f"equal original dtype {entry.dtype.tf_type_name if entry.dtype else entry.type_name}")
             entries[name] = entry
         for name, var in variables.items():
-            _check_shape(name, var, entries[name].shape)
-        return {name: checkpoint.read(entries[name]) for name in variables}
+            _check_shape(name, var, entries[name].shape, reshape)
+        return {name: _reshaped(checkpoint.read(entries[name]), var, reshape) for name, var in variables.items()}
     except (CheckpointFormatError, OSError, EOFError) as e:
         raise _data_loss(index, e) from None
 
@@ -330,13 +341,27 @@ def _entry_header(archive, path, name, var):
     return info, shape, dtype
 
 
-def _check_shape(name, var, shape):
+def _check_shape(name, var, shape, reshape=False):
     want = var.shape
+    if reshape and not isinstance(var, _Whole):  # TF's Reshape to the variable's shape, then an unchecked Assign
+        count = math.prod(shape)
+        if want.is_fully_defined() and math.prod(want.as_list()) != count:
+            raise errors.InvalidArgumentError(
+                None, var.op, _MISMATCH + f"Input to reshape is a tensor with {count} values, but the requested "
+                f"shape has {math.prod(want.as_list())}\n\t(restoring variable {name})")
+        return
     if want.sizes is not None and not want.is_compatible_with(shape):
         lhs = ",".join("?" if d is None else str(d) for d in want.sizes)
         raise errors.InvalidArgumentError(
             None, var.op, _MISMATCH + f"Assign requires shapes of both tensors to match. lhs shape= [{lhs}] "
             f"rhs shape= [{','.join(map(str, shape))}]\n\t(restoring variable {name})")
+
+
+def _reshaped(value, var, reshape):
+    """``value`` in its variable's shape where ``reshape`` allows another shape of as many values."""
+    if reshape and not isinstance(var, (_Whole, list)) and var.shape.is_fully_defined():
+        return value.reshape(var.shape.as_list())
+    return value
 
 
 def _read_entry(archive, path, name, var, info, shape, dtype):

@@ -22,6 +22,7 @@ from ..framework.scopes import control_dependencies, device, name_scope
 from ..api import state_ops
 from ..api.gen_resource_variable_ops import assign_variable_op, disable_copy_on_read, read_variable_op
 from ..api.array_ops import constant, identity, placeholder_with_default, where
+from ..api.array_ops import reshape as reshape_op, shape as array_shape
 from ..ops.build import apply_op, apply_op_output, convert_to_tensor
 from ..api.control_flow_ops import group, with_dependencies
 
@@ -88,9 +89,11 @@ def _saveables(names_to_variables):
 
 
 def build_saver_ops(names_to_variables, sharded=False, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0,
-                    name=None, filename=None):
+                    name=None, filename=None, reshape=False, version=SaverDef.V2):
     """Adds the save and restore ops for ``{checkpoint name: Variable or [shards]}``; returns
-    their SaverDef."""
+    their SaverDef. ``reshape`` puts a Reshape to the variable's shape before each restoring
+    assign (TF's ``Saver(reshape=True)``); ``version`` V1 saves with TF's older ``SaveSlices`` op
+    (restoring is RestoreV2 in both, as in TF)."""
     saveables = _saveables(names_to_variables)
     with name_scope(name, "save", [s.variable.op for s in saveables]):
         filename_tensor = placeholder_with_default(filename or "model", shape=(), name="filename")
@@ -98,13 +101,14 @@ def build_saver_ops(names_to_variables, sharded=False, max_to_keep=5, keep_check
         if sharded:
             per_device = _group_by_device(saveables)
             save_tensor = _sharded_save(filename_tensor, per_device)
-            restore_op = group(*[_restore(filename_tensor, items, "restore_shard", on=dev)
+            restore_op = group(*[_restore(filename_tensor, items, "restore_shard", on=dev, reshape=reshape)
                                  for dev, items in per_device], name="restore_all")
         else:
-            save_tensor = with_dependencies([_save_v2(filename_tensor, saveables)], filename_tensor)
-            restore_op = _restore(filename_tensor, saveables, "restore_all")
+            save = _save_v2 if version == SaverDef.V2 else _save_slices
+            save_tensor = with_dependencies([save(filename_tensor, saveables)], filename_tensor)
+            restore_op = _restore(filename_tensor, saveables, "restore_all", reshape=reshape)
     return SaverDef(filename_tensor.name, save_tensor.name, restore_op.name, max_to_keep or 0, bool(sharded),
-                    keep_checkpoint_every_n_hours)
+                    keep_checkpoint_every_n_hours, version)
 
 
 def _ref(variable):
@@ -120,6 +124,16 @@ def _save_v2(prefix, saveables):
                         {"dtypes": [t.dtype.base_dtype for t in tensors]}, scope)
 
 
+def _save_slices(prefix, saveables):
+    """TF's V1 save op (``io_ops._save``): ``save/save``, a SaveSlices of every tensor."""
+    tensors = [s.tensor for s in saveables]
+    with name_scope(None, "save") as scope:
+        tensor_names = constant([s.name for s in saveables], name="tensor_names")
+        slices = constant([s.spec for s in saveables], name="shapes_and_slices")
+        return apply_op("SaveSlices", [prefix, tensor_names, slices] + tensors,
+                        {"T": [t.dtype.base_dtype for t in tensors]}, scope)
+
+
 def _restore_v2(prefix, saveables):
     with name_scope(None, "RestoreV2") as scope:
         tensor_names = constant([s.name for s in saveables], name="tensor_names")
@@ -128,16 +142,28 @@ def _restore_v2(prefix, saveables):
                         {"dtypes": [s.variable.dtype.base_dtype for s in saveables]}, scope).outputs
 
 
-def _restore(prefix, saveables, group_name, on=None):
+def _restore(prefix, saveables, group_name, on=None, reshape=False):
     """One RestoreV2 on ``cpu:0`` for ``saveables``, an Assign of each output to its variable, and a
-    group of the Assigns named ``group_name`` (under ``device(on)`` for a shard)."""
+    group of the Assigns named ``group_name`` (under ``device(on)`` for a shard). With ``reshape``
+    each restored value is first reshaped to its variable's shape and assigned unchecked, as TF's
+    saveables do when given the shapes."""
     with (device(on) if on is not None else contextlib.nullcontext()):
         with device("cpu:0"):
             restored = _restore_v2(prefix, saveables)
+        if reshape:
+            restored = [_reshape(t, s.variable) for s, t in zip(saveables, restored)]
         assigns = [_restore_resource(s.variable, t) if _is_resource(s.variable) else
-                   state_ops.assign(_ref(s.variable), t, validate_shape=s.variable.shape.is_fully_defined())
+                   state_ops.assign(_ref(s.variable), t,
+                                    validate_shape=not reshape and s.variable.shape.is_fully_defined())
                    for s, t in zip(saveables, restored)]
         return group(*assigns, name=group_name)
+
+
+def _reshape(value, variable):
+    """The restored ``value`` reshaped to ``variable``'s static shape (its run-time shape when not fixed)."""
+    shape = variable.shape
+    target = shape.as_list() if shape.is_fully_defined() else array_shape(variable)
+    return reshape_op(value, target)
 
 
 def _restore_resource(variable, value):
