@@ -98,6 +98,7 @@ CORE = {
     "tensorflow.core.protobuf.config_pb2": ["devlab.runtime.protos"],
     "tensorflow.core.protobuf.debug_pb2": ["devlab.runtime.protos"],
     "tensorflow.core.protobuf.saver_pb2": ["devlab.train.saver_graph"],
+    "tensorflow.core.protobuf.queue_runner_pb2": ["devlab.train.queue_runner"],
     "tensorflow.core.framework.types_pb2": ["tensorboard.compat.proto.types_pb2"],
     "tensorflow.core.framework.summary_pb2": ["tensorboard.compat.proto.summary_pb2"],
     "tensorflow.core.function.trace_type": ["devlab.framework.trace_type"],
