@@ -32,7 +32,10 @@ from ..framework.tensor_shape import TensorShape
 from ..api.partitioned_variables import PartitionedVariable
 from ..api.variables import global_variables
 from ..graphs.json_encode import export_meta_graph
-from .saver_graph import SaverDef, build_saver_ops
+from ..framework.graph import get_default_graph
+from ..framework.graph_keys import GraphKeys
+from .saveable import SaveableObject, SaveSpec
+from .saver_graph import ResourceVariableSaveable, SaverDef, build_saver_ops
 from .tf_checkpoint import INDEX_SUFFIX, CheckpointFormatError, TFCheckpoint, is_tf_checkpoint
 
 CHECKPOINT_SUFFIX = ".npz"
@@ -48,6 +51,15 @@ _MISMATCH = ("Restoring from checkpoint failed. This is most likely due to a mis
 _MISSING = ("Restoring from checkpoint failed. This is most likely due to a Variable name or other graph key "
             "that is missing from the checkpoint. Please ensure that you have not altered the graph expected "
             "based on the checkpoint. Original error:\n\n")
+
+
+class BaseSaverBuilder:
+    """TF's saver builder; here the home of ``SaveSpec`` and ``SaveableObject`` (``saveable.py``),
+    which TF code reaches as ``BaseSaverBuilder.SaveableObject``. devlab's Saver builds its ops itself
+    (``saver_graph.py``): a ``builder=`` argument is not implemented."""
+    SaveSpec = SaveSpec
+    SaveableObject = SaveableObject
+    ResourceVariableSaveable = ResourceVariableSaveable
 
 
 class Saver:
@@ -70,6 +82,7 @@ class Saver:
         self._vars = None if var_list is None else _names_to_variables(var_list)
         self._sharded, self._name, self._filename = sharded, name, filename
         self._reshape, self._write_version = reshape, write_version
+        self._object_restores = {}  # a SaveableObject's name -> (its restore op, the tensors it reads)
         self._max_to_keep, self._keep_hours = max_to_keep, keep_checkpoint_every_n_hours
         self._allow_empty, self._pad_step_number = allow_empty, pad_step_number
         self.saver_def = saver_def
@@ -85,8 +98,9 @@ class Saver:
         if self._is_built:
             return
         self._is_built = True
-        if self._vars is None:
-            self._vars = _names_to_variables(global_variables())
+        if self._vars is None:  # TF's default: the global variables and the SAVEABLE_OBJECTS collection
+            self._vars = _names_to_variables(global_variables() + get_default_graph().get_collection(
+                GraphKeys.SAVEABLE_OBJECTS))
         if self.saver_def is not None:
             self._is_empty = not self._vars
             return
@@ -97,7 +111,8 @@ class Saver:
             raise ValueError("No variables to save")
         self._is_empty = False
         self.saver_def = build_saver_ops(self._vars, self._sharded, self._max_to_keep, self._keep_hours,
-                                         self._name, self._filename, self._reshape, self._write_version)
+                                         self._name, self._filename, self._reshape, self._write_version,
+                                         self._object_restores)
 
     def as_saver_def(self):
         return self.saver_def
@@ -163,9 +178,10 @@ class Saver:
         if directory and not os.path.isdir(directory):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if not self._is_empty:
-            names = list(self._vars)
-            values = sess.run([self._vars[n] for n in names])  # one run: a consistent snapshot
-            values = [_whole(self._vars[n], v) for n, v in zip(names, values)]  # a partitioned entry: one array
+            entries = _entries(self._vars)
+            names = list(entries)
+            values = sess.run([entries[n] for n in names])  # one run: a consistent snapshot
+            values = [_whole(entries[n], v) for n, v in zip(names, values)]  # a partitioned entry: one array
             _write_atomically(local + CHECKPOINT_SUFFIX,
                               lambda f: np.savez(f, **{_key(n): _storable(v) for n, v in zip(names, values)}))
             self._record_checkpoint(save_path)
@@ -183,15 +199,40 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         if not isinstance(save_path, str):
             raise TypeError(f"Expected binary or unicode string, got {save_path!r}")
-        values = read_checkpoint(file_io.local_path(save_path), self._vars, reshape=self._reshape)
+        objects = {n: v for n, v in self._vars.items() if isinstance(v, SaveableObject)}
+        checked = {n: v for n, v in self._vars.items() if n not in objects}
+        checked.update({spec.name: _SpecEntry(spec) for obj in objects.values() for spec in obj.specs})
+        values = read_checkpoint(file_io.local_path(save_path), checked, reshape=self._reshape)
         loads = {}
-        for name, value in values.items():
-            var = self._vars[name]
+        for name, var in self._vars.items():
+            if name in objects:
+                continue
             if isinstance(var, list):  # a partitioned entry: each shard its slice
-                loads.update({p: value[_slices(p)] for p in var})
+                loads.update({p: values[name][_slices(p)] for p in var})
             else:
-                loads[var] = value
+                loads[var] = values[name]
         sess.load_variables(loads)
+        for name, obj in objects.items():  # an object's own restore op, fed the values read
+            restore_op, tensors = self._object_restores[name]
+            sess.run(restore_op, feed_dict={t: values[spec.name] for t, spec in zip(tensors, obj.specs)})
+
+
+class _SpecEntry:
+    """A SaveableObject's tensor as ``read_checkpoint`` checks it: its dtype, any shape."""
+
+    def __init__(self, spec):
+        self.dtype, self.shape, self.op = spec.dtype, TensorShape(None), spec.tensor.op
+
+
+def _entries(names_to_variables):
+    """{checkpoint entry: what to fetch for it}: a variable (or its shards), or a SaveableObject's tensors."""
+    out = {}
+    for name, v in names_to_variables.items():
+        if isinstance(v, SaveableObject):
+            out.update({spec.name: spec.tensor for spec in v.specs})
+        else:
+            out[name] = v
+    return out
 
 
 def _names_to_variables(var_list):
@@ -203,10 +244,14 @@ def _names_to_variables(var_list):
         for name, v in var_list.items():
             if isinstance(v, PartitionedVariable):
                 v = list(v)
+            if isinstance(v, SaveableObject) and isinstance(name, str):
+                out[name] = v
+                continue
             if not isinstance(name, str) or not all(_is_variable(p) for p in (v if isinstance(v, list) else [v])):
                 raise TypeError("names_to_saveables must be a dict mapping string names to Tensors/Variables. "
                                 f"Not a variable: {v}")
             out[name] = v
+        _check_each_once(out)
         return out
     if isinstance(var_list, (list, tuple)):
         out = {}
@@ -215,6 +260,9 @@ def _names_to_variables(var_list):
                 if v.name in out:
                     raise ValueError(f"At least two variables have the same name: {v.name}")
                 out[v.name] = list(v)
+                continue
+            if isinstance(v, SaveableObject):
+                out[v.name] = v
                 continue
             for part in [v]:
                 if not _is_variable(part):
@@ -231,6 +279,20 @@ def _names_to_variables(var_list):
                 out[part.op.name] = part
         return out
     raise TypeError(f"Variables to save should be passed in a dict or a list. Got {var_list}")
+
+
+def _check_each_once(names_to_variables):
+    """TF's check that no variable (or saveable object) is saved under two names."""
+    seen = set()
+    for name, v in sorted(names_to_variables.items()):
+        if isinstance(v, SaveableObject):
+            owners, name = [v.op], v.name
+        else:
+            owners = v if isinstance(v, list) else [v]
+        for owner in owners:
+            if id(owner) in seen:
+                raise ValueError(f"The same saveable will be restored with two names: {name}")
+            seen.add(id(owner))
 
 
 class _Whole:
