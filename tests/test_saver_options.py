@@ -101,3 +101,39 @@ def test_write_string_to_file_round_trip(tmp_path):
     assert file_io.read_file_to_string(path) == "text"
     file_io.write_string_to_file(path, b"\x00b")
     assert file_io.read_file_to_string(path, binary_mode=True) == b"\x00b"
+
+
+def test_checkpoint_state_file_as_tf(tmp_path):
+    d = str(tmp_path)
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        saver = tf.train.Saver(max_to_keep=2)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            for step in range(3):
+                saver.save(sess, os.path.join(d, "m"), global_step=step)
+            # TF's file: the newest, then the kept ones oldest first (m-0 was deleted)
+            assert open(os.path.join(d, "checkpoint")).read().splitlines() == [
+                f'model_checkpoint_path: "{d}/m-2"', f'all_model_checkpoint_paths: "{d}/m-1"',
+                f'all_model_checkpoint_paths: "{d}/m-2"']
+            saver.save(sess, os.path.join(d, "n"), write_state=False)  # neither tracked nor in the file
+            assert tf.train.latest_checkpoint(d) == os.path.join(d, "m-2")
+            saver.save(sess, os.path.join(d, "k"), latest_filename="other")
+            assert open(os.path.join(d, "other")).read().splitlines() == [
+                f'model_checkpoint_path: "{d}/k"', f'all_model_checkpoint_paths: "{d}/m-2"',
+                f'all_model_checkpoint_paths: "{d}/k"']
+            assert not os.path.exists(os.path.join(d, "m-1.npz"))  # max_to_keep=2 counted m-1, m-2, k
+            assert os.path.exists(os.path.join(d, "n.npz"))
+    os.remove(os.path.join(d, "m-2.npz"))
+    assert tf.train.latest_checkpoint(d) is None  # TF: the state file names a checkpoint that is gone
+
+
+def test_write_graph_writes_a_saver_def_as_tf(tmp_path):
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="v")
+        saver = tf.train.Saver()
+        path = tf.train.write_graph(saver.as_saver_def(), str(tmp_path), "saver.pbtxt")
+    assert open(path).read().splitlines() == [  # TF's text SaverDef
+        'filename_tensor_name: "save/Const:0"', 'save_tensor_name: "save/control_dependency:0"',
+        'restore_op_name: "save/restore_all"', "max_to_keep: 5", "keep_checkpoint_every_n_hours: 10000.0",
+        "version: V2"]

@@ -66,3 +66,8 @@ def queue_runner_def():
     pool = descriptor_pool.DescriptorPool()
     pool.Add(file)
     return message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorflow.QueueRunnerDef"))
+
+
+def saver_def_class():
+    """TF's ``SaverDef`` message class (TensorBoard's copy of ``saver.proto``)."""
+    return require("tensorboard.compat.proto.saver_pb2", FEATURE, "graphs").SaverDef

@@ -134,6 +134,8 @@ def build_variables(graph, plan, built):
                 item = variables[value]
             elif kind == "op":
                 item = built[value]
+            elif kind == "saver":  # TF's Saver.from_proto: a Saver over the file's own save and restore ops
+                item = _saver(value, built)
             elif kind == "queue_runner":  # TF's QueueRunner.from_proto: the runner over the file's own ops
                 item = QueueRunner(built[value["queue"]], [built[n] for n in value["enqueue_ops"]],
                                    built[value["close_op"]], built[value["cancel_op"]])
@@ -141,6 +143,18 @@ def build_variables(graph, plan, built):
                 item = tensor(value) if kind == "tensor" else value
             graph.add_to_collection(key, item)
     return {v.op.name: v for v in variables.values()}
+
+
+def _saver(record, built):
+    """A Saver over the built copies of a saver record's ops (its variables: those they restore)."""
+    from ..train.saver import Saver  # noqa: PLC0415 - the Saver's module imports this package's encoder
+    from ..train.saver_graph import SaverDef  # noqa: PLC0415
+
+    def name(ref):
+        op, _, index = ref.partition(":")
+        return built[op].name + (":" + index if index else "")
+    fields = {k: name(v) if isinstance(v, str) else v for k, v in record.items()}
+    return Saver(saver_def=SaverDef(**fields))
 
 
 def _source(mapped, built, name, index):

@@ -308,6 +308,12 @@ def _validate_collections(collections, outputs_of, variable_names):
                 entries.append(("variable", item[4:]))
             elif item.startswith("queue_runner:"):
                 entries.append(("queue_runner", _queue_runner_entry(key, item, outputs_of)))
+            elif item.startswith("saver:"):
+                try:
+                    record = json.loads(item[len("saver:"):])
+                except ValueError:
+                    raise ValueError(f"collection {key!r}: {item[:80]!r} is not a saver record") from None
+                entries.append(("saver", _validate_saver_def(record, outputs_of)))
             elif item.startswith("op:"):
                 if item[3:] not in outputs_of:
                     raise ValueError(f"collection {key!r}: {item!r} does not name an op")

@@ -26,6 +26,7 @@ import zlib
 import numpy as np
 
 from .. import file_io
+from . import checkpoint_state
 from ..unimplemented import argument, reject
 from ..framework import dtypes, errors
 from ..framework.tensor_shape import TensorShape
@@ -98,6 +99,8 @@ class Saver:
         if self._is_built:
             return
         self._is_built = True
+        if self._vars is None and self.saver_def is not None:  # the variables its restore op writes
+            self._vars = _restored_variables(get_default_graph(), self.saver_def)
         if self._vars is None:  # TF's default: the global variables and the SAVEABLE_OBJECTS collection
             self._vars = _names_to_variables(global_variables() + get_default_graph().get_collection(
                 GraphKeys.SAVEABLE_OBJECTS))
@@ -159,12 +162,12 @@ class Saver:
 
     def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_suffix="meta",
              write_meta_graph=True, write_state=True, strip_default_attrs=False, save_debug_info=False):
-        """Writes ``<save_path>.npz`` (and ``<save_path>.meta``); returns the path prefix. TF's
-        arguments in TF's order; the checkpoint-state file's name and writing, another meta suffix,
-        stripped attrs and debug info are not implemented and say so."""
-        reject("Saver.save", latest_filename=(latest_filename, None), meta_graph_suffix=(meta_graph_suffix, "meta"),
-               write_state=(write_state, True), strip_default_attrs=(strip_default_attrs, False),
-               save_debug_info=(save_debug_info, False))
+        """Writes ``<save_path>.npz`` (and ``<save_path>.meta``) and, with ``write_state``, the
+        checkpoint state file (``latest_filename``, default ``checkpoint``); returns the path
+        prefix. TF's arguments in TF's order; another meta suffix, stripped attrs and debug info
+        are not implemented and say so."""
+        reject("Saver.save", meta_graph_suffix=(meta_graph_suffix, "meta"),
+               strip_default_attrs=(strip_default_attrs, False), save_debug_info=(save_debug_info, False))
         _check_session(sess)
         if not isinstance(save_path, str):
             raise TypeError(f"Expected binary or unicode string, got {save_path!r}")
@@ -184,7 +187,10 @@ class Saver:
             values = [_whole(entries[n], v) for n, v in zip(names, values)]  # a partitioned entry: one array
             _write_atomically(local + CHECKPOINT_SUFFIX,
                               lambda f: np.savez(f, **{_key(n): _storable(v) for n, v in zip(names, values)}))
-            self._record_checkpoint(save_path)
+            if write_state:  # as TF: without it the checkpoint is neither kept track of nor in the state file
+                self._record_checkpoint(save_path)
+                checkpoint_state.write_state(os.path.dirname(save_path), save_path, self.last_checkpoints,
+                                             latest_filename)
         if write_meta_graph:
             meta = local + ".meta"
             _write_atomically(meta, lambda f: f.write(_meta_bytes(sess.graph, self.saver_def)))
@@ -279,6 +285,41 @@ def _names_to_variables(var_list):
                 out[part.op.name] = part
         return out
     raise TypeError(f"Variables to save should be passed in a dict or a list. Got {var_list}")
+
+
+def _restored_variables(graph, saver_def):
+    """{checkpoint name: Variable} that the restore op of ``saver_def`` writes (each Assign of a
+    RestoreV2 output, whose tensor_names Const names its entry), or None where the ops are not
+    such a Saver's (sliced entries, objects restored their own way): then the Saver takes the
+    global variables, as before."""
+    try:
+        root = graph.get_operation_by_name(saver_def.restore_op_name)
+    except (KeyError, ValueError):
+        return None
+    by_op = {v.op.name: v for v in global_variables() if getattr(v.op, "graph", graph) is graph}
+    out, stack, seen = {}, [root], set()
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op.type == "NoOp":
+            stack.extend(op.control_inputs)
+            continue
+        if op.type not in ("Assign", "AssignVariableOp"):
+            return None
+        value = op.inputs[1]
+        while value.op.type == "Identity":
+            value = value.op.inputs[0]
+        variable = by_op.get(op.inputs[0].op.name)
+        if value.op.type != "RestoreV2" or variable is None:
+            return None
+        names, slices = (np.asarray(value.op.inputs[i].op.attrs.get("value")) for i in (1, 2))
+        if slices.ndim != 1 or any(slices.tolist()):
+            return None
+        name = names.tolist()[value.value_index]
+        out[name.decode() if isinstance(name, bytes) else name] = variable
+    return out or None
 
 
 def _check_each_once(names_to_variables):
@@ -506,10 +547,19 @@ def _key(name):
     return name.replace("/", "|")  # npz keys are file names inside a zip
 
 
-def latest_checkpoint(checkpoint_dir):
-    """The newest checkpoint's path prefix in ``checkpoint_dir``, or None (also when there is no such folder)."""
-    if not isinstance(checkpoint_dir, str) or not os.path.isdir(checkpoint_dir):
+def latest_checkpoint(checkpoint_dir, latest_filename=None):
+    """The newest checkpoint's path prefix in ``checkpoint_dir``, or None (also when there is no
+    such folder): the one its state file names, as TF (None if that checkpoint is gone); in a
+    folder without a state file (older devlab checkpoints), the newest checkpoint file there."""
+    if not isinstance(checkpoint_dir, str) or not os.path.isdir(file_io.local_path(checkpoint_dir)):
         return None
+    state = checkpoint_state.read_state(checkpoint_dir, latest_filename)
+    if state is not None:
+        latest = state[0]
+        local = latest and file_io.local_path(latest)
+        found = local and (os.path.isfile(local + CHECKPOINT_SUFFIX) or is_tf_checkpoint(local))
+        return latest if found else None
+    checkpoint_dir = file_io.local_path(checkpoint_dir)
     files = sorted((f for f in os.listdir(checkpoint_dir) if f.endswith((CHECKPOINT_SUFFIX, INDEX_SUFFIX))),
                    key=lambda f: os.path.getmtime(os.path.join(checkpoint_dir, f)))  # devlab's or TensorFlow's
     return os.path.join(checkpoint_dir, os.path.splitext(files[-1])[0]) if files else None

@@ -42,6 +42,11 @@ class SaverDef:
     keep_checkpoint_every_n_hours: float = 10000.0
     version: int = 2
 
+    def as_proto(self):
+        """TF's ``SaverDef`` message of the same fields (``tf.io.write_graph`` writes one so)."""
+        from ..framework.tf_protos import saver_def_class
+        return saver_def_class()(**{k: getattr(self, k) for k in self.__dataclass_fields__})
+
 
 @dataclass
 class _Saveable:
