@@ -102,3 +102,14 @@ def test_import_meta_graph_inside_a_name_scope(tmp_path):
             new_saver = tf.train.import_meta_graph(path + ".meta")
         new_saver.restore(sess, path)
         assert sess.run("new_model/out:0") == 6.0
+
+
+def test_export_meta_graph_writes_the_nodes_of_a_given_graph_def():
+    with tf.Graph().as_default() as g:
+        _hidden()
+        graph_def = g.as_graph_def()
+        tf.constant(0.0, name="hidden1/later")  # not in graph_def: TF writes graph_def's nodes only
+        meta, var_list = meta_graph.export_scoped_meta_graph(graph_def=graph_def, export_scope="hidden1")
+        names = {n["name"] for n in meta["nodes"]}
+        assert "relu" in names and "later" not in names
+        assert sorted(var_list) == ["biases:0", "weights:0"]

@@ -49,9 +49,9 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     """Writes the graph (ops, devices, variables, collections, and the ``saver_def`` naming a
     Saver's ops when given) as JSON; returns the dict. TF's arguments in TF's order: the JSON is
     always text; ``collection_list`` keeps only those collections (TF's); ``export_scope`` keeps
-    the part under that scope, without it in the names; the rest (another graph_def...) say they
-    are not implemented."""
-    reject("tf.train.export_meta_graph", meta_info_def=(meta_info_def, None), graph_def=(graph_def, None),
+    the part under that scope, without it in the names; ``graph_def`` gives the nodes (the graph
+    still gives the variables and collections), as TF's; the rest say they are not implemented."""
+    reject("tf.train.export_meta_graph", meta_info_def=(meta_info_def, None),
            clear_extraneous_savers=(clear_extraneous_savers, False), strip_default_attrs=(strip_default_attrs, False),
            save_debug_info=(save_debug_info, False))
     del as_text  # devlab's meta graph is JSON, text either way
@@ -66,7 +66,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                   "initial_value": _tensor_ref(v.initial_value), "trainable": v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)}
                  for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)]
     nodes = []
-    for op in _definition_order(graph.get_operations()):
+    for op in _definition_order(_ops_of(graph_def) if graph_def is not None else graph.get_operations()):
         nodes.append({
             "name": op.name, "op": op.type, "device": "" if clear_devices else op.device,
             "inputs": [_tensor_ref(t) for t in op.inputs], "control_inputs": [c.name for c in op.control_inputs],
@@ -92,6 +92,17 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         with open(filename, "w") as f:
             json.dump(meta, f, indent=1)
     return meta
+
+
+def _ops_of(graph_def):
+    """The ops of ``graph_def`` (TF writes the nodes of a GraphDef it is given, and takes the
+    variables and collections from the graph), built in a scratch graph to be written as any op."""
+    from ..framework.graph import Graph  # noqa: PLC0415
+    from .load import import_graph_def  # noqa: PLC0415 - the loader imports the encoder's package
+    scratch = Graph()
+    with scratch.as_default():
+        import_graph_def(graph_def, name="")
+    return scratch.get_operations()
 
 
 def _scoped(scope, nodes, variables, collections):
