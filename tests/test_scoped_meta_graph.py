@@ -54,13 +54,26 @@ def test_copy_scoped_meta_graph_within_and_across_graphs(tmp_path):
             np.testing.assert_allclose(sess.run("new_hidden1/relu:0"), EXPECTED, rtol=1e-6)
 
 
-def test_an_input_from_outside_the_scope_is_not_implemented():
+def test_an_input_from_outside_the_scope_is_bound_by_input_map():
     with tf.Graph().as_default():
         images = tf.constant(1.0, shape=[1, 2], name="images")
         with tf.name_scope("hidden1"):
-            tf.matmul(images, tf.Variable(np.ones((2, 2), np.float32), name="w"))
-        with pytest.raises(NotImplementedError, match="reads images:0 from outside the scope"):
-            meta_graph.export_scoped_meta_graph(export_scope="hidden1")
+            tf.matmul(images, tf.Variable(np.ones((2, 2), np.float32), name="w"), name="mm")
+        meta, _ = meta_graph.export_scoped_meta_graph(export_scope="hidden1")
+    mm = next(n for n in meta["nodes"] if n["name"] == "mm")
+    assert mm["inputs"] == ["$unbound_inputs_images:0", "w/read:0"]  # TF: ['$unbound_inputs_images', 'w/read']
+    with tf.Graph().as_default() as g2:
+        with pytest.raises(ValueError, match=r"^Graph contains unbound inputs: \$unbound_inputs_images\. Must "
+                                             r"provide these inputs through input_map\.$"):
+            meta_graph.import_scoped_meta_graph(meta, import_scope="new")
+        x = tf.constant(2.0, shape=[1, 2], name="x")
+        var_list = meta_graph.import_scoped_meta_graph(meta, import_scope="new",
+                                                       input_map={"$unbound_inputs_images": x})
+        assert list(var_list) == ["w:0"] and var_list["w:0"].op.name == "new/w"
+        assert [t.name for t in g2.get_operation_by_name("new/mm").inputs] == ["x:0", "new/w/read:0"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run("new/mm:0").tolist() == [[4.0, 4.0]]  # TF's value
 
 
 def test_savers_of_the_collection_come_back_over_their_own_variables(tmp_path):

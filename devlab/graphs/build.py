@@ -35,7 +35,18 @@ def check_target(graph, plan, prefix, input_map, scope_argument="name"):
         raise ValueError(f"cannot import: the graph already has ops named {clash[:3]} (import into a new "
                          f"tf.Graph(), or pass {scope_argument}= a scope)")
     mapped = _check_input_map(plan, input_map or {}, graph)
+    unbound = sorted(name for name in plan.unbound if not any(key[0] == name for key in mapped))
+    if unbound:  # TF's import_scoped_meta_graph
+        raise ValueError(f"Graph contains unbound inputs: {','.join(unbound)}. Must provide these inputs through "
+                         "input_map.")
     return mapped
+
+
+class _Unbound:
+    """An unbound input of a scoped meta graph, as a node of the plan: only its outputs' types."""
+
+    def __init__(self, outputs):
+        self.outputs = outputs
 
 
 def _check_input_map(plan, input_map, graph):
@@ -48,6 +59,8 @@ def _check_input_map(plan, input_map, graph):
         name, _, index = (key[1:], "", "-1") if control else key.partition(":")
         index = int(index) if index.lstrip("-").isdigit() else (0 if not index else None)
         node = plan.by_name.get(name)
+        if node is None and name in plan.unbound:  # an input from outside the exported scope
+            node = _Unbound(plan.unbound[name])
         if node is None or index is None or index >= len(node.outputs):
             missing.append(key)
             continue

@@ -19,6 +19,7 @@ from ..unimplemented import argument, reject
 from .plan import SAVER_NAMES
 
 FORMAT = "devlab.meta_graph"
+UNBOUND_PREFIX = "$unbound_inputs_"  # TF's name for an input from outside an exported scope
 VERSION = 1
 
 
@@ -83,9 +84,12 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                             _tensor_ref(x) if isinstance(x, Tensor) else
                             "op:" + x.name if isinstance(x, Operation) else
                             _saver_ref(x) if _is_saver(x) else _queue_runner_ref(x) for x in items]
+    unbound = {}
     if export_scope:
-        nodes, variables, collections = _scoped(export_scope, nodes, variables, collections)
+        nodes, variables, collections, unbound = _scoped(export_scope, nodes, variables, collections)
     meta = {"format": FORMAT, "version": VERSION, "nodes": nodes, "variables": variables, "collections": collections}
+    if unbound:
+        meta["unbound_inputs"] = unbound
     if saver_def is not None:
         meta["saver_def"] = {k: getattr(saver_def, k) for k in SAVER_NAMES + ("max_to_keep", "sharded")}
     if filename:
@@ -107,19 +111,26 @@ def _ops_of(graph_def):
 
 def _scoped(scope, nodes, variables, collections):
     """The part of a meta graph under ``scope`` with ``scope/`` taken off every name, as TF's
-    ``export_scope`` (which keeps the names that *start with* the scope). An input from outside the
-    scope (what TF exports as an unbound input, for ``input_map`` to bind) is not implemented."""
+    ``export_scope`` (which keeps the names that *start with* the scope). An op outside the scope
+    that one inside reads becomes TF's unbound input ``$unbound_inputs_<name>``, listed (with its
+    outputs' types) for the importer, whose ``input_map`` must bind it."""
+    outputs_of = {node["name"]: node["outputs"] for node in nodes}
+    unbound = {}
+
     def strip(name):
         return strip_name_scope(name, scope)
+
+    def bind(name):
+        if name.startswith(scope):
+            return strip(name)
+        op = name.rsplit(":", 1)[0] if name.rsplit(":", 1)[-1].isdigit() and ":" in name else name
+        unbound[UNBOUND_PREFIX + op] = outputs_of[op]
+        return UNBOUND_PREFIX + name
 
     kept = []
     for node in nodes:
         if not node["name"].startswith(scope):
             continue
-        outside = [i for i in node["inputs"] + node["control_inputs"] if not i.startswith(scope)]
-        if outside:
-            raise argument("export_scope", f"tf.train.export_meta_graph: {node['name']} reads {outside[0]} from "
-                                           "outside the scope (TF's unbound inputs)")
         attrs = dict(node["attrs"])
         if "_class" in attrs:  # colocation with ops in the scope only
             groups = [g.get("bytes", g.get("value")) for g in attrs["_class"].get("list", [])]
@@ -128,14 +139,14 @@ def _scoped(scope, nodes, variables, collections):
             frame = attrs["frame_name"]
             key = "bytes" if "bytes" in frame else "value"
             attrs["frame_name"] = {key: strip(frame[key])}
-        kept.append({**node, "name": strip(node["name"]), "inputs": [strip(i) for i in node["inputs"]],
-                     "control_inputs": [strip(c) for c in node["control_inputs"]], "attrs": attrs})
+        kept.append({**node, "name": strip(node["name"]), "inputs": [bind(i) for i in node["inputs"]],
+                     "control_inputs": [bind(c) for c in node["control_inputs"]], "attrs": attrs})
     variables = [{k: strip(v) if isinstance(v, str) else v for k, v in var.items()}
                  for var in variables if var["variable"].startswith(scope)]
     scoped = {}
     for key, items in collections.items():
         scoped[key] = [_strip_ref(item, scope) for item in items if all(n.startswith(scope) for n in _ref_names(item))]
-    return kept, variables, scoped
+    return kept, variables, scoped, unbound
 
 
 def _ref_names(item):

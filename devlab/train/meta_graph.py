@@ -138,16 +138,15 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
                              input_map=None, unbound_inputs_col_name="unbound_inputs",
                              restore_collections_predicate=lambda key: True):
     """TF's ``meta_graph.import_scoped_meta_graph``: builds the meta graph into ``graph`` under
-    ``import_scope``; returns {variable name without the scope: Variable} of what it made."""
-    if input_map is not None:
-        raise argument("input_map", "meta_graph.import_scoped_meta_graph")
+    ``import_scope``, ``input_map`` binding its unbound inputs (or any of its tensors); returns
+    {variable name without the scope: Variable} of what it made."""
     if restore_collections_predicate("") is not True or restore_collections_predicate("variables") is not True:
         raise argument("restore_collections_predicate", "meta_graph.import_scoped_meta_graph")
     graph = graph or get_default_graph()
     with graph.as_default():
         prefix = _scope_prefix(import_scope)
         plan, devices = _plan(meta_graph_or_file)
-        variables = import_meta_plan(plan, graph, prefix, clear_devices, devices, colocate=True)
+        variables = import_meta_plan(plan, graph, prefix, clear_devices, devices, colocate=True, input_map=input_map)
     return {strip_name_scope(v.name, import_scope): v for v in variables.values()}
 
 
