@@ -267,6 +267,11 @@ class Session:
                 if manager is not None and manager.error is not None:
                     raise manager.error from None  # the time limit passed: TF's DeadlineExceededError
                 raise
+            except errors.OpError as e:
+                run.abandon()
+                # as TF's Session.run: the op's error is raised from here (its message names the
+                # node and the user's line; the kernel's own exception stays its __cause__)
+                raise e.with_traceback(None)
             except BaseException:
                 run.abandon()
                 raise
