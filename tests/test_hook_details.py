@@ -121,3 +121,17 @@ def test_summary_iterator_reads_back_what_a_file_writer_wrote(tmp_path):
     assert events[0].HasField("file_version")
     summaries = [e for e in events if e.HasField("summary")]
     assert [(e.step, e.summary.value[0].tag, e.summary.value[0].simple_value) for e in summaries] == [(7, "loss", 0.5)]
+
+
+def test_a_run_error_is_raised_from_session_py_as_tf():
+    import os
+    import traceback
+    with tf.Graph().as_default():
+        assertion = tf.Assert(False, ["This should fail."])
+        with tf.Session() as sess:
+            wrapped = monitored_session._CoordinatedSession(sess, tf.train.Coordinator(clean_stop_exception_types=()))
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                wrapped.run([assertion])
+    # TF's monitored_session_test: the innermost frame is session.py (the wrappers re-raise it unchanged)
+    assert os.path.basename(traceback.extract_tb(e.value.__traceback__)[-1].filename) == "session.py"
+    assert "assertion failed: [This should fail.]" in str(e.value)
