@@ -86,6 +86,8 @@ SOURCES = {
     "platform.gfile": ["devlab:gfile"],  # TF1's tf.gfile names (a namespace of devlab's, not a module)
     "lib.io.file_io": ["devlab.file_io"],
     "eager.context": ["devlab.framework.eager_context", "devlab"],  # executing_eagerly() is False: devlab is graph mode
+    "distribute.distribute_coordinator": ["devlab.distribute.worker_context"],
+    "distribute.distribute_coordinator_context": ["devlab.distribute.worker_context"],
     "layers.core": ["devlab.layers.core", "devlab.layers"],
     "layers.layers": ["devlab.layers"],
 }
