@@ -98,3 +98,16 @@ def test_one_saveable_under_two_names_is_tf_error():
         with pytest.raises(ValueError, match="The same saveable will be restored with two names: v2"):
             tf.train.Saver({"v2": saveable, "v2too": saveable})
         tf.train.Saver({"v0": v, "v2": saveable})
+
+
+def test_remove_drops_keys_and_ignores_missing_ones():
+    with tf.Graph().as_default():
+        t = _table()
+        insert = gen_lookup_ops.lookup_table_insert_v2(t, ["a", "b", "c"], [1.0, 2.0, 3.0])
+        remove = gen_lookup_ops.lookup_table_remove_v2(t, ["b", "zz"])
+        find = gen_lookup_ops.lookup_table_find_v2(t, ["a", "b", "c"], -1.0)
+        with tf.Session() as sess:
+            sess.run(insert)
+            sess.run(remove)
+            found, size = sess.run([find, gen_lookup_ops.lookup_table_size_v2(t)])
+            assert found.tolist() == [1.0, -1.0, 3.0] and size == 2  # TF: [1., -1., 3.], 2
