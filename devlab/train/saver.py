@@ -270,19 +270,18 @@ def _names_to_variables(var_list):
             if isinstance(v, SaveableObject):
                 out[v.name] = v
                 continue
-            for part in [v]:
-                if not _is_variable(part):
-                    raise TypeError(f"Variable to save is not a Variable: {part}")
-                info = getattr(part, "_save_slice_info", None)
-                if info is not None:
-                    shards = out.setdefault(info.full_name, [])
-                    if not isinstance(shards, list):
-                        raise ValueError(f"At least two variables have the same name: {info.full_name}")
-                    shards.append(part)
-                    continue
-                if part.op.name in out:
-                    raise ValueError(f"At least two variables have the same name: {part.op.name}")
-                out[part.op.name] = part
+            if not _is_variable(v):
+                raise TypeError(f"Variable to save is not a Variable: {v}")
+            info = getattr(v, "_save_slice_info", None)
+            if info is not None:
+                shards = out.setdefault(info.full_name, [])
+                if not isinstance(shards, list):
+                    raise ValueError(f"At least two variables have the same name: {info.full_name}")
+                shards.append(v)
+                continue
+            if v.op.name in out:
+                raise ValueError(f"At least two variables have the same name: {v.op.name}")
+            out[v.op.name] = v
         return out
     raise TypeError(f"Variables to save should be passed in a dict or a list. Got {var_list}")
 
