@@ -8,6 +8,12 @@ it instead of its own arguments (``train/monitored_session.py``). One context pe
 import threading
 
 _state = threading.local()
+_creators = {}  # "chief"/"worker" -> the session creator class (set by train/monitored_session.py)
+
+
+def register_session_creators(chief, worker):
+    """The classes ``session_creator`` makes (the training layer gives them; it imports this one)."""
+    _creators.update(chief=chief, worker=worker)
 
 CHIEF, WORKER, EVALUATOR = "chief", "worker", "evaluator"
 
@@ -66,16 +72,15 @@ class _WorkerContext:
     def session_creator(self, scaffold=None, config=None, checkpoint_dir=None, checkpoint_filename_with_path=None,
                         max_wait_secs=7200):
         """The chief's session creator where the strategy initialises (or there is none), else a worker's."""
-        from ..train.monitored_session import ChiefSessionCreator, WorkerSessionCreator  # noqa: PLC0415 - above
         if config is not None and self._session_config is not None:
             raise NotImplementedError("devlab does not implement merging the `config` of "
                                       "_WorkerContext.session_creator into the worker context's session_config")
         session_config = config if config is not None else self._session_config
         if not self._strategy or self._strategy.extended.experimental_should_init:
-            return ChiefSessionCreator(scaffold, master=self.master_target, config=session_config,
+            return _creators["chief"](scaffold, master=self.master_target, config=session_config,
                                        checkpoint_dir=checkpoint_dir,
                                        checkpoint_filename_with_path=checkpoint_filename_with_path)
-        return WorkerSessionCreator(scaffold, master=self.master_target, config=session_config,
+        return _creators["worker"](scaffold, master=self.master_target, config=session_config,
                                     max_wait_secs=max_wait_secs)
 
     @property

@@ -130,8 +130,9 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
     return built
 
 
-def build_variables(graph, plan, built):
-    """Rebuilds the plan's variables from the ops ``build`` made and fills the plan's collections;
+def build_variables(graph, plan, built, make_saver=None):
+    """Rebuilds the plan's variables from the ops ``build`` made and fills the plan's collections
+    (a Saver of one made by ``make_saver(saver_def fields)``, the names those of the built ops);
     returns {variable op name in the graph: Variable}."""
     def tensor(ref):
         return built[ref[0]].outputs[ref[1]]
@@ -148,7 +149,10 @@ def build_variables(graph, plan, built):
             elif kind == "op":
                 item = built[value]
             elif kind == "saver":  # TF's Saver.from_proto: a Saver over the file's own save and restore ops
-                item = _saver(value, built)
+                if make_saver is None:
+                    raise NotImplementedError(f"collection {key!r} holds a Saver, which tf.train.import_meta_graph "
+                                              "rebuilds (this loader does not)")
+                item = make_saver({k: _built_name(built, v) if isinstance(v, str) else v for k, v in value.items()})
             elif kind == "queue_runner":  # TF's QueueRunner.from_proto: the runner over the file's own ops
                 item = QueueRunner(built[value["queue"]], [built[n] for n in value["enqueue_ops"]],
                                    built[value["close_op"]], built[value["cancel_op"]])
@@ -158,16 +162,10 @@ def build_variables(graph, plan, built):
     return {v.op.name: v for v in variables.values()}
 
 
-def _saver(record, built):
-    """A Saver over the built copies of a saver record's ops (its variables: those they restore)."""
-    from ..train.saver import Saver  # noqa: PLC0415 - the Saver's module imports this package's encoder
-    from ..train.saver_graph import SaverDef  # noqa: PLC0415
-
-    def name(ref):
-        op, _, index = ref.partition(":")
-        return built[op].name + (":" + index if index else "")
-    fields = {k: name(v) if isinstance(v, str) else v for k, v in record.items()}
-    return Saver(saver_def=SaverDef(**fields))
+def _built_name(built, ref):
+    """The name in the graph of the file's op or tensor ``ref`` (``op`` or ``op:index``)."""
+    op, _, index = ref.partition(":")
+    return built[op].name + (":" + index if index else "")
 
 
 def _source(mapped, built, name, index):

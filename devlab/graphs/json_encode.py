@@ -46,13 +46,15 @@ def _tensor_ref(t):
 
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
                       as_text=False, graph=None, export_scope=None, clear_devices=False,
-                      clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, **kwargs):
+                      clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, nodes=None,
+                      **kwargs):
     """Writes the graph (ops, devices, variables, collections, and the ``saver_def`` naming a
     Saver's ops when given) as JSON; returns the dict. TF's arguments in TF's order: the JSON is
     always text; ``collection_list`` keeps only those collections (TF's); ``export_scope`` keeps
-    the part under that scope, without it in the names; ``graph_def`` gives the nodes (the graph
-    still gives the variables and collections), as TF's; the rest say they are not implemented."""
-    reject("tf.train.export_meta_graph", meta_info_def=(meta_info_def, None),
+    the part under that scope, without it in the names; ``nodes`` are the ops written instead of
+    the graph's (``tf.train.export_meta_graph(graph_def=)`` passes a GraphDef's, ``train/meta_graph.py``);
+    the rest say they are not implemented."""
+    reject("tf.train.export_meta_graph", meta_info_def=(meta_info_def, None), graph_def=(graph_def, None),
            clear_extraneous_savers=(clear_extraneous_savers, False), strip_default_attrs=(strip_default_attrs, False),
            save_debug_info=(save_debug_info, False))
     del as_text  # devlab's meta graph is JSON, text either way
@@ -66,8 +68,9 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                   "snapshot": _tensor_ref(v._as_graph_element() if v.op.type == "VarHandleOp" else v.value()),
                   "initial_value": _tensor_ref(v.initial_value), "trainable": v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)}
                  for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)]
+    ops = graph.get_operations() if nodes is None else nodes
     nodes = []
-    for op in _definition_order(_ops_of(graph_def) if graph_def is not None else graph.get_operations()):
+    for op in _definition_order(ops):
         nodes.append({
             "name": op.name, "op": op.type, "device": "" if clear_devices else op.device,
             "inputs": [_tensor_ref(t) for t in op.inputs], "control_inputs": [c.name for c in op.control_inputs],
@@ -96,17 +99,6 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         with open(filename, "w") as f:
             json.dump(meta, f, indent=1)
     return meta
-
-
-def _ops_of(graph_def):
-    """The ops of ``graph_def`` (TF writes the nodes of a GraphDef it is given, and takes the
-    variables and collections from the graph), built in a scratch graph to be written as any op."""
-    from ..framework.graph import Graph  # noqa: PLC0415
-    from .load import import_graph_def  # noqa: PLC0415 - the loader imports the encoder's package
-    scratch = Graph()
-    with scratch.as_default():
-        import_graph_def(graph_def, name="")
-    return scratch.get_operations()
 
 
 def _scoped(scope, nodes, variables, collections):

@@ -10,18 +10,44 @@ name under ``s/``.
 """
 import os
 
-from ..framework.graph import VALID_OP_NAME, get_default_graph, strip_name_scope
+from ..framework.graph import VALID_OP_NAME, Graph, get_default_graph, strip_name_scope
 from ..framework.graph_keys import GraphKeys
 from ..graphs.files import GraphFileError, parse_meta_graph_def, read_file
 from ..graphs.json_decode import parse_meta_graph_bytes, validate_meta_graph
-from ..graphs.json_encode import export_meta_graph  # noqa: F401 - tf.train.export_meta_graph
-from ..graphs.load import import_meta_plan
+from ..graphs import json_encode
+from ..graphs.load import import_graph_def, import_meta_plan
 from ..graphs.meta_graph_def import plan_meta_graph_def
 from ..unimplemented import argument
 from .saver import Saver
 from .saver_graph import SaverDef
 
 MAX_FILE_BYTES = 256 << 20  # a saved graph (constants included) larger than this is refused unread
+
+
+def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
+                      as_text=False, graph=None, export_scope=None, clear_devices=False, clear_extraneous_savers=False,
+                      strip_default_attrs=False, save_debug_info=False, **kwargs):
+    """``tf.train.export_meta_graph`` (devlab's JSON meta graph, ``graphs/json_encode.py``). As TF's,
+    a ``graph_def`` given gives the nodes, and the graph its variables and collections."""
+    nodes = None if graph_def is None else _ops_of(graph_def)
+    return json_encode.export_meta_graph(
+        filename=filename, meta_info_def=meta_info_def, saver_def=saver_def, collection_list=collection_list,
+        as_text=as_text, graph=graph, export_scope=export_scope, clear_devices=clear_devices,
+        clear_extraneous_savers=clear_extraneous_savers, strip_default_attrs=strip_default_attrs,
+        save_debug_info=save_debug_info, nodes=nodes, **kwargs)
+
+
+def _ops_of(graph_def):
+    """The ops of ``graph_def``, built in a scratch graph to be written as any op is."""
+    scratch = Graph()
+    with scratch.as_default():
+        import_graph_def(graph_def, name="")
+    return scratch.get_operations()
+
+
+def _saver_from_def(fields):
+    """TF's ``Saver.from_proto``: a Saver over the imported ops a SaverDef names."""
+    return Saver(saver_def=SaverDef(**fields))
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
@@ -45,7 +71,8 @@ def _import_meta_graph(meta_graph_or_file, clear_devices, import_scope):
         prefix = get_default_graph().get_name_scope() + "/"
     plan, devices = _plan(meta_graph_or_file)
     # devlab's JSON keeps the devices as requested; TF's importer then gives colocated ops their group's
-    variables = import_meta_plan(plan, get_default_graph(), prefix, clear_devices, devices, colocate=True)
+    variables = import_meta_plan(plan, get_default_graph(), prefix, clear_devices, devices, colocate=True,
+                                 make_saver=_saver_from_def)
     saver_def = plan.saver_def and {k: prefix + v if isinstance(v, str) else v for k, v in plan.saver_def.items()}
     return _saver_for(variables, saver_def, prefix, import_scope)
 
@@ -146,7 +173,8 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None
     with graph.as_default():
         prefix = _scope_prefix(import_scope)
         plan, devices = _plan(meta_graph_or_file)
-        variables = import_meta_plan(plan, graph, prefix, clear_devices, devices, colocate=True, input_map=input_map)
+        variables = import_meta_plan(plan, graph, prefix, clear_devices, devices, colocate=True, input_map=input_map,
+                                     make_saver=_saver_from_def)
     return {strip_name_scope(v.name, import_scope): v for v in variables.values()}
 
 

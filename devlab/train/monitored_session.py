@@ -18,7 +18,7 @@ chief is done. Each ``run`` then fetches what the hooks ask for with the caller'
 """
 import os
 
-from ..distribute.worker_context import get_current_worker_context
+from ..distribute.worker_context import get_current_worker_context, register_session_creators
 from ..framework import errors
 from ..framework.graph import get_default_graph
 from ..runtime.protos import RunMetadata, RunOptions
@@ -508,3 +508,6 @@ def _merge_run_options(options, incoming):
                                                    or incoming.debug_options.reset_disk_byte_usage)
     options.report_tensor_allocations_upon_oom = (options.report_tensor_allocations_upon_oom
                                                   or incoming.report_tensor_allocations_upon_oom)
+
+
+register_session_creators(ChiefSessionCreator, WorkerSessionCreator)  # what a worker context's creator makes
