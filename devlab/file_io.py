@@ -22,6 +22,12 @@ def _path(name):
     return name[len("file://"):] if name.startswith("file://") else name
 
 
+def local_path(name):
+    """The local file system's path for ``name`` (a path or a ``file://`` URI); another scheme is TF's
+    UnimplementedError."""
+    return _path(name)
+
+
 def _not_found(path):
     return errors.NotFoundError(None, None, f"{path}; No such file or directory")
 
@@ -193,3 +199,15 @@ def join(path, *paths):
 
 def get_registered_schemes():
     return ["", "file"]
+
+
+def write_string_to_file(filename, file_content):
+    """TF's ``file_io.write_string_to_file``: ``filename`` holds ``file_content`` (text or bytes) and nothing else."""
+    with GFile(filename, "wb" if isinstance(file_content, bytes) else "w") as f:
+        f.write(file_content)
+
+
+def read_file_to_string(filename, binary_mode=False):
+    """TF's ``file_io.read_file_to_string``: the whole file, as bytes with ``binary_mode``, else text."""
+    with GFile(filename, "rb" if binary_mode else "r") as f:
+        return f.read()

@@ -30,6 +30,8 @@ ALLOWED = {
     ("moments", "shift"): "TF: 'Not used in the current implementation'",
     ("import_graph_def", "op_dict"): "TF: 'Deprecated, do not use' (ignored since TF 1.x)",
     ("MirroredStrategy.non_slot_devices", "var_list"): "TF's MirroredStrategy: `del var_list`",
+    ("Saver.__init__", "restore_sequentially"): "TF's BulkSaverBuilder.bulk_restore: `del restore_sequentially` "
+                                                "(bulk restore is internally sequential)",
     ("OpError.__init__", "args"): "TF's error subclasses take *args and pass them on; OpError's extra "
                                   "positional is the error code, fixed per class",
     ("RNNCell.build", "inputs_shape"): "the base cell's build makes nothing (TF's Layer.build ignores it too)",

@@ -42,6 +42,30 @@ PermissionDeniedError = _error("PermissionDeniedError", 7)
 UnauthenticatedError = _error("UnauthenticatedError", 16)
 
 
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def exception_type_from_error_code(error_code):
+    """TF's ``errors.exception_type_from_error_code``: the error class of a canonical code (KeyError if none)."""
+    for cls in (OpError, *_subclasses(OpError)):
+        if cls.__name__ != "OpError" and cls.error_code == error_code and cls.__module__ == __name__:
+            return cls
+    raise KeyError(error_code)
+
+
+def error_code_from_exception_type(cls):
+    """TF's ``errors.error_code_from_exception_type``: the canonical code of an error class; for any
+    other class TF warns and returns (not raises) an UnknownError, and so does this."""
+    if isinstance(cls, type) and issubclass(cls, OpError) and cls is not OpError and cls.__module__ == __name__:
+        return cls.error_code
+    import warnings
+    warnings.warn("Unknown class exception")
+    return UnknownError(None, None, "Unknown class exception", None)
+
+
 def defined_at(op):
     """The lines TF 2.x appends to a run-time error: the node and the user's line that made it."""
     filename, lineno = op.traceback

@@ -16,6 +16,7 @@ class GraphKeys:
     REGULARIZATION_LOSSES = "regularization_losses"
     SUMMARIES = "summaries"
     SAVERS = "savers"
+    SAVEABLE_OBJECTS = "saveable_objects"  # what a Saver saves beside the global variables
     INIT_OP = "init_op"
     LOCAL_INIT_OP = "local_init_op"
     READY_OP = "ready_op"

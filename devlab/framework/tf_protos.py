@@ -42,3 +42,32 @@ def available():
     except ImportError:
         return False
     return True
+
+
+@functools.lru_cache(maxsize=None)
+def queue_runner_def():
+    """TF's ``QueueRunnerDef`` message class (``tensorflow/core/protobuf/queue_runner.proto``), which
+    TensorBoard's copy lacks: built here from its five fields, in a pool of its own so that it never
+    clashes with TensorFlow's. Its bytes are TF's (the error codes are plain varints, as the enum's are)."""
+    descriptor_pb2 = require("google.protobuf.descriptor_pb2", FEATURE, "graphs")
+    descriptor_pool = require("google.protobuf.descriptor_pool", FEATURE, "graphs")
+    message_factory = require("google.protobuf.message_factory", FEATURE, "graphs")
+    field = descriptor_pb2.FieldDescriptorProto
+    file = descriptor_pb2.FileDescriptorProto(name="tensorflow/core/protobuf/queue_runner.proto",
+                                              package="tensorflow", syntax="proto3")
+    message = file.message_type.add(name="QueueRunnerDef")
+    for number, (name, label, kind) in enumerate([
+            ("queue_name", field.LABEL_OPTIONAL, field.TYPE_STRING),
+            ("enqueue_op_name", field.LABEL_REPEATED, field.TYPE_STRING),
+            ("close_op_name", field.LABEL_OPTIONAL, field.TYPE_STRING),
+            ("cancel_op_name", field.LABEL_OPTIONAL, field.TYPE_STRING),
+            ("queue_closed_exception_types", field.LABEL_REPEATED, field.TYPE_INT32)], start=1):
+        message.field.add(name=name, number=number, label=label, type=kind)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorflow.QueueRunnerDef"))
+
+
+def saver_def_class():
+    """TF's ``SaverDef`` message class (TensorBoard's copy of ``saver.proto``)."""
+    return require("tensorboard.compat.proto.saver_pb2", FEATURE, "graphs").SaverDef

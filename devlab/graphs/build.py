@@ -35,7 +35,18 @@ def check_target(graph, plan, prefix, input_map, scope_argument="name"):
         raise ValueError(f"cannot import: the graph already has ops named {clash[:3]} (import into a new "
                          f"tf.Graph(), or pass {scope_argument}= a scope)")
     mapped = _check_input_map(plan, input_map or {}, graph)
+    unbound = sorted(name for name in plan.unbound if not any(key[0] == name for key in mapped))
+    if unbound:  # TF's import_scoped_meta_graph
+        raise ValueError(f"Graph contains unbound inputs: {','.join(unbound)}. Must provide these inputs through "
+                         "input_map.")
     return mapped
+
+
+class _Unbound:
+    """An unbound input of a scoped meta graph, as a node of the plan: only its outputs' types."""
+
+    def __init__(self, outputs):
+        self.outputs = outputs
 
 
 def _check_input_map(plan, input_map, graph):
@@ -48,6 +59,8 @@ def _check_input_map(plan, input_map, graph):
         name, _, index = (key[1:], "", "-1") if control else key.partition(":")
         index = int(index) if index.lstrip("-").isdigit() else (0 if not index else None)
         node = plan.by_name.get(name)
+        if node is None and name in plan.unbound:  # an input from outside the exported scope
+            node = _Unbound(plan.unbound[name])
         if node is None or index is None or index >= len(node.outputs):
             missing.append(key)
             continue
@@ -117,8 +130,9 @@ def build(graph, plan, prefix="", mapped=None, devices="file", clear_devices=Fal
     return built
 
 
-def build_variables(graph, plan, built):
-    """Rebuilds the plan's variables from the ops ``build`` made and fills the plan's collections;
+def build_variables(graph, plan, built, make_saver=None):
+    """Rebuilds the plan's variables from the ops ``build`` made and fills the plan's collections
+    (a Saver of one made by ``make_saver(saver_def fields)``, the names those of the built ops);
     returns {variable op name in the graph: Variable}."""
     def tensor(ref):
         return built[ref[0]].outputs[ref[1]]
@@ -134,6 +148,11 @@ def build_variables(graph, plan, built):
                 item = variables[value]
             elif kind == "op":
                 item = built[value]
+            elif kind == "saver":  # TF's Saver.from_proto: a Saver over the file's own save and restore ops
+                if make_saver is None:
+                    raise NotImplementedError(f"collection {key!r} holds a Saver, which tf.train.import_meta_graph "
+                                              "rebuilds (this loader does not)")
+                item = make_saver({k: _built_name(built, v) if isinstance(v, str) else v for k, v in value.items()})
             elif kind == "queue_runner":  # TF's QueueRunner.from_proto: the runner over the file's own ops
                 item = QueueRunner(built[value["queue"]], [built[n] for n in value["enqueue_ops"]],
                                    built[value["close_op"]], built[value["cancel_op"]])
@@ -141,6 +160,12 @@ def build_variables(graph, plan, built):
                 item = tensor(value) if kind == "tensor" else value
             graph.add_to_collection(key, item)
     return {v.op.name: v for v in variables.values()}
+
+
+def _built_name(built, ref):
+    """The name in the graph of the file's op or tensor ``ref`` (``op`` or ``op:index``)."""
+    op, _, index = ref.partition(":")
+    return built[op].name + (":" + index if index else "")
 
 
 def _source(mapped, built, name, index):

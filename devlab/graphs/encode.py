@@ -202,8 +202,13 @@ def install(graph_class):
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     """TF's ``tf.io.write_graph``: writes the graph as a GraphDef (text by default, binary with
     ``as_text=False``) to ``logdir/name`` (creating ``logdir``); returns the path. The file is
-    written whole or not at all."""
-    message = graph_def(graph_or_graph_def)
+    written whole or not at all. As TF's, it writes any other message it is given (a SaverDef) as it is."""
+    if hasattr(graph_or_graph_def, "as_proto"):  # devlab's SaverDef
+        graph_or_graph_def = graph_or_graph_def.as_proto()
+    if isinstance(graph_or_graph_def, pb().Message) and type(graph_or_graph_def).__name__ != "GraphDef":
+        message = graph_or_graph_def
+    else:
+        message = graph_def(graph_or_graph_def)
     logdir, name = os.fspath(logdir), os.fspath(name)
     if logdir:
         os.makedirs(logdir, exist_ok=True)

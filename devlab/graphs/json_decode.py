@@ -23,7 +23,7 @@ from .json_encode import FORMAT, VERSION
 from .plan import SAVER_NAMES, GraphPlan, NodeSpec, VariableSpec
 
 MAX_NODES = 1_000_000
-_TOP_KEYS = {"format", "version", "nodes", "variables", "collections", "saver_def"}
+_TOP_KEYS = {"format", "version", "nodes", "variables", "collections", "saver_def", "unbound_inputs"}
 _NODE_KEYS = {"name", "op", "device", "inputs", "control_inputs", "attrs", "outputs"}
 _VARIABLE_KEYS = {"variable", "initializer", "snapshot", "initial_value", "trainable"}
 
@@ -61,6 +61,8 @@ def validate_meta_graph(meta):
     if len(nodes) > MAX_NODES:
         raise ValueError(f"meta graph has {len(nodes)} nodes, more than devlab imports ({MAX_NODES})")
     outputs_of = {}  # node name in the file -> [(DType, dims)]
+    unbound = _validate_unbound(meta.get("unbound_inputs", {}))
+    outputs_of.update(unbound)  # inputs from outside an exported scope: input_map binds them
     # A loop's NextIteration comes after the Merge that reads it: the one forward reference allowed.
     next_iterations = {n["name"]: n for n in nodes if isinstance(n, dict) and isinstance(n.get("name"), str)
                        and n.get("op") in ("NextIteration", "RefNextIteration")}
@@ -88,7 +90,19 @@ def validate_meta_graph(meta):
         collections.setdefault(key, []).extend(entries)
     saver_def = _validate_saver_def(meta.get("saver_def"), outputs_of)
     return GraphPlan(specs, {spec.name: spec for spec in specs}, variables=variables, collections=collections,
-                     saver_def=saver_def)
+                     saver_def=saver_def, unbound=unbound)
+
+
+def _validate_unbound(unbound):
+    """{"$unbound_inputs_<op>": [(DType, dims)]}: the ops outside an exported scope its nodes read."""
+    if not isinstance(unbound, dict):
+        raise ValueError("meta graph field 'unbound_inputs' must be an object")
+    out = {}
+    for name, outputs in unbound.items():
+        if not name.startswith("$unbound_inputs_") or not isinstance(outputs, list):
+            raise ValueError(f"meta graph field 'unbound_inputs': {name!r} is not an unbound input record")
+        out[name] = _output_specs(outputs, f"unbound input {name!r}")
+    return out
 
 
 def _validate_saver_def(saver_def, outputs_of):
@@ -308,6 +322,12 @@ def _validate_collections(collections, outputs_of, variable_names):
                 entries.append(("variable", item[4:]))
             elif item.startswith("queue_runner:"):
                 entries.append(("queue_runner", _queue_runner_entry(key, item, outputs_of)))
+            elif item.startswith("saver:"):
+                try:
+                    record = json.loads(item[len("saver:"):])
+                except ValueError:
+                    raise ValueError(f"collection {key!r}: {item[:80]!r} is not a saver record") from None
+                entries.append(("saver", _validate_saver_def(record, outputs_of)))
             elif item.startswith("op:"):
                 if item[3:] not in outputs_of:
                     raise ValueError(f"collection {key!r}: {item!r} does not name an op")

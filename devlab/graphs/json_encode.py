@@ -10,7 +10,7 @@ import json
 import numpy as np
 
 from ..framework import dtypes
-from ..framework.graph import get_default_graph
+from ..framework.graph import get_default_graph, strip_name_scope
 from ..framework.graph_keys import GraphKeys
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
@@ -19,6 +19,7 @@ from ..unimplemented import argument, reject
 from .plan import SAVER_NAMES
 
 FORMAT = "devlab.meta_graph"
+UNBOUND_PREFIX = "$unbound_inputs_"  # TF's name for an input from outside an exported scope
 VERSION = 1
 
 
@@ -45,13 +46,15 @@ def _tensor_ref(t):
 
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
                       as_text=False, graph=None, export_scope=None, clear_devices=False,
-                      clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, **kwargs):
+                      clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, nodes=None,
+                      **kwargs):
     """Writes the graph (ops, devices, variables, collections, and the ``saver_def`` naming a
     Saver's ops when given) as JSON; returns the dict. TF's arguments in TF's order: the JSON is
-    always text; ``collection_list`` keeps only those collections (TF's); the rest (another
-    graph_def, a scope...) say they are not implemented."""
+    always text; ``collection_list`` keeps only those collections (TF's); ``export_scope`` keeps
+    the part under that scope, without it in the names; ``nodes`` are the ops written instead of
+    the graph's (``tf.train.export_meta_graph(graph_def=)`` passes a GraphDef's, ``train/meta_graph.py``);
+    the rest say they are not implemented."""
     reject("tf.train.export_meta_graph", meta_info_def=(meta_info_def, None), graph_def=(graph_def, None),
-           export_scope=(export_scope, None),
            clear_extraneous_savers=(clear_extraneous_savers, False), strip_default_attrs=(strip_default_attrs, False),
            save_debug_info=(save_debug_info, False))
     del as_text  # devlab's meta graph is JSON, text either way
@@ -65,8 +68,9 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                   "snapshot": _tensor_ref(v._as_graph_element() if v.op.type == "VarHandleOp" else v.value()),
                   "initial_value": _tensor_ref(v.initial_value), "trainable": v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)}
                  for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)]
+    ops = graph.get_operations() if nodes is None else nodes
     nodes = []
-    for op in _definition_order(graph.get_operations()):
+    for op in _definition_order(ops):
         nodes.append({
             "name": op.name, "op": op.type, "device": "" if clear_devices else op.device,
             "inputs": [_tensor_ref(t) for t in op.inputs], "control_inputs": [c.name for c in op.control_inputs],
@@ -78,17 +82,98 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         if key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES):
             continue
         items = [x for x in graph.get_collection(key)
-                 if isinstance(x, (Tensor, Operation, Variable)) or _is_queue_runner(x)]
+                 if isinstance(x, (Tensor, Operation, Variable)) or _is_queue_runner(x) or _is_saver(x)]
         collections[key] = [("var:" + x.op.name) if isinstance(x, Variable) else
                             _tensor_ref(x) if isinstance(x, Tensor) else
-                            "op:" + x.name if isinstance(x, Operation) else _queue_runner_ref(x) for x in items]
+                            "op:" + x.name if isinstance(x, Operation) else
+                            _saver_ref(x) if _is_saver(x) else _queue_runner_ref(x) for x in items]
+    unbound = {}
+    if export_scope:
+        nodes, variables, collections, unbound = _scoped(export_scope, nodes, variables, collections)
     meta = {"format": FORMAT, "version": VERSION, "nodes": nodes, "variables": variables, "collections": collections}
+    if unbound:
+        meta["unbound_inputs"] = unbound
     if saver_def is not None:
         meta["saver_def"] = {k: getattr(saver_def, k) for k in SAVER_NAMES + ("max_to_keep", "sharded")}
     if filename:
         with open(filename, "w") as f:
             json.dump(meta, f, indent=1)
     return meta
+
+
+def _scoped(scope, nodes, variables, collections):
+    """The part of a meta graph under ``scope`` with ``scope/`` taken off every name, as TF's
+    ``export_scope`` (which keeps the names that *start with* the scope). An op outside the scope
+    that one inside reads becomes TF's unbound input ``$unbound_inputs_<name>``, listed (with its
+    outputs' types) for the importer, whose ``input_map`` must bind it."""
+    outputs_of = {node["name"]: node["outputs"] for node in nodes}
+    unbound = {}
+
+    def strip(name):
+        return strip_name_scope(name, scope)
+
+    def bind(name):
+        if name.startswith(scope):
+            return strip(name)
+        op = name.rsplit(":", 1)[0] if name.rsplit(":", 1)[-1].isdigit() and ":" in name else name
+        unbound[UNBOUND_PREFIX + op] = outputs_of[op]
+        return UNBOUND_PREFIX + name
+
+    kept = []
+    for node in nodes:
+        if not node["name"].startswith(scope):
+            continue
+        attrs = dict(node["attrs"])
+        if "_class" in attrs:  # colocation with ops in the scope only
+            groups = [g.get("bytes", g.get("value")) for g in attrs["_class"].get("list", [])]
+            attrs["_class"] = {"list": [{"bytes": strip(g)} for g in groups if g.split("@", 1)[1].startswith(scope)]}
+        if node["op"] in ("Enter", "RefEnter") and "frame_name" in attrs:
+            frame = attrs["frame_name"]
+            key = "bytes" if "bytes" in frame else "value"
+            attrs["frame_name"] = {key: strip(frame[key])}
+        kept.append({**node, "name": strip(node["name"]), "inputs": [bind(i) for i in node["inputs"]],
+                     "control_inputs": [bind(c) for c in node["control_inputs"]], "attrs": attrs})
+    variables = [{k: strip(v) if isinstance(v, str) else v for k, v in var.items()}
+                 for var in variables if var["variable"].startswith(scope)]
+    scoped = {}
+    for key, items in collections.items():
+        scoped[key] = [_strip_ref(item, scope) for item in items if all(n.startswith(scope) for n in _ref_names(item))]
+    return kept, variables, scoped, unbound
+
+
+def _ref_names(item):
+    """The names a collection entry refers to (``var:NAME``, ``op:NAME``, ``NAME:i``, a queue
+    runner's queue, a Saver's three ops: TF keeps a Saver whose ops are all in the scope)."""
+    if item.startswith("queue_runner:"):
+        return [json.loads(item[len("queue_runner:"):])["queue"]]
+    if item.startswith("saver:"):
+        return [json.loads(item[len("saver:"):])[k] for k in SAVER_NAMES]
+    return [item.split(":", 1)[1] if item.startswith(("var:", "op:")) else item]
+
+
+def _strip_ref(item, scope):
+    if item.startswith("saver:"):
+        saver_def = json.loads(item[len("saver:"):])
+        return "saver:" + json.dumps({k: strip_name_scope(v, scope) if k in SAVER_NAMES else v
+                                      for k, v in saver_def.items()})
+    if item.startswith("queue_runner:"):
+        runner = json.loads(item[len("queue_runner:"):])
+        runner = {k: [strip_name_scope(n, scope) for n in v] if isinstance(v, list) else strip_name_scope(v, scope)
+                  for k, v in runner.items()}
+        return "queue_runner:" + json.dumps(runner)
+    if item.startswith(("var:", "op:")):
+        kind, name = item.split(":", 1)
+        return f"{kind}:{strip_name_scope(name, scope)}"
+    return strip_name_scope(item, scope)
+
+
+def _is_saver(x):
+    """A Saver with its ops built (TF writes a SaverDef for each Saver of a collection)."""
+    return getattr(x, "saver_def", None) is not None and hasattr(x, "as_saver_def")
+
+
+def _saver_ref(saver):
+    return "saver:" + json.dumps({k: getattr(saver.saver_def, k) for k in SAVER_NAMES + ("max_to_keep", "sharded")})
 
 
 def _is_queue_runner(x):

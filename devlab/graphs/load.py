@@ -112,15 +112,17 @@ def _check_return_elements(plan, return_elements):
     return out
 
 
-def import_meta_plan(plan, graph, prefix="", clear_devices=False, devices="import", colocate=False):
+def import_meta_plan(plan, graph, prefix="", clear_devices=False, devices="import", colocate=False, input_map=None,
+                     make_saver=None):
     """Builds a meta graph's plan (either parser's: its graph, variables and collections) into
-    ``graph`` under ``prefix``; returns {variable op name: Variable}. The graph is checked first
-    and changes only if every op can be made."""
-    mapped = build_mod.check_target(graph, plan, prefix, None, scope_argument="import_scope")
+    ``graph`` under ``prefix``, ``input_map`` replacing tensors of the file, ``make_saver``
+    rebuilding the Savers of its collections; returns {variable op name: Variable}. The graph is
+    checked first and changes only if every op can be made."""
+    mapped = build_mod.check_target(graph, plan, prefix, input_map, scope_argument="import_scope")
     built = build_mod.build(graph, plan, prefix, mapped, devices=devices, clear_devices=clear_devices)
     if devices == "file" and colocate:  # imported as TF imports: a colocated op takes its group's device
         build_mod.colocated_devices(graph, plan, prefix, built)
-    return build_mod.build_variables(graph, plan, built)
+    return build_mod.build_variables(graph, plan, built, make_saver)
 
 
 # -- what devlab knows about the ops of a graph ------------------------------------------------------------

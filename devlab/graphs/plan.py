@@ -44,6 +44,7 @@ class GraphPlan:
     # key -> [("variable", op name) | ("op", op name) | ("tensor", (op name, index)) | ("value", number)]
     collections: dict = field(default_factory=dict)
     saver_def: dict = None  # the file's Saver: the names of its ops, max_to_keep, sharded
+    unbound: dict = field(default_factory=dict)  # "$unbound_inputs_<op>" -> [(DType, dims)]: for input_map to bind
 
     @property
     def without_kernel(self):

@@ -19,6 +19,7 @@ from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
 from . import fifo_queue as Q
 from . import input_kernels as IK
+from . import lookup_table as LT
 from . import random_shuffle_queue as RQ
 from . import resource_variable_kernels as RV
 from . import kernels as K
@@ -390,6 +391,15 @@ OPS = _table(
           stateful=True, type_input=None),
     OpDef("ResourceAccumulatorNumAccumulated", S.scalar_int, CA.resource_accumulator_num_accumulated, CPU_ONLY,
           stateful=True, type_input=None),
+    # mutable hash tables: resources mapping keys to values (lookup_table.py; CPU kernels, as TF)
+    OpDef("MutableHashTableV2", LT.handle_shape, LT.mutable_hash_table_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("LookupTableInsertV2", S.none, LT.lookup_table_insert_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("LookupTableImportV2", S.none, LT.lookup_table_import_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("LookupTableRemoveV2", S.none, LT.lookup_table_remove_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("LookupTableFindV2", LT.find_shape, LT.lookup_table_find_v2, CPU_ONLY, stateful=True, type_input=None),
+    OpDef("LookupTableExportV2", LT.export_shape, LT.lookup_table_export_v2, CPU_ONLY, stateful=True,
+          type_input=None),
+    OpDef("LookupTableSizeV2", LT.size_shape, LT.lookup_table_size_v2, CPU_ONLY, stateful=True, type_input=None),
     # TF1's queue-based input pipeline: TFRecord readers, tf.train.Example parsing (input_kernels.py)
     OpDef("TFRecordReaderV2", IK.reader_handle, IK.tf_record_reader_v2, CPU_ONLY, stateful=True, type_input=None),
     OpDef("ReaderReadV2", IK.key_value, IK.reader_read_v2, CPU_ONLY, stateful=True, type_input=None, blocking=True),

@@ -1,6 +1,6 @@
 """Plain-Python stand-ins for TensorFlow's config and metadata protos.
 
-``ConfigProto``, ``GPUOptions``, ``RunOptions``, ``RunMetadata`` (with ``step_stats`` and
+``ConfigProto``, ``GPUOptions``, ``RunOptions`` (with tfdbg's ``DebugOptions``), ``RunMetadata`` (with ``step_stats`` and
 ``partition_graphs``) and ``GraphDef`` keep TF's field names, so TF1 code that sets or reads
 them runs unchanged. Unknown keyword fields are accepted and kept, as a proto would.
 """
@@ -17,6 +17,11 @@ class _Message:
             setattr(self, k, v() if callable(v) else v)
         for k, v in kwargs.items():
             setattr(self, k, v)
+
+    def __eq__(self, other):  # as protos compare: the same message type with the same fields
+        return type(self) is type(other) and vars(self) == vars(other)
+
+    __hash__ = None  # mutable, as a proto
 
     def __repr__(self):
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if v not in (None, {}, [], False, 0, ""))
@@ -57,9 +62,20 @@ class ConfigProto(_Message):
                  "operation_timeout_in_ms": 0}
 
 
+class DebugTensorWatch(_Message):
+    """One tensor tfdbg watches (``debug_pb2``): the node, its output, the debug ops and where they write."""
+    _defaults = {"node_name": "", "output_slot": 0, "debug_ops": list, "debug_urls": list,
+                 "tolerate_debug_op_creation_failures": False}
+
+
+class DebugOptions(_Message):
+    _defaults = {"debug_tensor_watch_opts": list, "global_step": -1, "reset_disk_byte_usage": False}
+
+
 class RunOptions(_Message):
     NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
-    _defaults = {"trace_level": 0, "output_partition_graphs": False, "timeout_in_ms": 0}
+    _defaults = {"trace_level": 0, "output_partition_graphs": False, "timeout_in_ms": 0, "inter_op_thread_pool": 0,
+                 "debug_options": DebugOptions, "report_tensor_allocations_upon_oom": False}
 
 
 @dataclass

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import config as devlab_config
+from ..unimplemented import argument
 from ..devices import parallel
 from ..devices.device_set import build_devices, device_mapping
 from ..devices.transfer import transfer
@@ -266,6 +267,11 @@ class Session:
                 if manager is not None and manager.error is not None:
                     raise manager.error from None  # the time limit passed: TF's DeadlineExceededError
                 raise
+            except errors.OpError as e:
+                run.abandon()
+                # as TF's Session.run: the op's error is raised from here (its message names the
+                # node and the user's line; the kernel's own exception stays its __cause__)
+                raise e.with_traceback(None)
             except BaseException:
                 run.abandon()
                 raise
@@ -433,6 +439,9 @@ def _check_run_arguments(options, run_metadata):
         raise TypeError(f'Argument `options` must be a tf.RunOptions, but got "{type(options).__name__}"')
     if run_metadata is not None and not isinstance(run_metadata, RunMetadata):
         raise TypeError(f'Argument `run_metadata` must be a tf.RunMetadata, but got "{type(run_metadata).__name__}"')
+    if options is not None and any(w.debug_urls for w in options.debug_options.debug_tensor_watch_opts):
+        # a watch without URLs publishes nothing (TF inserts its debug op and nothing is written)
+        raise argument("debug_urls", "tf.RunOptions.debug_options.debug_tensor_watch_opts (tfdbg)")
 
 
 def _graph_element(graph, obj, allow_tensor=True, allow_operation=True):

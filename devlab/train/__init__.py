@@ -27,6 +27,7 @@ from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListen
                                       NanLossDuringTrainingError, NanTensorHook, SecondOrStepTimer,
                                       StepCounterHook, StopAtStepHook, SummarySaverHook)
 from .supervisor import Supervisor  # noqa: F401
+from .summary_io import summary_iterator  # noqa: F401
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from .sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
 from .checkpoint_utils import list_variables, load_variable  # noqa: F401

@@ -246,10 +246,11 @@ class StepCounterHook(SessionRunHook):
                 if elapsed_time is not None:
                     self._log_and_record(elapsed_steps, elapsed_time, step)
         if stale == self._last_global_step:
-            logging.warning("It seems that global step (tf.train.get_global_step) has not been increased. Current "
-                            "value (could be stable): %s vs previous value: %s. You could increase the global "
-                            "step by passing tf.train.get_global_step() to Optimizer.apply_gradients or "
-                            "Optimizer.minimize.", stale, self._last_global_step)
+            # TF warns the first 5 times only: some optimizers (SyncReplicasOptimizer's workers) never step it
+            logging.log_first_n(logging.WARN, "It seems that global step (tf.train.get_global_step) has not been "
+                                "increased. Current value (could be stable): %s vs previous value: %s. You could "
+                                "increase the global step by passing tf.train.get_global_step() to "
+                                "Optimizer.apply_gradients or Optimizer.minimize.", 5, stale, self._last_global_step)
         self._last_global_step = stale
 
 

@@ -16,6 +16,9 @@ chief is done. Each ``run`` then fetches what the hooks ask for with the caller'
 ``MonitoredSession`` recreates its session when a task of the cluster was lost (``AbortedError``,
 ``UnavailableError``); ``SingularMonitoredSession`` does not.
 """
+import os
+
+from ..distribute.worker_context import get_current_worker_context, register_session_creators
 from ..framework import errors
 from ..framework.graph import get_default_graph
 from ..runtime.protos import RunMetadata, RunOptions
@@ -51,6 +54,12 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     elif save_checkpoint_steps is USE_DEFAULT:
         save_checkpoint_steps = None
     scaffold = scaffold or Scaffold()
+    worker_context = get_current_worker_context()
+    if worker_context:  # inside TF's distribute coordinator: its strategy decides, not is_chief
+        return _session_with_worker_context(
+            worker_context, scaffold, checkpoint_dir, hooks, chief_only_hooks, save_checkpoint_secs,
+            save_summaries_steps, save_summaries_secs, config, stop_grace_period_secs, log_step_count_steps,
+            max_wait_secs, save_checkpoint_steps, summary_dir, save_graph_def)
     if not is_chief:
         creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs)
         return MonitoredSession(session_creator=creator, hooks=hooks or [],
@@ -70,6 +79,57 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                                                            save_secs=save_checkpoint_secs, scaffold=scaffold,
                                                            save_graph_def=save_graph_def))
     all_hooks.extend(hooks or [])
+    return MonitoredSession(session_creator=creator, hooks=all_hooks, stop_grace_period_secs=stop_grace_period_secs)
+
+
+_COLLECTIVE_STRATEGIES = ("CollectiveAllReduceStrategy", "CollectiveAllReduceStrategyV1", "MultiWorkerMirroredStrategy")
+
+
+def _session_with_worker_context(worker_context, scaffold, checkpoint_dir, hooks, chief_only_hooks,
+                                 save_checkpoint_secs, save_summaries_steps, save_summaries_secs, config,
+                                 stop_grace_period_secs, log_step_count_steps, max_wait_secs, save_checkpoint_steps,
+                                 summary_dir, save_graph_def):
+    """TF's MonitoredTrainingSession inside a distribute coordinator's worker context: the hooks
+    follow the strategy's ``should_save_summary`` and ``should_checkpoint`` (a collective strategy's
+    other workers write into ``tmp_<task>`` instead), the session creator is the context's."""
+    all_hooks = list(hooks or [])
+    if chief_only_hooks and worker_context.is_chief:
+        all_hooks.extend(chief_only_hooks)
+    tmpdir = None
+    if type(worker_context._strategy).__name__ in _COLLECTIVE_STRATEGIES:
+        tmpdir = f"tmp_{worker_context.task_type}_{worker_context.task_id}" if worker_context.task_type else "tmp"
+        if save_checkpoint_secs:
+            logging.warning("Collective ops may deadlock with `save_checkpoints_secs` please use "
+                            "`save_checkpoint_steps` instead. Clearing `save_checkpoint_secs` and setting "
+                            "`save_checkpoint_steps` to 1000 now.")
+            save_checkpoint_secs, save_checkpoint_steps = None, 1000
+        if save_summaries_secs:
+            logging.warning("Collective ops may run out of sync with`save_summaries_secs`, please use "
+                            "`save_summaries_steps` instead.")
+    summary_dir = summary_dir or checkpoint_dir
+
+    def where(folder, should):  # the folder itself, a collective worker's tmp folder in it, or none
+        return folder if should else (os.path.join(folder, tmpdir) if tmpdir else None)
+    if summary_dir and log_step_count_steps and log_step_count_steps > 0:
+        out = where(summary_dir, worker_context.should_save_summary)
+        if out:
+            all_hooks.append(hooks_mod.StepCounterHook(output_dir=out, every_n_steps=log_step_count_steps))
+    if ((save_summaries_steps and save_summaries_steps > 0) or (save_summaries_secs and save_summaries_secs > 0)) \
+            and summary_dir:
+        out = where(summary_dir, worker_context.should_save_summary)
+        if out:
+            all_hooks.append(hooks_mod.SummarySaverHook(scaffold=scaffold, save_steps=save_summaries_steps,
+                                                        save_secs=save_summaries_secs, output_dir=out))
+        # as TF's code is written, the checkpoint hook is added only where summaries are configured
+        if ((save_checkpoint_secs and save_checkpoint_secs > 0) or
+                (save_checkpoint_steps and save_checkpoint_steps > 0)) and checkpoint_dir:
+            out = where(checkpoint_dir, worker_context.should_checkpoint)
+            if out:
+                all_hooks.append(hooks_mod.CheckpointSaverHook(out, save_steps=save_checkpoint_steps,
+                                                               save_secs=save_checkpoint_secs, scaffold=scaffold,
+                                                               save_graph_def=save_graph_def))
+    creator = worker_context.session_creator(scaffold, config=config, checkpoint_dir=checkpoint_dir,
+                                             max_wait_secs=max_wait_secs)
     return MonitoredSession(session_creator=creator, hooks=all_hooks, stop_grace_period_secs=stop_grace_period_secs)
 
 
@@ -260,6 +320,10 @@ class _WrappedSession:
     def graph(self):
         return self._sess.graph
 
+    @property
+    def sess_str(self):
+        return self._sess.sess_str
+
     def should_stop(self):
         if self._check_stop():
             return True
@@ -433,7 +497,17 @@ def _raise_if_feeds_intersect(feeds1, feeds2, message):
 
 
 def _merge_run_options(options, incoming):
-    """The hooks' RunOptions, merged into the step's: the larger trace level and timeout win."""
+    """A hook's RunOptions, merged into the step's as TF merges them: the larger number wins, a flag
+    is set if either sets it, and the hook's tfdbg watches follow the step's."""
     options.trace_level = max(options.trace_level, incoming.trace_level)
     options.timeout_in_ms = max(options.timeout_in_ms, incoming.timeout_in_ms)
+    options.inter_op_thread_pool = max(options.inter_op_thread_pool, incoming.inter_op_thread_pool)
     options.output_partition_graphs = max(options.output_partition_graphs, incoming.output_partition_graphs)
+    options.debug_options.debug_tensor_watch_opts.extend(incoming.debug_options.debug_tensor_watch_opts)
+    options.debug_options.reset_disk_byte_usage = (options.debug_options.reset_disk_byte_usage
+                                                   or incoming.debug_options.reset_disk_byte_usage)
+    options.report_tensor_allocations_upon_oom = (options.report_tensor_allocations_upon_oom
+                                                  or incoming.report_tensor_allocations_upon_oom)
+
+
+register_session_creators(ChiefSessionCreator, WorkerSessionCreator)  # what a worker context's creator makes

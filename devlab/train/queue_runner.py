@@ -5,7 +5,8 @@ import threading
 
 from ..framework import errors
 from ..framework.default_session import get_default_session
-from ..framework.graph import get_default_graph
+from ..framework import tf_protos
+from ..framework.graph import get_default_graph, prepend_name_scope, strip_name_scope
 from ..framework.graph_keys import GraphKeys
 
 
@@ -13,7 +14,15 @@ class QueueRunner:
     """Holds ``queue`` and the ``enqueue_ops`` to run for it, one thread per op."""
 
     def __init__(self, queue=None, enqueue_ops=None, close_op=None, cancel_op=None,
-                 queue_closed_exception_types=None):
+                 queue_closed_exception_types=None, queue_runner_def=None, import_scope=None):
+        self._exceptions_raised = []
+        self._lock = threading.Lock()
+        self._runs = {}  # id of a session -> how many of its enqueue threads still run
+        if queue_runner_def:
+            if queue:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            self._init_from_proto(queue_runner_def, import_scope)
+            return
         if queue is None or not enqueue_ops:
             raise ValueError("Both queue and enqueue_ops must be specified.")
         self._queue = queue
@@ -21,9 +30,43 @@ class QueueRunner:
         self._close_op = close_op if close_op is not None else queue.close()
         self._cancel_op = cancel_op if cancel_op is not None else queue.close(cancel_pending_enqueues=True)
         self._closed_types = tuple(queue_closed_exception_types or (errors.OutOfRangeError,))
-        self._exceptions_raised = []
-        self._lock = threading.Lock()
-        self._runs = {}  # id of a session -> how many of its enqueue threads still run
+
+    def _init_from_proto(self, queue_runner_def, import_scope):
+        """The queue runner a ``QueueRunnerDef`` names: its queue and ops looked up in the default
+        graph (the queue is then its Operation, as in TF), under ``import_scope``."""
+        graph = get_default_graph()
+
+        def element(name):
+            return graph.as_graph_element(prepend_name_scope(name, import_scope))
+        self._queue = element(queue_runner_def.queue_name)
+        self._enqueue_ops = [element(name) for name in queue_runner_def.enqueue_op_name]
+        self._close_op = element(queue_runner_def.close_op_name)
+        self._cancel_op = element(queue_runner_def.cancel_op_name)
+        # a QueueRunnerDef written before the field existed means OutOfRangeError, as in TF
+        self._closed_types = tuple(errors.exception_type_from_error_code(code)
+                                   for code in queue_runner_def.queue_closed_exception_types) or (
+                                       errors.OutOfRangeError,)
+
+    @property
+    def queue_closed_exception_types(self):
+        return self._closed_types
+
+    def to_proto(self, export_scope=None):
+        """This runner as TF's ``QueueRunnerDef`` (names without ``export_scope``), or None when its
+        queue is outside that scope."""
+        if export_scope is not None and not self.queue.name.startswith(export_scope):
+            return None
+        return tf_protos.queue_runner_def()(
+            queue_name=strip_name_scope(self.queue.name, export_scope),
+            enqueue_op_name=[strip_name_scope(op.name, export_scope) for op in self.enqueue_ops],
+            close_op_name=strip_name_scope(self.close_op.name, export_scope),
+            cancel_op_name=strip_name_scope(self.cancel_op.name, export_scope),
+            queue_closed_exception_types=[errors.error_code_from_exception_type(cls) for cls in self._closed_types])
+
+    @staticmethod
+    def from_proto(queue_runner_def, import_scope=None):
+        """The QueueRunner a ``QueueRunnerDef`` describes (its ops must be in the default graph)."""
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
 
     @property
     def queue(self):
@@ -131,3 +174,9 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collecti
 
 def add_queue_runner(qr, collection=GraphKeys.QUEUE_RUNNERS):
     get_default_graph().add_to_collection(collection, qr)
+
+
+def __getattr__(name):
+    if name == "QueueRunnerDef":  # TF's message (queue_runner_pb2), made on first use: it needs protobuf
+        return tf_protos.queue_runner_def()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,13 +25,18 @@ import zlib
 
 import numpy as np
 
+from .. import file_io
+from . import checkpoint_state
 from ..unimplemented import argument, reject
 from ..framework import dtypes, errors
 from ..framework.tensor_shape import TensorShape
 from ..api.partitioned_variables import PartitionedVariable
 from ..api.variables import global_variables
 from ..graphs.json_encode import export_meta_graph
-from .saver_graph import SaverDef, build_saver_ops
+from ..framework.graph import get_default_graph
+from ..framework.graph_keys import GraphKeys
+from .saveable import SaveableObject, SaveSpec
+from .saver_graph import ResourceVariableSaveable, SaverDef, build_saver_ops
 from .tf_checkpoint import INDEX_SUFFIX, CheckpointFormatError, TFCheckpoint, is_tf_checkpoint
 
 CHECKPOINT_SUFFIX = ".npz"
@@ -49,6 +54,15 @@ _MISSING = ("Restoring from checkpoint failed. This is most likely due to a Vari
             "based on the checkpoint. Original error:\n\n")
 
 
+class BaseSaverBuilder:
+    """TF's saver builder; here the home of ``SaveSpec`` and ``SaveableObject`` (``saveable.py``),
+    which TF code reaches as ``BaseSaverBuilder.SaveableObject``. devlab's Saver builds its ops itself
+    (``saver_graph.py``): a ``builder=`` argument is not implemented."""
+    SaveSpec = SaveSpec
+    SaveableObject = SaveableObject
+    ResourceVariableSaveable = ResourceVariableSaveable
+
+
 class Saver:
     """TF1's ``tf.train.Saver``: adds the ``save/...`` ops for ``var_list`` (default: every global
     variable) to the graph, as TF does (``saver_graph.py``; ``sharded=True`` gives one save and
@@ -59,15 +73,17 @@ class Saver:
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
                  builder=None, defer_build=False, allow_empty=False, write_version=SaverDef.V2,
                  pad_step_number=False, save_relative_paths=False, filename=None):
-        reject("tf.train.Saver", reshape=(reshape, False), restore_sequentially=(restore_sequentially, False),
-               builder=(builder, None), save_relative_paths=(save_relative_paths, False))
-        if write_version != SaverDef.V2:  # a V1 checkpoint is built from other ops
-            raise argument("write_version", "tf.train.Saver (only SaverDef.V2)")
+        # restore_sequentially is accepted and has no effect, as in TF: its bulk RestoreV2 ignores it
+        reject("tf.train.Saver", builder=(builder, None), save_relative_paths=(save_relative_paths, False))
+        if write_version not in (SaverDef.V1, SaverDef.V2) or (write_version == SaverDef.V1 and sharded):
+            raise argument("write_version", "tf.train.Saver (SaverDef.V2, or V1 unsharded)")
         if defer_build and var_list:
             raise ValueError("If `var_list` is provided then build cannot be deferred. "
                              "Either set defer_build=False or var_list=None.")
         self._vars = None if var_list is None else _names_to_variables(var_list)
         self._sharded, self._name, self._filename = sharded, name, filename
+        self._reshape, self._write_version = reshape, write_version
+        self._object_restores = {}  # a SaveableObject's name -> (its restore op, the tensors it reads)
         self._max_to_keep, self._keep_hours = max_to_keep, keep_checkpoint_every_n_hours
         self._allow_empty, self._pad_step_number = allow_empty, pad_step_number
         self.saver_def = saver_def
@@ -83,8 +99,11 @@ class Saver:
         if self._is_built:
             return
         self._is_built = True
-        if self._vars is None:
-            self._vars = _names_to_variables(global_variables())
+        if self._vars is None and self.saver_def is not None:  # the variables its restore op writes
+            self._vars = _restored_variables(get_default_graph(), self.saver_def)
+        if self._vars is None:  # TF's default: the global variables and the SAVEABLE_OBJECTS collection
+            self._vars = _names_to_variables(global_variables() + get_default_graph().get_collection(
+                GraphKeys.SAVEABLE_OBJECTS))
         if self.saver_def is not None:
             self._is_empty = not self._vars
             return
@@ -95,7 +114,8 @@ class Saver:
             raise ValueError("No variables to save")
         self._is_empty = False
         self.saver_def = build_saver_ops(self._vars, self._sharded, self._max_to_keep, self._keep_hours,
-                                         self._name, self._filename)
+                                         self._name, self._filename, self._reshape, self._write_version,
+                                         self._object_restores)
 
     def as_saver_def(self):
         return self.saver_def
@@ -136,18 +156,18 @@ class Saver:
                 continue
             for suffix in (CHECKPOINT_SUFFIX, ".meta"):
                 try:
-                    os.remove(old + suffix)
+                    os.remove(file_io.local_path(old) + suffix)
                 except OSError:
                     pass
 
     def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_suffix="meta",
              write_meta_graph=True, write_state=True, strip_default_attrs=False, save_debug_info=False):
-        """Writes ``<save_path>.npz`` (and ``<save_path>.meta``); returns the path prefix. TF's
-        arguments in TF's order; the checkpoint-state file's name and writing, another meta suffix,
-        stripped attrs and debug info are not implemented and say so."""
-        reject("Saver.save", latest_filename=(latest_filename, None), meta_graph_suffix=(meta_graph_suffix, "meta"),
-               write_state=(write_state, True), strip_default_attrs=(strip_default_attrs, False),
-               save_debug_info=(save_debug_info, False))
+        """Writes ``<save_path>.npz`` (and ``<save_path>.meta``) and, with ``write_state``, the
+        checkpoint state file (``latest_filename``, default ``checkpoint``); returns the path
+        prefix. TF's arguments in TF's order; another meta suffix, stripped attrs and debug info
+        are not implemented and say so."""
+        reject("Saver.save", meta_graph_suffix=(meta_graph_suffix, "meta"),
+               strip_default_attrs=(strip_default_attrs, False), save_debug_info=(save_debug_info, False))
         _check_session(sess)
         if not isinstance(save_path, str):
             raise TypeError(f"Expected binary or unicode string, got {save_path!r}")
@@ -156,18 +176,23 @@ class Saver:
         if global_step is not None:
             step = global_step if isinstance(global_step, numbers.Integral) else int(sess.run(global_step))
             save_path = f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
-        directory = os.path.dirname(save_path)
+        local = file_io.local_path(save_path)  # a file:// URI is a local path; another scheme is refused
+        directory = os.path.dirname(local)
         if directory and not os.path.isdir(directory):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if not self._is_empty:
-            names = list(self._vars)
-            values = sess.run([self._vars[n] for n in names])  # one run: a consistent snapshot
-            values = [_whole(self._vars[n], v) for n, v in zip(names, values)]  # a partitioned entry: one array
-            _write_atomically(save_path + CHECKPOINT_SUFFIX,
+            entries = _entries(self._vars)
+            names = list(entries)
+            values = sess.run([entries[n] for n in names])  # one run: a consistent snapshot
+            values = [_whole(entries[n], v) for n, v in zip(names, values)]  # a partitioned entry: one array
+            _write_atomically(local + CHECKPOINT_SUFFIX,
                               lambda f: np.savez(f, **{_key(n): _storable(v) for n, v in zip(names, values)}))
-            self._record_checkpoint(save_path)
+            if write_state:  # as TF: without it the checkpoint is neither kept track of nor in the state file
+                self._record_checkpoint(save_path)
+                checkpoint_state.write_state(os.path.dirname(save_path), save_path, self.last_checkpoints,
+                                             latest_filename)
         if write_meta_graph:
-            meta = save_path + ".meta"
+            meta = local + ".meta"
             _write_atomically(meta, lambda f: f.write(_meta_bytes(sess.graph, self.saver_def)))
         return None if self._is_empty else save_path
 
@@ -180,15 +205,40 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         if not isinstance(save_path, str):
             raise TypeError(f"Expected binary or unicode string, got {save_path!r}")
-        values = read_checkpoint(save_path, self._vars)
+        objects = {n: v for n, v in self._vars.items() if isinstance(v, SaveableObject)}
+        checked = {n: v for n, v in self._vars.items() if n not in objects}
+        checked.update({spec.name: _SpecEntry(spec) for obj in objects.values() for spec in obj.specs})
+        values = read_checkpoint(file_io.local_path(save_path), checked, reshape=self._reshape)
         loads = {}
-        for name, value in values.items():
-            var = self._vars[name]
+        for name, var in self._vars.items():
+            if name in objects:
+                continue
             if isinstance(var, list):  # a partitioned entry: each shard its slice
-                loads.update({p: value[_slices(p)] for p in var})
+                loads.update({p: values[name][_slices(p)] for p in var})
             else:
-                loads[var] = value
+                loads[var] = values[name]
         sess.load_variables(loads)
+        for name, obj in objects.items():  # an object's own restore op, fed the values read
+            restore_op, tensors = self._object_restores[name]
+            sess.run(restore_op, feed_dict={t: values[spec.name] for t, spec in zip(tensors, obj.specs)})
+
+
+class _SpecEntry:
+    """A SaveableObject's tensor as ``read_checkpoint`` checks it: its dtype, any shape."""
+
+    def __init__(self, spec):
+        self.dtype, self.shape, self.op = spec.dtype, TensorShape(None), spec.tensor.op
+
+
+def _entries(names_to_variables):
+    """{checkpoint entry: what to fetch for it}: a variable (or its shards), or a SaveableObject's tensors."""
+    out = {}
+    for name, v in names_to_variables.items():
+        if isinstance(v, SaveableObject):
+            out.update({spec.name: spec.tensor for spec in v.specs})
+        else:
+            out[name] = v
+    return out
 
 
 def _names_to_variables(var_list):
@@ -200,29 +250,89 @@ def _names_to_variables(var_list):
         for name, v in var_list.items():
             if isinstance(v, PartitionedVariable):
                 v = list(v)
+            if isinstance(v, SaveableObject) and isinstance(name, str):
+                out[name] = v
+                continue
             if not isinstance(name, str) or not all(_is_variable(p) for p in (v if isinstance(v, list) else [v])):
                 raise TypeError("names_to_saveables must be a dict mapping string names to Tensors/Variables. "
                                 f"Not a variable: {v}")
             out[name] = v
+        _check_each_once(out)
         return out
     if isinstance(var_list, (list, tuple)):
         out = {}
         for v in var_list:
-            for part in (list(v) if isinstance(v, PartitionedVariable) else [v]):
-                if not _is_variable(part):
-                    raise TypeError(f"Variable to save is not a Variable: {part}")
-                info = getattr(part, "_save_slice_info", None)
-                if info is not None:
-                    shards = out.setdefault(info.full_name, [])
-                    if not isinstance(shards, list):
-                        raise ValueError(f"At least two variables have the same name: {info.full_name}")
-                    shards.append(part)
-                    continue
-                if part.op.name in out:
-                    raise ValueError(f"At least two variables have the same name: {part.op.name}")
-                out[part.op.name] = part
+            if isinstance(v, PartitionedVariable):  # its entry is named after the PartitionedVariable, as TF's
+                if v.name in out:
+                    raise ValueError(f"At least two variables have the same name: {v.name}")
+                out[v.name] = list(v)
+                continue
+            if isinstance(v, SaveableObject):
+                out[v.name] = v
+                continue
+            if not _is_variable(v):
+                raise TypeError(f"Variable to save is not a Variable: {v}")
+            info = getattr(v, "_save_slice_info", None)
+            if info is not None:
+                shards = out.setdefault(info.full_name, [])
+                if not isinstance(shards, list):
+                    raise ValueError(f"At least two variables have the same name: {info.full_name}")
+                shards.append(v)
+                continue
+            if v.op.name in out:
+                raise ValueError(f"At least two variables have the same name: {v.op.name}")
+            out[v.op.name] = v
         return out
     raise TypeError(f"Variables to save should be passed in a dict or a list. Got {var_list}")
+
+
+def _restored_variables(graph, saver_def):
+    """{checkpoint name: Variable} that the restore op of ``saver_def`` writes (each Assign of a
+    RestoreV2 output, whose tensor_names Const names its entry), or None where the ops are not
+    such a Saver's (sliced entries, objects restored their own way): then the Saver takes the
+    global variables, as before."""
+    try:
+        root = graph.get_operation_by_name(saver_def.restore_op_name)
+    except (KeyError, ValueError):
+        return None
+    by_op = {v.op.name: v for v in global_variables() if getattr(v.op, "graph", graph) is graph}
+    out, stack, seen = {}, [root], set()
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op.type == "NoOp":
+            stack.extend(op.control_inputs)
+            continue
+        if op.type not in ("Assign", "AssignVariableOp"):
+            return None
+        value = op.inputs[1]
+        while value.op.type == "Identity":
+            value = value.op.inputs[0]
+        variable = by_op.get(op.inputs[0].op.name)
+        if value.op.type != "RestoreV2" or variable is None:
+            return None
+        names, slices = (np.asarray(value.op.inputs[i].op.attrs.get("value")) for i in (1, 2))
+        if slices.ndim != 1 or any(slices.tolist()):
+            return None
+        name = names.tolist()[value.value_index]
+        out[name.decode() if isinstance(name, bytes) else name] = variable
+    return out or None
+
+
+def _check_each_once(names_to_variables):
+    """TF's check that no variable (or saveable object) is saved under two names."""
+    seen = set()
+    for name, v in sorted(names_to_variables.items()):
+        if isinstance(v, SaveableObject):
+            owners, name = [v.op], v.name
+        else:
+            owners = v if isinstance(v, list) else [v]
+        for owner in owners:
+            if id(owner) in seen:
+                raise ValueError(f"The same saveable will be restored with two names: {name}")
+            seen.add(id(owner))
 
 
 class _Whole:
@@ -248,13 +358,15 @@ def _whole(var, value):
     return whole
 
 
-def read_checkpoint(save_path, variables):
+def read_checkpoint(save_path, variables, reshape=False):
     """{name: array} for every variable in ``variables`` ({name: Variable}), read from
-    ``save_path + ".npz"`` and checked against them, or TF's error; nothing is changed here."""
+    ``save_path + ".npz"`` and checked against them, or TF's error; nothing is changed here.
+    With ``reshape`` (TF's ``Saver(reshape=True)``) an entry of another shape but as many values
+    is reshaped to its variable's shape."""
     path = save_path + CHECKPOINT_SUFFIX
     if not os.path.isfile(path):
         if is_tf_checkpoint(save_path):  # written by TensorFlow: PREFIX.index and PREFIX.data-*
-            return read_tf_checkpoint(save_path, variables)
+            return read_tf_checkpoint(save_path, variables, reshape)
         raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
     try:
         with zipfile.ZipFile(path) as archive:
@@ -262,14 +374,15 @@ def read_checkpoint(save_path, variables):
             variables = {n: _Whole(v) if isinstance(v, list) else v for n, v in variables.items()}
             for name, var in variables.items():  # first every key and dtype (TF's RestoreV2) ...
                 entries[name] = _entry_header(archive, path, name, var)
-            for name, var in variables.items():  # ... then every shape (TF's Assign ops)
-                _check_shape(name, var, entries[name][1])
-            return {name: _read_entry(archive, path, name, var, *entries[name]) for name, var in variables.items()}
+            for name, var in variables.items():  # ... then every shape (TF's Assign ops, or Reshape ops)
+                _check_shape(name, var, entries[name][1], reshape)
+            return {name: _reshaped(_read_entry(archive, path, name, var, *entries[name]), var, reshape)
+                    for name, var in variables.items()}
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as e:
         raise _data_loss(path, e) from None
 
 
-def read_tf_checkpoint(save_path, variables):
+def read_tf_checkpoint(save_path, variables, reshape=False):
     """``read_checkpoint`` for a checkpoint TensorFlow wrote (its V2 format, ``tf_checkpoint.py``),
     with the same checks in the same order: every key and dtype, then every shape, then the values."""
     index = save_path + INDEX_SUFFIX
@@ -291,8 +404,8 @@ def read_tf_checkpoint(save_path, variables):
                     f"equal original dtype {entry.dtype.tf_type_name if entry.dtype else entry.type_name}")
             entries[name] = entry
         for name, var in variables.items():
-            _check_shape(name, var, entries[name].shape)
-        return {name: checkpoint.read(entries[name]) for name in variables}
+            _check_shape(name, var, entries[name].shape, reshape)
+        return {name: _reshaped(checkpoint.read(entries[name]), var, reshape) for name, var in variables.items()}
     except (CheckpointFormatError, OSError, EOFError) as e:
         raise _data_loss(index, e) from None
 
@@ -330,13 +443,27 @@ def _entry_header(archive, path, name, var):
     return info, shape, dtype
 
 
-def _check_shape(name, var, shape):
+def _check_shape(name, var, shape, reshape=False):
     want = var.shape
+    if reshape and not isinstance(var, _Whole):  # TF's Reshape to the variable's shape, then an unchecked Assign
+        count = math.prod(shape)
+        if want.is_fully_defined() and math.prod(want.as_list()) != count:
+            raise errors.InvalidArgumentError(
+                None, var.op, _MISMATCH + f"Input to reshape is a tensor with {count} values, but the requested "
+                f"shape has {math.prod(want.as_list())}\n\t(restoring variable {name})")
+        return
     if want.sizes is not None and not want.is_compatible_with(shape):
         lhs = ",".join("?" if d is None else str(d) for d in want.sizes)
         raise errors.InvalidArgumentError(
             None, var.op, _MISMATCH + f"Assign requires shapes of both tensors to match. lhs shape= [{lhs}] "
             f"rhs shape= [{','.join(map(str, shape))}]\n\t(restoring variable {name})")
+
+
+def _reshaped(value, var, reshape):
+    """``value`` in its variable's shape where ``reshape`` allows another shape of as many values."""
+    if reshape and not isinstance(var, (_Whole, list)) and var.shape.is_fully_defined():
+        return value.reshape(var.shape.as_list())
+    return value
 
 
 def _read_entry(archive, path, name, var, info, shape, dtype):
@@ -419,10 +546,19 @@ def _key(name):
     return name.replace("/", "|")  # npz keys are file names inside a zip
 
 
-def latest_checkpoint(checkpoint_dir):
-    """The newest checkpoint's path prefix in ``checkpoint_dir``, or None (also when there is no such folder)."""
-    if not isinstance(checkpoint_dir, str) or not os.path.isdir(checkpoint_dir):
+def latest_checkpoint(checkpoint_dir, latest_filename=None):
+    """The newest checkpoint's path prefix in ``checkpoint_dir``, or None (also when there is no
+    such folder): the one its state file names, as TF (None if that checkpoint is gone); in a
+    folder without a state file (older devlab checkpoints), the newest checkpoint file there."""
+    if not isinstance(checkpoint_dir, str) or not os.path.isdir(file_io.local_path(checkpoint_dir)):
         return None
+    state = checkpoint_state.read_state(checkpoint_dir, latest_filename)
+    if state is not None:
+        latest = state[0]
+        local = latest and file_io.local_path(latest)
+        found = local and (os.path.isfile(local + CHECKPOINT_SUFFIX) or is_tf_checkpoint(local))
+        return latest if found else None
+    checkpoint_dir = file_io.local_path(checkpoint_dir)
     files = sorted((f for f in os.listdir(checkpoint_dir) if f.endswith((CHECKPOINT_SUFFIX, INDEX_SUFFIX))),
                    key=lambda f: os.path.getmtime(os.path.join(checkpoint_dir, f)))  # devlab's or TensorFlow's
     return os.path.join(checkpoint_dir, os.path.splitext(files[-1])[0]) if files else None

@@ -5,6 +5,7 @@ checkpoint notes). devlab writes them through TensorBoard's event writer, the ``
 without it installed, ``writer_for`` gives None and those helpers train, save checkpoints and log
 as TF's do, writing no event files.
 """
+from ..api.python_io import tf_record_iterator
 from ..framework import tf_protos as protos
 from ..summary import FileWriter, FileWriterCache
 
@@ -43,3 +44,10 @@ def write_graph(graph, logdir, name="graph.pbtxt"):
     if protos.available():
         from ..graphs.encode import write_graph as write
         write(graph, logdir, name)
+
+
+def summary_iterator(path):
+    """``tf.train.summary_iterator``: the ``Event`` messages of the event file at ``path``, in order."""
+    event = protos.pb().Event
+    for record in tf_record_iterator(path):
+        yield event.FromString(record)

@@ -25,6 +25,15 @@ HARNESS_MODULES = {
     "tensorflow.python.platform.googletest": "googletest",
 }
 
+# TF module -> the devlab module that is all of it: the test gets devlab's module object itself, so a
+# test that patches a name there (``tf_logging.info = mock``) patches what devlab's code calls
+ALIASES = {
+    "tensorflow.python.platform.tf_logging": "devlab.tf_logging",
+    # FakeSummaryWriter.install() swaps the FileWriter class that FileWriterCache makes writers of
+    "tensorflow.python.summary.writer.writer": "devlab.summary",
+    "tensorflow.python.summary.writer.writer_cache": "devlab.summary",
+}
+
 # TF module (without "tensorflow.python.") -> devlab modules searched in order
 SOURCES = {
     "framework.ops": ["devlab.framework.graph", "devlab.framework.scopes", "devlab.framework.operation",
@@ -55,7 +64,7 @@ SOURCES = {
     "ops.while_loop": ["devlab.api.control_flow"],
     "ops.cond": ["devlab.api.control_flow"],
     "ops.control_flow_ops": ["devlab.api.control_flow_ops", "devlab.api.control_flow", "devlab"],
-    "ops.control_flow_assert": ["devlab.api.control_flow_ops"],
+    "ops.control_flow_assert": ["devlab.api.control_flow_ops", "devlab.api.asserts"],
     "ops.array_ops_stack": ["devlab.api.array_ops"],
     "ops.nn_ops": ["devlab.api.nn_ops", "devlab.nn"],
     "ops.nn_impl": ["devlab.api.nn_impl", "devlab.nn"],
@@ -65,7 +74,7 @@ SOURCES = {
     "ops.check_ops": ["devlab"],
     "client.session": ["devlab.runtime.session", "devlab"],
     "training.training": ["devlab.train"],
-    "training.saver": ["devlab.train.saver", "devlab.train"],
+    "training.saver": ["devlab.train.saver", "devlab.train", "devlab.train.scaffold"],
     "training.basic_session_run_hooks": ["devlab.train.basic_session_run_hooks", "devlab.train"],
     "training.slot_creator": ["devlab.train.slots"],
     "training.queue_runner_impl": ["devlab.train.queue_runner"],
@@ -74,10 +83,11 @@ SOURCES = {
     "training.learning_rate_decay": ["devlab.train.learning_rate_decay", "devlab.train"],
     "summary.summary": ["devlab.summary"],
     "util.compat": ["devlab.api.compat"],
-    "platform.tf_logging": ["devlab.tf_logging"],
     "platform.gfile": ["devlab:gfile"],  # TF1's tf.gfile names (a namespace of devlab's, not a module)
     "lib.io.file_io": ["devlab.file_io"],
     "eager.context": ["devlab.framework.eager_context", "devlab"],  # executing_eagerly() is False: devlab is graph mode
+    "distribute.distribute_coordinator": ["devlab.distribute.worker_context"],
+    "distribute.distribute_coordinator_context": ["devlab.distribute.worker_context"],
     "layers.core": ["devlab.layers.core", "devlab.layers"],
     "layers.layers": ["devlab.layers"],
 }
@@ -88,7 +98,11 @@ for _name in ("gradient_descent", "momentum", "adam", "adagrad", "adadelta", "rm
 # TF's modules outside tensorflow.python: its protos (generated code, as TensorBoard ships it)
 CORE = {
     "tensorflow.core.protobuf.config_pb2": ["devlab.runtime.protos"],
+    "tensorflow.core.protobuf.debug_pb2": ["devlab.runtime.protos"],
+    "tensorflow.core.protobuf.saver_pb2": ["devlab.train.saver_graph"],
+    "tensorflow.core.protobuf.queue_runner_pb2": ["devlab.train.queue_runner"],
     "tensorflow.core.framework.types_pb2": ["tensorboard.compat.proto.types_pb2"],
+    "tensorflow.core.framework.summary_pb2": ["tensorboard.compat.proto.summary_pb2"],
     "tensorflow.core.function.trace_type": ["devlab.framework.trace_type"],
 }
 
@@ -171,6 +185,8 @@ class _Loader(importlib.abc.Loader):
             return importlib.import_module("devlab")
         if fullname in HARNESS_MODULES:
             return importlib.import_module(f"{HARNESS}.{HARNESS_MODULES[fullname]}")
+        if fullname in ALIASES:
+            return importlib.import_module(ALIASES[fullname])
         if fullname == "tensorflow.python.tf2":
             return importlib.import_module(f"{HARNESS}.tf2")
         return RoutedModule(fullname, sources_for(fullname), fullname in PACKAGES)

@@ -43,7 +43,8 @@ def _message(err):
 
 # TF's test-only modules its pip package lacks, taken from the same TF source (tools/tf_verbatim.py
 # extract writes them under src/support/): module name -> file
-SUPPORT = {"tensorflow.python.summary.writer.fake_summary_writer": "fake_summary_writer.py"}
+SUPPORT = {"tensorflow.python.summary.writer.fake_summary_writer": "fake_summary_writer.py",
+           "tensorflow.python.training.saver_test_utils": "saver_test_utils.py"}
 
 
 class _SupportFinder(importlib.abc.MetaPathFinder):
@@ -53,7 +54,7 @@ class _SupportFinder(importlib.abc.MetaPathFinder):
         self.folder, self.use_tf = folder, use_tf
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname in SUPPORT:
+        if fullname in SUPPORT and os.path.exists(os.path.join(self.folder, SUPPORT[fullname])):
             return importlib.util.spec_from_file_location(fullname, os.path.join(self.folder, SUPPORT[fullname]))
         if self.use_tf and fullname in ("local_xla", "local_xla.xla"):
             return importlib.util.spec_from_loader(fullname, _Package(), is_package=True)
