@@ -2,7 +2,7 @@
 import re
 from types import MappingProxyType
 
-from .device_spec import DeviceSpec
+from .device_spec import DeviceSpecV2
 from .dtypes import DType
 from .tensor import Tensor
 
@@ -165,7 +165,7 @@ class Operation:
 
     def _set_device(self, device):
         """Sets the requested device from a string (stored verbatim) or a DeviceSpec."""
-        self._device = device.to_string() if isinstance(device, DeviceSpec) else device
+        self._device = device.to_string() if isinstance(device, DeviceSpecV2) else device
 
     # -- attrs -------------------------------------------------------------------------------
     def get_attr(self, name):
