@@ -56,7 +56,9 @@ from .api.data_flow_ops import (ConditionalAccumulator, FIFOQueue, RandomShuffle
 from .api.random_ops import random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
 from .api.script_ops import py_func
 from .api.state_ops import assign, assign_add, assign_sub, count_up_to, is_variable_initialized, scatter_add, scatter_sub, scatter_update
-from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from .framework.indexed_slices import IndexedSlices, IndexedSlicesSpec, IndexedSlicesValue
+from .framework.tensor_spec import TensorSpec
+from .framework.type_spec import TypeSpec
 from .api.uninitialized import assert_variables_initialized, report_uninitialized_variables
 from .api.lookup_ops import initialize_all_tables, tables_initializer
 from .api.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope,

@@ -146,6 +146,23 @@ class TensorShape:
         if self.sizes is not None and other.sizes is not None and len(self.sizes) != len(other.sizes):
             raise ValueError(f"Shapes {self} and {other} must have the same rank")
 
+    def with_rank(self, rank):
+        """This shape merged with ``rank`` unknown dimensions; TF's ValueError if the rank differs."""
+        try:
+            return self.merge_with(unknown_shape(rank=rank))
+        except ValueError:
+            raise ValueError(f"Shape {self} must have rank {rank}") from None
+
+    def with_rank_at_least(self, rank):
+        if self.sizes is not None and len(self.sizes) < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def with_rank_at_most(self, rank):
+        if self.sizes is not None and len(self.sizes) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
     def as_proto(self):
         """This shape as TF's ``TensorShapeProto`` (unknown dims are -1; needs the ``graphs`` extra)."""
         from .tf_protos import pb

@@ -29,7 +29,8 @@ HARNESS_MODULES = {
 SOURCES = {
     "framework.ops": ["devlab.framework.graph", "devlab.framework.scopes", "devlab.framework.operation",
                       "devlab.framework.tensor", "devlab.framework.indexed_slices", "devlab.framework.op_stats", "devlab.ops.build", "devlab"],
-    "framework.tensor": ["devlab.framework.tensor"],
+    "framework.tensor": ["devlab.framework.tensor", "devlab.framework.tensor_spec"],
+    "framework.type_spec": ["devlab.framework.type_spec", "devlab.framework.tensor_spec"],
     "framework.constant_op": ["devlab.api.array_ops"],
     "framework.errors": ["devlab.framework.errors"],
     "framework.errors_impl": ["devlab.framework.errors"],
