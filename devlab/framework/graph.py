@@ -8,7 +8,7 @@ import contextlib
 import re
 import threading
 
-from . import device_stack
+from . import attr_value, device_stack
 from .dtypes import DType
 from .indexed_slices import IndexedSlices
 from .operation import Operation
@@ -58,6 +58,7 @@ class Graph:
         self._unfetchable = set()  # ops inside tf.cond branches and loops: not fetchable, as in TF
         self._unfeedable = set()
         self._gradient_override_map = {}  # op type -> the type whose gradient its new ops take
+        self._attr_scope_map = {}  # attr name -> AttrValue (or a function of the NodeDef) for new ops
         self._default_original_op = None  # the forward op whose gradient is being built (TF's)
         self._variable_scope_counts = threading.local()
         self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows
@@ -93,6 +94,8 @@ class Graph:
         control = self._control_inputs_for([t.op for t in inputs]) if control_stack else ()
         op = Operation(self, name, op_type, inputs, output_specs, attrs or {}, control, user_location())
         op._original_op = self._default_original_op
+        if self._attr_scope_map:
+            self._apply_attr_scope(op)
         if op_type in self._gradient_override_map:
             op._set_attr("_gradient_op_type", self._gradient_override_map[op_type].encode())
         op.id = len(self._ops)
@@ -111,6 +114,44 @@ class Graph:
         if scopes.control_flow_context is not None:  # inside tf.cond / tf.while_loop: the context
             scopes.control_flow_context.add_op(op)  # may switch or enter its inputs
         return op
+
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map):
+        """TF's private scope: ops created inside get these attrs ({name: AttrValue, a function of
+        the op's NodeDef returning one, or None to lift an outer scope's}), unless they have them."""
+        message = "attr_map must be a dictionary mapping strings to AttrValue protocol buffers"
+        if not isinstance(attr_map, dict):
+            raise TypeError(message)
+        saved = {}
+        for name, attr in attr_map.items():
+            if not (isinstance(name, str) and (attr is None or attr_value.is_attr_value(attr) or callable(attr))):
+                raise TypeError(message + " or callables that emit AttrValue protocol buffers")
+            if name in self._attr_scope_map:
+                saved[name] = self._attr_scope_map[name]
+            if attr is None:
+                del self._attr_scope_map[name]  # TF's KeyError when there is nothing to lift
+            else:
+                self._attr_scope_map[name] = attr
+        try:
+            yield
+        finally:
+            for name in attr_map:
+                if name in saved:
+                    self._attr_scope_map[name] = saved[name]
+                else:
+                    self._attr_scope_map.pop(name, None)
+
+    def _apply_attr_scope(self, op):
+        for key, value in self._attr_scope_map.items():
+            if key in op.attrs:
+                continue
+            if callable(value):
+                value = value(op.node_def)
+                if not (value is None or attr_value.is_attr_value(value)):
+                    raise TypeError(f"Callable for scope map key '{key}' must return either None or an AttrValue "
+                                    f"protocol buffer; but it returned: {value}")
+            if value:
+                op._set_attr(key, value)
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):

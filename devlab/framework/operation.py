@@ -2,6 +2,7 @@
 import re
 from types import MappingProxyType
 
+from . import attr_value
 from .device_spec import DeviceSpecV2
 from .dtypes import DType
 from .tensor import Tensor
@@ -174,7 +175,8 @@ class Operation:
         return self._attrs[name]
 
     def _set_attr(self, name, value):
-        self._attrs[name] = value
+        """Sets attr ``name`` to ``value``: a Python value, or TF's ``AttrValue`` proto (kept as its value)."""
+        self._attrs[name] = attr_value.to_python(value)
 
     def _clear_attr(self, name):
         """Removes attribute ``name`` (TF's ``Operation._clear_attr``)."""

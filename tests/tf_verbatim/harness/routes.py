@@ -90,6 +90,7 @@ for _name in ("gradient_descent", "momentum", "adam", "adagrad", "adadelta", "rm
 CORE = {
     "tensorflow.core.protobuf.config_pb2": ["devlab.runtime.protos"],
     "tensorflow.core.framework.types_pb2": ["tensorboard.compat.proto.types_pb2"],
+    "tensorflow.core.framework.attr_value_pb2": ["tensorboard.compat.proto.attr_value_pb2"],
     "tensorflow.core.framework.tensor_shape_pb2": ["tensorboard.compat.proto.tensor_shape_pb2"],
     "tensorflow.core.function.trace_type": ["devlab.framework.trace_type"],
 }
