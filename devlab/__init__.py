@@ -11,7 +11,7 @@ from .framework.device_spec import DeviceSpec
 from .framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16,  # noqa: A004
                                float32, float64, half, int8, int16, int32, int64, qint8, qint16, qint32, quint8,
                                quint16, resource, string, uint8, uint16, uint32, uint64, variant)
-from .framework.graph import Graph, get_default_graph, reset_default_graph
+from .framework.graph import Graph, container, get_default_graph, reset_default_graph
 from .framework.graph_keys import GraphKeys
 from .framework.operation import NodeDef, Operation
 from .framework.scopes import colocate_with, control_dependencies, device, init_scope, name_scope

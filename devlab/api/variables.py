@@ -88,7 +88,7 @@ class Variable(metaclass=_VariableMetaclass):
                 shape = initial.shape.sizes if validate_shape else None
             self._variable = apply_op_output(
                 "VariableV2", [], {"shape": shape, "dtype": initial.dtype.base_dtype,
-                                   "container": "", "shared_name": ""}, scope)
+                                   "container": b"", "shared_name": ""}, scope)
             if init_from_fn and "_class" not in self._variable.op.attrs:  # made inside that attr scope too
                 self._variable.op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
             self._initial_value = initial

@@ -59,6 +59,7 @@ class Graph:
         self._unfeedable = set()
         self._gradient_override_map = {}  # op type -> the type whose gradient its new ops take
         self._attr_scope_map = {}  # attr name -> AttrValue (or a function of the NodeDef) for new ops
+        self._container = ""  # the resource container of new stateful ops (Graph.container)
         self._default_original_op = None  # the forward op whose gradient is being built (TF's)
         self._variable_scope_counts = threading.local()
         self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows
@@ -96,6 +97,8 @@ class Graph:
         op._original_op = self._default_original_op
         if self._attr_scope_map:
             self._apply_attr_scope(op)
+        if self._container and op.attrs.get("container", b"x") in (b"", ""):  # a stateful op, no container
+            op._set_attr("container", self._container.encode())
         if op_type in self._gradient_override_map:
             op._set_attr("_gradient_op_type", self._gradient_override_map[op_type].encode())
         op.id = len(self._ops)
@@ -114,6 +117,17 @@ class Graph:
         if scopes.control_flow_context is not None:  # inside tf.cond / tf.while_loop: the context
             scopes.control_flow_context.add_op(op)  # may switch or enter its inputs
         return op
+
+    @contextlib.contextmanager
+    def container(self, container_name):
+        """Stateful ops created inside (variables, queues, readers: the ops with a ``container``
+        attr) keep their resources in ``container_name`` unless they name one; yields the name."""
+        original = self._container
+        self._container = container_name
+        try:
+            yield self._container
+        finally:
+            self._container = original
 
     @contextlib.contextmanager
     def _attr_scope(self, attr_map):
@@ -633,6 +647,11 @@ def init_scope():
             yield
         finally:
             graph._scopes.device_stack = saved
+
+
+def container(container_name):
+    """``tf.container``: ``Graph.container`` of the default graph."""
+    return get_default_graph().container(container_name)
 
 
 def get_default_graph():
