@@ -255,3 +255,34 @@ def test_a_variable_made_from_a_callable_carries_its_own_colocation_attr_as_in_t
     assert v.op.get_attr("_class") == [b"loc:@w"]
     assert "_class" not in u.op.attrs
     assert s.op.get_attr("_class") == [b"loc:@w"]  # an enclosing colocate_with wins, as in TF
+
+
+def test_init_scope_lifts_ops_out_of_function_graphs():
+    # TF 2.21: into the innermost default graph not building a function, under the inner name
+    # scope and device; with every graph building one, into the global default graph
+    from devlab.framework import graph as graph_mod
+    g0, g1 = tf.Graph(), tf.Graph()
+    g1._building_function = True
+    with g0.as_default():
+        with tf.name_scope("outer"):
+            with g1.as_default():
+                with tf.name_scope("inner"), tf.device("/gpu:0"):
+                    with graph_mod.init_scope():
+                        c = tf.constant(1.0)
+                        assert tf.get_default_graph() is g0
+    assert c.graph is g0 and c.op.name == "inner/Const" and c.device == "/device:GPU:0"
+    assert g1.get_operations() == [] and g1.building_function and not g0.building_function
+    g = tf.Graph()
+    g._building_function = True
+    with g.as_default():
+        assert len(graph_mod._default_graph_stack.stack) == 1
+        with graph_mod.init_scope():
+            d = tf.constant(2.0)
+            assert len(graph_mod._default_graph_stack.stack) == 2
+    assert d.graph is tf.get_default_graph() and d.graph is not g
+
+
+def test_str_of_an_op_is_its_node_def_text():
+    with tf.Graph().as_default():
+        op = tf.no_op(name="op1")
+    assert str(op) == str(op.node_def) == 'name: "op1"\nop: "NoOp"\n'

@@ -60,6 +60,7 @@ class Graph:
         self._gradient_override_map = {}  # op type -> the type whose gradient its new ops take
         self._attr_scope_map = {}  # attr name -> AttrValue (or a function of the NodeDef) for new ops
         self._container = ""  # the resource container of new stateful ops (Graph.container)
+        self._building_function = False  # a function's graph: init_scope lifts ops out of it
         self._default_original_op = None  # the forward op whose gradient is being built (TF's)
         self._variable_scope_counts = threading.local()
         self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows
@@ -266,6 +267,11 @@ class Graph:
     def _unsafe_unfinalize(self):
         """Ops may be added again (a MonitoredSession does this on close if it finalized the graph)."""
         self._finalized = False
+
+    @property
+    def building_function(self):
+        """Whether this graph is a function's body (TF's; devlab's own graphs never are)."""
+        return self._building_function
 
     @property
     def finalized(self):
@@ -629,24 +635,53 @@ def pop_default():
 @contextlib.contextmanager
 def init_scope():
     """TF's ``init_scope`` in graph mode: the ops made inside leave control-dependency blocks and
-    tf.cond / while bodies, and get the graph's device stack or, when that is empty (inside
-    ``colocate_with``), the one recorded when a graph was last made default: by ``as_default()``
-    or a ``variable_scope`` (``ops._get_outer_context_and_inner_device_stack``). That record is
-    the stack object itself, which the ``tf.device`` blocks opened since have grown. So a
-    ``tf.Variable`` made in ``colocate_with`` inside ``tf.device`` still takes that device when
-    the graph was entered with ``as_default()`` before the ``tf.device``; on the global default
-    graph, never entered, it takes none."""
-    graph = get_default_graph()
-    stack = graph._scopes.device_stack
-    if not stack and _device_stacks():
-        stack = _device_stacks()[-1]
-    with graph.as_default(), graph.control_dependencies(None):
-        saved = graph._scopes.device_stack
-        graph._scopes.device_stack = stack
+    tf.cond / while bodies, and are lifted out of graphs that are building a function
+    (``graph._building_function``) into the innermost default graph that is not (else the global
+    default graph), under the current name scope. They get the current device stack or, when
+    that is empty (inside ``colocate_with``), the innermost non-empty one recorded when a graph
+    was made default: by ``as_default()`` or a ``variable_scope``
+    (``ops._get_outer_context_and_inner_device_stack``). That record is the stack object itself,
+    which the ``tf.device`` blocks opened since have grown. So a ``tf.Variable`` made in
+    ``colocate_with`` inside ``tf.device`` still takes that device when the graph was entered
+    with ``as_default()`` before the ``tf.device``; on the global default graph, never entered,
+    it takes none."""
+    inner = get_default_graph()
+    scope = inner.get_name_scope()
+    stack = inner._scopes.device_stack
+    graphs = _default_graphs()
+    if not graphs:
+        if inner._building_function:
+            raise RuntimeError("The global graph is building a function.")
+        outer = inner
+    else:
+        outer = _global_default[0]  # when every graph on the stack is building a function
+        for graph, recorded in zip(reversed(graphs), reversed(_device_stacks())):
+            stack = stack or recorded
+            if not graph._building_function:
+                outer = graph
+                break
+    with outer.as_default(), outer.name_scope(scope + "/" if scope else ""), outer.control_dependencies(None):
+        saved = outer._scopes.device_stack
+        outer._scopes.device_stack = stack
         try:
             yield
         finally:
-            graph._scopes.device_stack = saved
+            outer._scopes.device_stack = saved
+
+
+class _DefaultGraphStack:
+    """TF's ``ops._default_graph_stack``: ``stack`` is this thread's graphs made default (the global
+    default graph is not on it)."""
+
+    @property
+    def stack(self):
+        return _default_graphs()
+
+    def _GetGlobalDefaultGraph(self):  # noqa: N802 - TF's name
+        return _global_default[0]
+
+
+_default_graph_stack = _DefaultGraphStack()
 
 
 def container(container_name):

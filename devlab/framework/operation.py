@@ -228,5 +228,9 @@ class Operation:
         from .default_session import get_default_session_or_raise
         (session or get_default_session_or_raise()).run(self, feed_dict)
 
+    def __str__(self):
+        """The op's NodeDef in protobuf text format, as ``str()`` of a TF op prints."""
+        return str(self.node_def)
+
     def __repr__(self):
         return f"<tf.Operation {self.name!r} type={self.type}>"
