@@ -274,11 +274,12 @@ def test_init_scope_lifts_ops_out_of_function_graphs():
     assert g1.get_operations() == [] and g1.building_function and not g0.building_function
     g = tf.Graph()
     g._building_function = True
+    depth = len(graph_mod._default_graph_stack.stack)
     with g.as_default():
-        assert len(graph_mod._default_graph_stack.stack) == 1
+        assert len(graph_mod._default_graph_stack.stack) == depth + 1
         with graph_mod.init_scope():
             d = tf.constant(2.0)
-            assert len(graph_mod._default_graph_stack.stack) == 2
+            assert len(graph_mod._default_graph_stack.stack) == depth + 2
     assert d.graph is tf.get_default_graph() and d.graph is not g
 
 
