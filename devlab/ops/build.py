@@ -263,7 +263,7 @@ def apply_op(op_type, inputs, attrs=None, name=None):
     opdef = lookup(op_type)
     attrs = dict(attrs) if attrs else {}
     graph = inputs[0].op.graph if inputs else get_default_graph()
-    name = name or op_type
+    name = (name.decode() if isinstance(name, bytes) else name) or op_type  # TF's compat.as_str
     if inputs:  # TF's type attrs (T, Tidx, Tshape...): its kernels, so placements, are chosen by them
         derived = op_defs.type_attrs(op_type, inputs, attrs)
         if derived is not None:
