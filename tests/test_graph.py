@@ -287,3 +287,12 @@ def test_str_of_an_op_is_its_node_def_text():
     with tf.Graph().as_default():
         op = tf.no_op(name="op1")
     assert str(op) == str(op.node_def) == 'name: "op1"\nop: "NoOp"\n'
+
+
+def test_consumers_lists_an_op_once_per_input_it_takes():
+    # TF 2.21: tf.add(x, x) consumes x twice
+    with tf.Graph().as_default():
+        x = tf.constant(1)
+        z = tf.add(x, x)
+        w = tf.identity(x)
+    assert x.consumers() == [z.op, z.op, w.op]
