@@ -94,3 +94,19 @@ def test_bytes_op_names_are_text():
         assert e.name == "e:0"
         with tf.Session() as s:
             assert s.run(b"e:0") == s.run("e:0") == 44.0
+
+
+def test_optimizer_switches_reach_new_sessions_default_config(monkeypatch):
+    from devlab.framework import optimizer_options
+    monkeypatch.setattr(optimizer_options, "_options", {})
+    optimizer_options.set_optimizer_experimental_options({"min_graph_nodes": -1, "constant_folding": False,
+                                                          "bogus": 1})  # TF ignores a name it does not know
+    assert optimizer_options.get_optimizer_experimental_options() == {
+        "disable_model_pruning": False, "disable_meta_optimizer": False, "min_graph_nodes": -1,
+        "constant_folding": False}
+    with tf.Graph().as_default():
+        rewrite = tf.Session()._config.graph_options.rewrite_options
+        assert (rewrite.min_graph_nodes, rewrite.constant_folding) == (-1, 2)  # RewriterConfig.OFF
+        assert tf.Session(config=tf.ConfigProto())._config.graph_options.rewrite_options.min_graph_nodes == 0
+    with pytest.raises(NotImplementedError, match="auto_mixed_precision"):
+        optimizer_options.set_optimizer_experimental_options({"auto_mixed_precision": True})

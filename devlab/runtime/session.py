@@ -24,7 +24,7 @@ from ..devices.transfer import transfer
 from ..ops.resource_mgr import ResourceMgr
 from ..ops.sparse_tensor import SparseTensor
 from ..framework.indexed_slices import IndexedSlices
-from ..framework import default_session, errors, publishing
+from ..framework import default_session, errors, optimizer_options, publishing
 from ..framework.graph import Graph, get_default_graph
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
@@ -83,7 +83,10 @@ class Session:
     def __init__(self, target="", graph=None, config=None):
         _check_session_arguments(target, graph, config)
         self.graph = get_default_graph() if graph is None else graph
-        self.config = ConfigProto() if config is None else config
+        if config is None:  # TF's default config: the optimizer switches set for new sessions
+            config = ConfigProto()
+            optimizer_options.apply_to(config.graph_options.rewrite_options)
+        self.config = config
         self.sess_str = target.encode() if isinstance(target, str) else (target or b"")  # TF's: the target, bytes
         server = cluster_mod.lookup(target or "")
         tasks = server.cluster.tasks() if server else [("localhost", 0)]

@@ -30,6 +30,7 @@ SOURCES = {
     "framework.ops": ["devlab.framework.graph", "devlab.framework.scopes", "devlab.framework.operation",
                       "devlab.framework.tensor", "devlab.framework.indexed_slices", "devlab.framework.op_stats", "devlab.ops.build", "devlab"],
     "framework.tensor": ["devlab.framework.tensor", "devlab.framework.tensor_spec"],
+    "framework.config": ["devlab.framework.optimizer_options"],
     "framework.type_spec": ["devlab.framework.type_spec", "devlab.framework.tensor_spec"],
     "framework.constant_op": ["devlab.api.array_ops"],
     "framework.errors": ["devlab.framework.errors"],
