@@ -99,6 +99,7 @@ from .strings import as_string, join as string_join  # noqa: E402 - TF1's top-le
 from .graphs import import_graph_def, load_graph  # noqa: E402 - TensorFlow's graph files (the graphs extra)
 from .graphs.encode import write_graph as _write_graph  # noqa: E402
 from .graphs import encode as _encode  # noqa: E402
+from .graphs import op_def as _op_def  # noqa: E402
 from .runtime.modelled import modelled_run  # noqa: E402
 from .distribute import get_tower_context  # noqa: E402
 from .distribute.values import MirroredVariable as _MirroredVariable  # noqa: E402
@@ -167,6 +168,7 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
 _operators.install(Tensor, Variable)
 _operators.install_indexed_slices(IndexedSlices)
 _encode.install(Graph)
+_op_def.install(Operation)
 GRAPH_DEF_VERSION = _encode.PRODUCER  # TF 2.21's (tf.compat.v1.GRAPH_DEF_VERSION)
 GRAPH_DEF_VERSION_MIN_CONSUMER = _encode.MIN_CONSUMER
 GRAPH_DEF_VERSION_MIN_PRODUCER = _encode.MIN_PRODUCER
