@@ -30,6 +30,7 @@ from .api import compat as _compat
 from .api import math_ops as _math_ops
 from .ops.build import convert_to_tensor as _convert_to_tensor
 from .ops.tensor_conversion import register_tensor_conversion_function
+from .ops.tensor_util import is_tensor
 from .api.asserts import Assert
 from .api.check_ops import assert_less, assert_positive
 from .api.scalar_mul import scalar_mul

@@ -7,6 +7,7 @@ an expression reads ``a/read``; writing goes through the reference.
 """
 import contextlib
 
+from ..framework.composite_tensor import NativeObject
 from ..framework.tensor import Reference
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
@@ -45,7 +46,7 @@ class _VariableMetaclass(type):
         return super().__call__(*args, **kwargs)
 
 
-class Variable(metaclass=_VariableMetaclass):
+class Variable(NativeObject, metaclass=_VariableMetaclass):
     """A mutable tensor whose value lives in the session, on the device of its VariableV2 op."""
 
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,

@@ -8,12 +8,13 @@ import collections
 import numpy as np
 
 from . import dtypes
+from .composite_tensor import CompositeTensor, NativeObject
 from .tensor_shape import as_shape
 from .tensor_spec import TensorSpec
 from .type_spec import TypeSpec
 
 
-class IndexedSlices:
+class IndexedSlices(NativeObject, CompositeTensor):
     """A sparse representation of a set of tensor slices at given indices (TF's class)."""
 
     def __init__(self, values, indices, dense_shape=None):
