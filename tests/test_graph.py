@@ -296,3 +296,23 @@ def test_consumers_lists_an_op_once_per_input_it_takes():
         z = tf.add(x, x)
         w = tf.identity(x)
     assert x.consumers() == [z.op, z.op, w.op]
+
+
+def test_rewiring_an_input_to_another_dtype_fails_every_run_until_undone():
+    # TF 2.21: _update_input takes the tensor; each run of the graph then fails (op None)
+    with tf.Graph().as_default():
+        w, x, y = tf.constant(0), tf.constant(""), tf.constant(1)
+        z = y + w
+        other = y * 2
+        with tf.Session() as s:
+            assert s.run(z) == 1
+            z.op._update_input(0, x)
+            for fetch in (other, z):
+                with pytest.raises(tf.errors.InvalidArgumentError) as caught:
+                    s.run(fetch)
+                assert str(caught.value) == ("Graph execution error:\n\nInput 0 of node add was passed string from "
+                                             "Const_1:0 incompatible with expected int32.") and caught.value.op is None
+            z.op._update_input(0, y)  # the same session runs the rewired graph
+            assert s.run([z, other]) == [1, 2]
+            z.op._update_input(1, y)
+            assert s.run(z) == 2

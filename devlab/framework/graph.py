@@ -61,6 +61,7 @@ class Graph:
         self._attr_scope_map = {}  # attr name -> AttrValue (or a function of the NodeDef) for new ops
         self._container = ""  # the resource container of new stateful ops (Graph.container)
         self._building_function = False  # a function's graph: init_scope lifts ops out of it
+        self._mistyped_inputs = {}  # op -> {input index: expected dtype}, after an _update_input of another dtype
         self._default_original_op = None  # the forward op whose gradient is being built (TF's)
         self._variable_scope_counts = threading.local()
         self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows

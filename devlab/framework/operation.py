@@ -149,12 +149,19 @@ class Operation:
         if not tensor.shape.is_compatible_with(old.shape):
             raise errors.InvalidArgumentError(None, self, "Cannot update edge, incompatible shapes: "
                                                           f"{_shape_text(tensor.shape)} and {_shape_text(old.shape)}.")
-        if tensor.dtype.base_dtype != old.dtype.base_dtype:  # TF builds it and fails at run time
-            raise NotImplementedError(f"devlab does not implement _update_input to a {tensor.dtype.name} tensor "
-                                      f"for a {old.dtype.name} input yet")
+        # TF takes a tensor of another dtype and fails the runs of this op (Session.prepare checks)
+        mistyped = self.graph._mistyped_inputs.setdefault(self, {})
+        expected = mistyped.get(index, old.dtype)
+        if tensor.dtype.base_dtype != expected.base_dtype:
+            mistyped[index] = expected
+        else:
+            mistyped.pop(index, None)
+        if not mistyped:
+            del self.graph._mistyped_inputs[self]
         inputs = list(self._inputs)
         inputs[index] = tensor
         self._inputs = tuple(inputs)
+        self.graph.control_edges_added += 1  # an edge changed: sessions place and plan again
 
     def _add_control_inputs(self, ops):
         for op in ops:

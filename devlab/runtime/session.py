@@ -347,6 +347,8 @@ class Session:
         """(the cached Plan of ``fetches`` given the feeds, the fed values on their devices): fetches
         and feeds resolved and checked as ``run`` does, the graph placed first."""
         leaves = [_as_fetch(self.graph, f) for f in fetch_mod.flatten(fetches)]
+        if self.graph._mistyped_inputs:  # an input rewired to a tensor of another dtype: no run works (TF's)
+            _check_input_types(self.graph._mistyped_inputs)
         feeds = {}
         for key, value in _feed_items(feed_dict):
             t = _as_feed(self.graph, key)
@@ -484,6 +486,17 @@ def _check_session_arguments(target, graph, config):
         raise TypeError(f'Argument `graph` must be a tf.Graph, but got "{type(graph).__name__}"')
     if config is not None and not isinstance(config, ConfigProto):
         raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
+
+
+def _check_input_types(mistyped):
+    """TF's InvalidArgumentError, for any run of the graph, while an input that ``_update_input``
+    rewired holds a tensor of another dtype than its op expects (TF checks the whole graph)."""
+    for op, inputs in mistyped.items():
+        for index, expected in inputs.items():
+            t = op.inputs[index]
+            raise errors.InvalidArgumentError(None, None, f"Graph execution error:\n\nInput {index} of node {op.name} "
+                                                          f"was passed {t.dtype.name} from {t.name} incompatible with "
+                                                          f"expected {expected.name}.")
 
 
 def _check_run_arguments(options, run_metadata):
