@@ -110,6 +110,39 @@ def test_batching_returns_the_form_it_was_given():
         assert sorted(tf.train.batch({"a": x, "b": y}, 2)) == ["a", "b"]
 
 
+@pytest.mark.parametrize("build, error, words", [
+    (lambda x, y: tf.train.shuffle_batch([tf.placeholder(tf.float32)], 2, 10, 1), ValueError,
+     'Cannot infer Tensor\'s rank: Tensor("Placeholder:0", dtype=float32)'),
+    (lambda x, y: tf.train.shuffle_batch([tf.placeholder(tf.float32, [None, 3])], 2, 10, 1), ValueError,
+     "All shapes must be fully defined: [TensorShape([Dimension(None), Dimension(3)])]"),
+    (lambda x, y: tf.train.batch([y[0]], 2, enqueue_many=True), ValueError, "Shape () must have rank at least 1"),
+    (lambda x, y: tf.train.batch_join([[x[0]], [y]], 2), TypeError,
+     "Expected types to be consistent: float32 vs. int32."),
+    (lambda x, y: tf.train.batch_join([{"a": x[0]}, {"b": x[1]}], 2), ValueError,
+     "All dictionaries in tensors_list must have the same keys"),
+    (lambda x, y: tf.train.batch_join([[x], [tf.constant([[1., 2., 3.]])]], 2), ValueError,
+     "Shapes (2, 2) and (1, 3) are not compatible"),
+    (lambda x, y: tf.train.batch([], 2), ValueError, "Expected at least one tensor in batch()."),
+    (lambda x, y: tf.train.shuffle_batch_join([], 2, 3, 1), ValueError, "Expected at least one set of tensors"),
+])
+def test_the_batchers_check_their_inputs_as_tensorflow(build, error, words):
+    """Every batcher infers its queue's shapes and types as TF's ``_shapes``/``_dtypes`` do, with
+    TF's errors (recorded from TF 2.21), and the queue insists the shapes are fully defined."""
+    with tf.Graph().as_default():
+        x, y = tf.constant([[1., 2.], [3., 4.]]), tf.constant([5, 6])
+        with pytest.raises(error) as caught:
+            build(x, y)
+        assert str(caught.value) == words
+
+
+def test_a_join_keeps_the_first_lists_shapes():
+    """With ``enqueue_many``, each item's shape less its batch dimension, from the first list."""
+    with tf.Graph().as_default():
+        x = tf.constant([[1., 2.], [3., 4.]])
+        out = tf.train.batch_join([[x], [tf.placeholder(tf.float32, [None, 2])]], 3, enqueue_many=True)
+        assert out.shape.as_list() == [3, 2]
+
+
 sys.path.insert(0, os.path.join(HERE, "cases"))
 from recorded import compare, load  # noqa: E402
 

@@ -87,6 +87,13 @@ class Tensor:
     def __repr__(self):
         return f'<tf.Tensor {self.name!r} shape={self._shape} dtype={self.dtype.name}>'
 
+    def __str__(self):
+        """TF's ``str(tensor)``: ``Tensor("name", shape=..., dtype=...)``, the shape only where its rank
+        is known and the device where one is set."""
+        shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
+        device = f", device={self.device}" if self.device else ""
+        return f'Tensor("{self.name}"{shape}, dtype={self.dtype.name}{device})'
+
 
 class Reference:
     """``tensor.ref()``: equal and hashed by the object it refers to, whatever that object's ``==``."""

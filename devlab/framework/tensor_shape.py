@@ -147,18 +147,18 @@ class TensorShape:
             raise ValueError(f"Shapes {self} and {other} must have the same rank")
 
     def with_rank(self, rank):
-        """This shape merged with ``rank`` unknown dimensions; TF's ValueError if the rank differs."""
-        try:
-            return self.merge_with(unknown_shape(rank=rank))
-        except ValueError:
-            raise ValueError(f"Shape {self} must have rank {rank}") from None
+        """This shape with rank ``rank`` (unknown dimensions where the rank was unknown), or TF's ValueError."""
+        self.assert_has_rank(rank)
+        return self if self.sizes is not None else TensorShape([None] * rank)
 
     def with_rank_at_least(self, rank):
+        """This shape, or TF's ValueError when its rank is known and below ``rank``."""
         if self.sizes is not None and len(self.sizes) < rank:
             raise ValueError(f"Shape {self} must have rank at least {rank}")
         return self
 
     def with_rank_at_most(self, rank):
+        """This shape, or TF's ValueError when its rank is known and above ``rank``."""
         if self.sizes is not None and len(self.sizes) > rank:
             raise ValueError(f"Shape {self} must have rank at most {rank}")
         return self

@@ -89,63 +89,20 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
     """Batches of ``batch_size`` of ``tensors`` (a list or dict), made by ``num_threads`` threads."""
     if dynamic_pad:
         raise NotImplementedError("tf.train.batch(dynamic_pad=True): devlab has no PaddingFIFOQueue")
-    keys = sorted(tensors) if isinstance(tensors, dict) else None
-    items = [tensors[k] for k in keys] if keys is not None else list(tensors)
     with name_scope(name or "batch") as scope:
-        items = [convert_to_tensor(t) for t in items]
-        if shapes is None:
-            shapes = [t.shape[1:] if enqueue_many else t.shape for t in items]
-        for t, s in zip(items, shapes):
-            if not s.is_fully_defined() if hasattr(s, "is_fully_defined") else False:
-                raise ValueError(f"All shapes must be fully defined: {list(shapes)}")
-        queue = FIFOQueue(capacity, [t.dtype.base_dtype for t in items], shapes=shapes, shared_name=shared_name)
-        enqueue = queue.enqueue_many(items) if enqueue_many else queue.enqueue(items)
-        add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
-        out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
-            queue.dequeue_many(batch_size, name=scope)
-    out = out if isinstance(out, (list, tuple)) else [out]
-    return _as_original(keys, out)
+        return _batch([tensors], lambda types, shapes_: FIFOQueue(capacity, types, shapes=shapes_,
+                                                                 shared_name=shared_name),
+                      batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope, num_threads)
 
 
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
                   shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
     """Batches of ``batch_size`` drawn at random from a queue that keeps ``min_after_dequeue``
     elements while the input lasts."""
-    keys = sorted(tensors) if isinstance(tensors, dict) else None
-    items = [tensors[k] for k in keys] if keys is not None else list(tensors)
     with name_scope(name or "shuffle_batch") as scope:
-        items = [convert_to_tensor(t) for t in items]
-        if shapes is None:
-            shapes = [t.shape[1:] if enqueue_many else t.shape for t in items]
-        queue = RandomShuffleQueue(capacity, min_after_dequeue, [t.dtype.base_dtype for t in items], shapes=shapes,
-                                   seed=seed, shared_name=shared_name)
-        enqueue = queue.enqueue_many(items) if enqueue_many else queue.enqueue(items)
-        add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
-        out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
-            queue.dequeue_many(batch_size, name=scope)
-    out = out if isinstance(out, (list, tuple)) else [out]
-    return _as_original(keys, out)
-
-
-def _join(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope):
-    """The batch of ``batch_join``/``shuffle_batch_join``: one enqueue op (and thread) per tensor list."""
-    if not tensors_list:
-        raise ValueError("Expected at least one set of tensors in tensors_list.")
-    first = tensors_list[0]
-    keys = sorted(first) if isinstance(first, dict) else None
-    lists = [[convert_to_tensor(ts[k]) for k in keys] if keys is not None else [convert_to_tensor(t) for t in ts]
-             for ts in tensors_list]
-    if any(len(items) != len(lists[0]) for items in lists):
-        raise ValueError("Expected all elements in tensors_list to have the same length.")
-    if shapes is None:
-        shapes = [t.shape[1:] if enqueue_many else t.shape for t in lists[0]]
-    queue = make_queue([t.dtype.base_dtype for t in lists[0]], shapes)
-    enqueues = [queue.enqueue_many(items) if enqueue_many else queue.enqueue(items) for items in lists]
-    add_queue_runner(QueueRunner(queue, enqueues))
-    out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
-        queue.dequeue_many(batch_size, name=scope)
-    out = out if isinstance(out, (list, tuple)) else [out]
-    return _as_original(keys, out)
+        return _batch([tensors], lambda types, shapes_: RandomShuffleQueue(
+            capacity, min_after_dequeue, types, shapes=shapes_, seed=seed, shared_name=shared_name),
+            batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope, num_threads)
 
 
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
@@ -154,18 +111,72 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
     if dynamic_pad:
         raise NotImplementedError("tf.train.batch_join(dynamic_pad=True): devlab has no PaddingFIFOQueue")
     with name_scope(name or "batch_join") as scope:
-        return _join(tensors_list, lambda types, shapes_: FIFOQueue(capacity, types, shapes=shapes_,
-                                                                     shared_name=shared_name),
-                     batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
+        return _batch(tensors_list, lambda types, shapes_: FIFOQueue(capacity, types, shapes=shapes_,
+                                                                      shared_name=shared_name),
+                      batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
 
 
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
                        shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
     """``shuffle_batch`` from several lists of tensors, one thread per list."""
     with name_scope(name or "shuffle_batch_join") as scope:
-        return _join(tensors_list, lambda types, shapes_: RandomShuffleQueue(
+        return _batch(tensors_list, lambda types, shapes_: RandomShuffleQueue(
             capacity, min_after_dequeue, types, shapes=shapes_, seed=seed, shared_name=shared_name),
             batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope)
+
+
+def _batch(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_smaller_final_batch, scope,
+           num_threads=None):
+    """What the four batchers share: the queue ``make_queue`` builds for the items' types and shapes,
+    its QueueRunner (``num_threads`` runs of one enqueue op, or one enqueue op per tensor list for the
+    ``_join`` forms, as TF's ``_enqueue``/``_enqueue_join``) and the dequeue of ``batch_size``."""
+    if not tensors_list:
+        raise ValueError("Expected at least one set of tensors")
+    first = tensors_list[0]
+    keys = sorted(first) if isinstance(first, dict) else None
+    if keys is not None and any(set(ts) != set(keys) for ts in tensors_list[1:]):
+        raise ValueError("All dictionaries in tensors_list must have the same keys")
+    lists = [[convert_to_tensor(ts[k]) for k in keys] if keys is not None else [convert_to_tensor(t) for t in ts]
+             for ts in tensors_list]
+    if not lists[0]:
+        raise ValueError("Expected at least one tensor in batch().")
+    queue = make_queue(_dtypes(lists), _shapes(lists, shapes, enqueue_many))
+    enqueue = queue.enqueue_many if enqueue_many else queue.enqueue
+    enqueues = [enqueue(lists[0])] * num_threads if num_threads else [enqueue(items) for items in lists]
+    add_queue_runner(QueueRunner(queue, enqueues))
+    out = queue.dequeue_up_to(batch_size, name=scope) if allow_smaller_final_batch else \
+        queue.dequeue_many(batch_size, name=scope)
+    out = out if isinstance(out, (list, tuple)) else [out]
+    return _as_original(keys, out)
+
+
+def _dtypes(lists):
+    """The items' dtypes, the same in every tensor list (TF's ``_dtypes``)."""
+    types = [t.dtype for t in lists[0]]
+    for items in lists[1:]:
+        if [t.dtype for t in items] != types:
+            raise TypeError("Expected types to be consistent: %s vs. %s." % (
+                ", ".join(t.name for t in types), ", ".join(t.dtype.name for t in items)))
+    return [t.base_dtype for t in types]
+
+
+def _shapes(lists, shapes, enqueue_many):
+    """The queue's element shapes: ``shapes`` as given, else each item's shape (less its batch
+    dimension with ``enqueue_many``) of the first list, checked against the other lists', as TF's
+    ``_shapes``; the queue then insists they are fully defined."""
+    if shapes is not None:
+        return shapes
+    for items in lists:
+        for t in items:
+            if t.shape.ndims is None:
+                raise ValueError(f"Cannot infer Tensor's rank: {t}")
+    merged = []
+    for i in range(len(lists[0])):
+        each = [items[i].shape.with_rank_at_least(1)[1:] if enqueue_many else items[i].shape for items in lists]
+        for shape in each[1:]:
+            each[0].merge_with(shape)  # TF checks the lists agree but keeps the first list's shape
+        merged.append(each[0])
+    return merged
 
 
 def _as_original(keys, out):
