@@ -108,6 +108,20 @@ def op_def(op):
     return out
 
 
+def node_def_text(op):
+    """``str(op)``: the op's NodeDef in protobuf text format as TF prints it (a tensor attr as its
+    TensorProto, TF's default attrs included); devlab's own text of it without the protos."""
+    from .encode import _with_tf_defaults, node_def
+    nd = op.node_def
+    try:
+        proto = node_def(nd.name, nd.op, nd.input, nd.device, _with_tf_defaults(nd.op, dict(nd.attr)), pb().NodeDef())
+    except (ImportError, TypeError, ValueError):  # no protobuf, or an attr only devlab has (a Python object)
+        return str(nd)
+    return str(proto)
+
+
 def install(operation_class):
-    """Gives ``tf.Operation`` TF's ``op_def`` (the op layer's records, above the framework)."""
+    """Gives ``tf.Operation`` TF's ``op_def`` and ``str()`` (the op layer's records and TF's protos,
+    above the framework)."""
     operation_class.op_def = property(op_def)
+    operation_class.__str__ = node_def_text
