@@ -11,7 +11,7 @@ from .framework.device_spec import DeviceSpec
 from .framework.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16,  # noqa: A004
                                float32, float64, half, int8, int16, int32, int64, qint8, qint16, qint32, quint8,
                                quint16, resource, string, uint8, uint16, uint32, uint64, variant)
-from .framework.graph import Graph, get_default_graph, reset_default_graph
+from .framework.graph import Graph, container, get_default_graph, reset_default_graph
 from .framework.graph_keys import GraphKeys
 from .framework.operation import NodeDef, Operation
 from .framework.scopes import colocate_with, control_dependencies, device, init_scope, name_scope
@@ -30,6 +30,7 @@ from .api import compat as _compat
 from .api import math_ops as _math_ops
 from .ops.build import convert_to_tensor as _convert_to_tensor
 from .ops.tensor_conversion import register_tensor_conversion_function
+from .ops.tensor_util import is_tensor
 from .api.asserts import Assert
 from .api.check_ops import assert_less, assert_positive
 from .api.scalar_mul import scalar_mul
@@ -56,7 +57,9 @@ from .api.data_flow_ops import (ConditionalAccumulator, FIFOQueue, RandomShuffle
 from .api.random_ops import random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
 from .api.script_ops import py_func
 from .api.state_ops import assign, assign_add, assign_sub, count_up_to, is_variable_initialized, scatter_add, scatter_sub, scatter_update
-from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from .framework.indexed_slices import IndexedSlices, IndexedSlicesSpec, IndexedSlicesValue
+from .framework.tensor_spec import TensorSpec
+from .framework.type_spec import TypeSpec
 from .api.uninitialized import assert_variables_initialized, report_uninitialized_variables
 from .api.lookup_ops import initialize_all_tables, tables_initializer
 from .api.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope,
@@ -97,6 +100,7 @@ from .strings import as_string, join as string_join  # noqa: E402 - TF1's top-le
 from .graphs import import_graph_def, load_graph  # noqa: E402 - TensorFlow's graph files (the graphs extra)
 from .graphs.encode import write_graph as _write_graph  # noqa: E402
 from .graphs import encode as _encode  # noqa: E402
+from .graphs import op_def as _op_def  # noqa: E402
 from .runtime.modelled import modelled_run  # noqa: E402
 from .distribute import get_tower_context  # noqa: E402
 from .distribute.values import MirroredVariable as _MirroredVariable  # noqa: E402
@@ -165,6 +169,7 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
 _operators.install(Tensor, Variable)
 _operators.install_indexed_slices(IndexedSlices)
 _encode.install(Graph)
+_op_def.install(Operation)
 GRAPH_DEF_VERSION = _encode.PRODUCER  # TF 2.21's (tf.compat.v1.GRAPH_DEF_VERSION)
 GRAPH_DEF_VERSION_MIN_CONSUMER = _encode.MIN_CONSUMER
 GRAPH_DEF_VERSION_MIN_PRODUCER = _encode.MIN_PRODUCER

@@ -91,3 +91,35 @@ def test_nested_string_scopes_equal_folding_merges_outside_in(stack):
     for spec in stack:  # a spec's string is what the scope sees (an index without a type is dropped)
         want = want.make_merged_spec(DeviceSpec.from_string(spec.to_string()))
     assert c.op.device == want.to_string()
+
+
+def test_v2_spec_is_immutable_and_returns_new_specs():
+    # TF 2.21: DeviceSpecV2 has no setters and no merge_from; parse_from_string returns a new spec
+    from devlab.framework.device_spec import DeviceSpecV2
+    spec = DeviceSpecV2(job="w", device_type="gpu", device_index=1)
+    assert spec.to_string() == "/job:w/device:GPU:1"
+    with pytest.raises(AttributeError):
+        spec.job = "x"
+    assert not hasattr(spec, "merge_from")
+    parsed = spec.parse_from_string("/cpu:0")
+    assert (spec.to_string(), parsed.to_string(), type(parsed)) == ("/job:w/device:GPU:1", "/device:CPU:0", DeviceSpecV2)
+    replaced = spec.replace(task=2)
+    assert (type(replaced), replaced.to_string()) == (DeviceSpecV2, "/job:w/task:2/device:GPU:1")
+    merged = DeviceSpecV2.from_string("/job:foo").make_merged_spec(DeviceSpecV2.from_string("/task:1/cpu:0"))
+    assert (type(merged), merged.to_string()) == (DeviceSpecV2, "/job:foo/task:1/device:CPU:0")
+
+
+def test_v1_and_v2_specs_of_one_device_are_not_equal():
+    # TF compares with isinstance(other, self.__class__); the subclass's __eq__ is asked first
+    from devlab.framework.device_spec import DeviceSpecV2
+    assert DeviceSpec.from_string("/gpu:0") != DeviceSpecV2.from_string("/gpu:0")
+    assert DeviceSpecV2.from_string("/gpu:0") != DeviceSpec.from_string("/gpu:0")
+    assert DeviceSpecV2.from_string("/gpu:0") == DeviceSpecV2(device_type="GPU", device_index=0)
+
+
+def test_device_scope_takes_a_v2_spec():
+    from devlab.framework.device_spec import DeviceSpecV2
+    with tf.Graph().as_default():
+        with tf.device(DeviceSpecV2(job="ps", task=1)):
+            c = tf.constant(1)
+    assert c.device == "/job:ps/task:1"

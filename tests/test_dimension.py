@@ -73,3 +73,31 @@ def test_what_tensorflow_refuses_it_refuses_with_its_words():
         tf.TensorShape([-1, 3])
     with pytest.raises(ValueError, match=r"^Error converting shape to a TensorShape: Dimension -1 must be >= 0\.$"):
         tf.placeholder_with_default([[1.0]], [-1, 1])
+
+
+def test_assert_same_rank_checks_known_ranks_only():
+    tf.TensorShape([1, 2]).assert_same_rank([3, None])
+    tf.TensorShape(None).assert_same_rank([1])
+    with pytest.raises(ValueError, match=r"^Shapes \(1, 2\) and \(1,\) must have the same rank$"):
+        tf.TensorShape([1, 2]).assert_same_rank([1])
+
+
+def test_shape_to_and_from_tensor_shape_proto():
+    pytest.importorskip("tensorboard")
+    proto = tf.TensorShape([1, None]).as_proto()
+    assert [d.size for d in proto.dim] == [1, -1] and not proto.unknown_rank
+    assert tf.TensorShape(None).as_proto().unknown_rank
+    assert tf.TensorShape(proto) == tf.TensorShape([1, None]) and tf.TensorShape(proto)[1].value is None
+    assert tf.TensorShape(tf.TensorShape(None).as_proto()).dims is None
+
+
+def test_trace_type_serializes_shapes_as_tf_does():
+    from devlab.framework import trace_type
+    # the bytes TF 2.21 writes (a TensorShapeProto in the SerializedTraceType's Any)
+    want = {(1, 2, 3): b"\x12\x02\x08\x01\x12\x02\x08\x02\x12\x02\x08\x03", None: b"\x18\x01", (): b"",
+            (None, 2): b"\x12\x0b\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x12\x02\x08\x02"}
+    for dims, value in want.items():
+        shape = tf.TensorShape(dims)
+        serialized = trace_type.serialize(shape)
+        assert serialized.type_url == "type.googleapis.com/tensorflow.TensorShapeProto" and serialized.value == value
+        assert trace_type.deserialize(serialized) == shape

@@ -255,3 +255,64 @@ def test_a_variable_made_from_a_callable_carries_its_own_colocation_attr_as_in_t
     assert v.op.get_attr("_class") == [b"loc:@w"]
     assert "_class" not in u.op.attrs
     assert s.op.get_attr("_class") == [b"loc:@w"]  # an enclosing colocate_with wins, as in TF
+
+
+def test_init_scope_lifts_ops_out_of_function_graphs():
+    # TF 2.21: into the innermost default graph not building a function, under the inner name
+    # scope and device; with every graph building one, into the global default graph
+    from devlab.framework import graph as graph_mod
+    g0, g1 = tf.Graph(), tf.Graph()
+    g1._building_function = True
+    with g0.as_default():
+        with tf.name_scope("outer"):
+            with g1.as_default():
+                with tf.name_scope("inner"), tf.device("/gpu:0"):
+                    with graph_mod.init_scope():
+                        c = tf.constant(1.0)
+                        assert tf.get_default_graph() is g0
+    assert c.graph is g0 and c.op.name == "inner/Const" and c.device == "/device:GPU:0"
+    assert g1.get_operations() == [] and g1.building_function and not g0.building_function
+    g = tf.Graph()
+    g._building_function = True
+    depth = len(graph_mod._default_graph_stack.stack)
+    with g.as_default():
+        assert len(graph_mod._default_graph_stack.stack) == depth + 1
+        with graph_mod.init_scope():
+            d = tf.constant(2.0)
+            assert len(graph_mod._default_graph_stack.stack) == depth + 2
+    assert d.graph is tf.get_default_graph() and d.graph is not g
+
+
+def test_str_of_an_op_is_its_node_def_text():
+    with tf.Graph().as_default():
+        op = tf.no_op(name="op1")
+    assert str(op) == str(op.node_def) == 'name: "op1"\nop: "NoOp"\n'
+
+
+def test_consumers_lists_an_op_once_per_input_it_takes():
+    # TF 2.21: tf.add(x, x) consumes x twice
+    with tf.Graph().as_default():
+        x = tf.constant(1)
+        z = tf.add(x, x)
+        w = tf.identity(x)
+    assert x.consumers() == [z.op, z.op, w.op]
+
+
+def test_rewiring_an_input_to_another_dtype_fails_every_run_until_undone():
+    # TF 2.21: _update_input takes the tensor; each run of the graph then fails (op None)
+    with tf.Graph().as_default():
+        w, x, y = tf.constant(0), tf.constant(""), tf.constant(1)
+        z = y + w
+        other = y * 2
+        with tf.Session() as s:
+            assert s.run(z) == 1
+            z.op._update_input(0, x)
+            for fetch in (other, z):
+                with pytest.raises(tf.errors.InvalidArgumentError) as caught:
+                    s.run(fetch)
+                assert str(caught.value) == ("Graph execution error:\n\nInput 0 of node add was passed string from "
+                                             "Const_1:0 incompatible with expected int32.") and caught.value.op is None
+            z.op._update_input(0, y)  # the same session runs the rewired graph
+            assert s.run([z, other]) == [1, 2]
+            z.op._update_input(1, y)
+            assert s.run(z) == 2

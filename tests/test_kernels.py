@@ -1,5 +1,7 @@
 """Every kernel of the op table against numpy, on each device kind (CPU, simulated GPU, and a
 real GPU where CuPy finds one); the cost model's arithmetic."""
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -347,3 +349,29 @@ def test_cost_model_arithmetic():
     assert m.op_seconds("GPU", 1e3, 1e9) == pytest.approx(1e-6 + 1e-2)  # memory-bound
     assert m.transfer_seconds("CPU", "GPU", 1e9) == pytest.approx(2e-6 + 0.1)  # PCIe
     assert m.transfer_seconds("GPU", "GPU", 1e9) == pytest.approx(2e-6 + 0.01)  # NVLink
+
+
+@pytest.mark.parametrize("shape,message", [
+    ([3, 7], "Input to reshape is a tensor with 4 values, but the requested shape has 21"),
+    ([3, -1], "Input to reshape is a tensor with 4 values, but the requested shape requires a multiple of 3"),
+    ([-1, -1], "Only one input size may be -1, not both 0 and 1"),
+    ([-2, 2], "Size 0 must be non-negative, not -2"),
+    ([0, -1], "Input to reshape is a tensor with 4 values, but the requested shape has 0"),
+])
+def test_reshape_errors_in_tfs_words(shape, message):
+    # TF 2.21's Reshape kernel messages (numpy would take -2 as -1)
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.int32)
+        r = tf.reshape(tf.constant([1.0, 2, 3, 4]), p)
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):
+                s.run(r, {p: shape})
+
+
+def test_reshape_of_an_empty_tensor_resolves_minus_one_as_tf():
+    with tf.Graph().as_default():
+        p, e = tf.placeholder(tf.int32), tf.placeholder(tf.float32)
+        r = tf.reshape(e, p)
+        with tf.Session() as s:
+            assert s.run(r, {p: [0, -1], e: []}).shape == (0, 0)
+            assert s.run(r, {p: [2, -1], e: []}).shape == (2, 0)

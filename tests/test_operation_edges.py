@@ -21,9 +21,8 @@ def test_update_input_rewires_and_checks():
         with pytest.raises(errors.InvalidArgumentError,
                            match=r"^Cannot update edge, incompatible shapes: \[3,1\] and \[\].$"):
             z.op._update_input(0, w)
-        with pytest.raises(NotImplementedError, match="_update_input to a string tensor for a int32 input"):
-            z.op._update_input(0, tf.constant(""))
         assert list(z.op.inputs) == [y, y]  # nothing changed
+        # another dtype is taken, as TF takes it; runs then fail (test_graph.py)
     with tf.Graph().as_default():
         other = tf.constant(1)
     with pytest.raises(ValueError, match="must be from the same graph as"):

@@ -192,7 +192,7 @@ class FIFOQueue(QueueBase):
                 raise ValueError("List of names must have the same length as the list of dtypes, received "
                                  f"len(names)={len(names)},len(dtypes)={len(dtypes)}")
         attrs = {"component_types": dtypes, "shapes": [tuple(s.dims) for s in shapes] if shapes else [],
-                 "capacity": int(capacity), "container": "", "shared_name": shared_name or ""}
+                 "capacity": int(capacity), "container": b"", "shared_name": shared_name or ""}
         with init_scope(), device("CPU"):
             queue_ref = apply_op("FIFOQueueV2", [], attrs, name).outputs[0]
         super().__init__(dtypes, shapes, names, queue_ref)
@@ -212,7 +212,7 @@ class RandomShuffleQueue(QueueBase):
         attrs = {"component_types": dtypes, "shapes": [tuple(s.dims) for s in shapes] if shapes else [],
                  "capacity": int(capacity), "min_after_dequeue": int(min_after_dequeue),
                  "seed": seed1 or 0, "seed2": seed2 or 0,
-                 "container": "", "shared_name": shared_name or ""}
+                 "container": b"", "shared_name": shared_name or ""}
         with init_scope(), device("CPU"):
             queue_ref = apply_op("RandomShuffleQueueV2", [], attrs, name).outputs[0]
         super().__init__(dtypes, shapes, names, queue_ref)
@@ -257,7 +257,7 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
     def __init__(self, dtype, shape=None, shared_name=None, name="conditional_accumulator", reduction_type="MEAN"):
         dtype = dtypes_mod.as_dtype(dtype)
         shape = None if shape is None else TensorShape(shape)
-        attrs = {"dtype": dtype, "shape": None if shape is None else shape.dims, "container": "",
+        attrs = {"dtype": dtype, "shape": None if shape is None else shape.dims, "container": b"",
                  "shared_name": shared_name or "", "reduction_type": reduction_type}
         ref = apply_op("ResourceConditionalAccumulator", [], attrs, name).outputs[0]
         super().__init__(dtype, shape, ref)

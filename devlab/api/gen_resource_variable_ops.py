@@ -16,7 +16,7 @@ def var_handle_op(dtype, shape, container="", shared_name="", debug_name="", all
     """The handle of the resource variable ``shared_name`` (of ``dtype`` and ``shape``)."""
     sizes = TensorShape(shape).sizes
     attrs = {"dtype": dtypes.as_dtype(dtype).base_dtype, "shape": None if sizes is None else list(sizes),
-             "container": container or "", "shared_name": shared_name or "", "debug_name": debug_name or "",
+             "container": _bytes(container), "shared_name": shared_name or "", "debug_name": debug_name or "",
              "allowed_devices": list(allowed_devices)}
     return apply_op("VarHandleOp", [], attrs, name or "VarHandleOp").outputs[0]
 
@@ -91,3 +91,8 @@ def variable_shape(handle, out_type=dtypes.int32):
     if dims is None or None in dims:
         raise call("tf.raw_ops.VariableShape (the shape of a resource variable of unknown shape)")
     return constant(list(dims), dtype=out_type)
+
+
+def _bytes(text):
+    """A string attr as TF's get_attr returns it (bytes)."""
+    return text.encode() if isinstance(text, str) else bytes(text or b"")

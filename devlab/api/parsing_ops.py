@@ -97,7 +97,7 @@ class TFRecordReader:
     def __init__(self, name=None, options=None):
         if options is not None:
             raise NotImplementedError("TFRecordReader(options=...): devlab reads uncompressed files only")
-        self._reader_ref = apply_op("TFRecordReaderV2", [], {"container": "", "shared_name": "",
+        self._reader_ref = apply_op("TFRecordReaderV2", [], {"container": b"", "shared_name": "",
                                                              "compression_type": ""},
                                     name or "TFRecordReaderV2").outputs[0]
 

@@ -7,6 +7,7 @@ an expression reads ``a/read``; writing goes through the reference.
 """
 import contextlib
 
+from ..framework.composite_tensor import NativeObject
 from ..framework.tensor import Reference
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
@@ -45,7 +46,7 @@ class _VariableMetaclass(type):
         return super().__call__(*args, **kwargs)
 
 
-class Variable(metaclass=_VariableMetaclass):
+class Variable(NativeObject, metaclass=_VariableMetaclass):
     """A mutable tensor whose value lives in the session, on the device of its VariableV2 op."""
 
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
@@ -88,7 +89,7 @@ class Variable(metaclass=_VariableMetaclass):
                 shape = initial.shape.sizes if validate_shape else None
             self._variable = apply_op_output(
                 "VariableV2", [], {"shape": shape, "dtype": initial.dtype.base_dtype,
-                                   "container": "", "shared_name": ""}, scope)
+                                   "container": b"", "shared_name": ""}, scope)
             if init_from_fn and "_class" not in self._variable.op.attrs:  # made inside that attr scope too
                 self._variable.op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
             self._initial_value = initial

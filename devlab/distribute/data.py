@@ -46,7 +46,7 @@ class DistributedIterator:
                 with device("/device:CPU:0"):
                     # the iterator's position: a variable the slice op reads and advances
                     position = apply_op_output("VariableV2", [], {"shape": None, "dtype": dtypes.int64,
-                                                                   "container": "", "shared_name": ""},
+                                                                   "container": b"", "shared_name": ""},
                                                f"tower_{i}_position")
                     out[d] = apply_op_output("DatasetSlice", [position], {
                         "data": data, "batch": self.dataset.batch_size, "tower": i, "towers": len(self.devices),

@@ -9,7 +9,7 @@ the colocation block of ``_create_op_helper``):
 2. Then walk the colocation stack innermost first: the first colocated op that has a device
    gives the op its device, and every colocated op's groups go into ``_class``.
 """
-from .device_spec import DeviceSpec, MergeDevice
+from .device_spec import DeviceSpecV2, MergeDevice
 from .traceable import TraceableObject
 
 
@@ -21,7 +21,7 @@ class DeviceScope:
     """
 
     def __init__(self, device, filename, lineno):
-        if device is None or callable(device) and not isinstance(device, (str, DeviceSpec)):
+        if device is None or callable(device) and not isinstance(device, (str, DeviceSpecV2)):
             self.function = device
         else:
             self.function = _merge_function(device)
@@ -47,7 +47,7 @@ class DeviceScope:
     def apply(self, op):
         """The device string this scope gives ``op``; a device function may not return None."""
         result = self.function(op)
-        if isinstance(result, DeviceSpec):
+        if isinstance(result, DeviceSpecV2):
             return result.to_string()
         if not isinstance(result, (str, bytes)):
             raise TypeError(f"Expected binary or unicode string, got {result!r}")

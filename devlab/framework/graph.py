@@ -8,7 +8,7 @@ import contextlib
 import re
 import threading
 
-from . import device_stack
+from . import attr_value, device_stack
 from .dtypes import DType
 from .indexed_slices import IndexedSlices
 from .operation import Operation
@@ -58,6 +58,10 @@ class Graph:
         self._unfetchable = set()  # ops inside tf.cond branches and loops: not fetchable, as in TF
         self._unfeedable = set()
         self._gradient_override_map = {}  # op type -> the type whose gradient its new ops take
+        self._attr_scope_map = {}  # attr name -> AttrValue (or a function of the NodeDef) for new ops
+        self._container = ""  # the resource container of new stateful ops (Graph.container)
+        self._building_function = False  # a function's graph: init_scope lifts ops out of it
+        self._mistyped_inputs = {}  # op -> {input index: expected dtype}, after an _update_input of another dtype
         self._default_original_op = None  # the forward op whose gradient is being built (TF's)
         self._variable_scope_counts = threading.local()
         self.control_edges_added = 0  # control inputs added to existing ops: sessions re-plan when it grows
@@ -93,6 +97,10 @@ class Graph:
         control = self._control_inputs_for([t.op for t in inputs]) if control_stack else ()
         op = Operation(self, name, op_type, inputs, output_specs, attrs or {}, control, user_location())
         op._original_op = self._default_original_op
+        if self._attr_scope_map:
+            self._apply_attr_scope(op)
+        if self._container and op.attrs.get("container", b"x") in (b"", ""):  # a stateful op, no container
+            op._set_attr("container", self._container.encode())
         if op_type in self._gradient_override_map:
             op._set_attr("_gradient_op_type", self._gradient_override_map[op_type].encode())
         op.id = len(self._ops)
@@ -111,6 +119,55 @@ class Graph:
         if scopes.control_flow_context is not None:  # inside tf.cond / tf.while_loop: the context
             scopes.control_flow_context.add_op(op)  # may switch or enter its inputs
         return op
+
+    @contextlib.contextmanager
+    def container(self, container_name):
+        """Stateful ops created inside (variables, queues, readers: the ops with a ``container``
+        attr) keep their resources in ``container_name`` unless they name one; yields the name."""
+        original = self._container
+        self._container = container_name
+        try:
+            yield self._container
+        finally:
+            self._container = original
+
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map):
+        """TF's private scope: ops created inside get these attrs ({name: AttrValue, a function of
+        the op's NodeDef returning one, or None to lift an outer scope's}), unless they have them."""
+        message = "attr_map must be a dictionary mapping strings to AttrValue protocol buffers"
+        if not isinstance(attr_map, dict):
+            raise TypeError(message)
+        saved = {}
+        for name, attr in attr_map.items():
+            if not (isinstance(name, str) and (attr is None or attr_value.is_attr_value(attr) or callable(attr))):
+                raise TypeError(message + " or callables that emit AttrValue protocol buffers")
+            if name in self._attr_scope_map:
+                saved[name] = self._attr_scope_map[name]
+            if attr is None:
+                del self._attr_scope_map[name]  # TF's KeyError when there is nothing to lift
+            else:
+                self._attr_scope_map[name] = attr
+        try:
+            yield
+        finally:
+            for name in attr_map:
+                if name in saved:
+                    self._attr_scope_map[name] = saved[name]
+                else:
+                    self._attr_scope_map.pop(name, None)
+
+    def _apply_attr_scope(self, op):
+        for key, value in self._attr_scope_map.items():
+            if key in op.attrs:
+                continue
+            if callable(value):
+                value = value(op.node_def)
+                if not (value is None or attr_value.is_attr_value(value)):
+                    raise TypeError(f"Callable for scope map key '{key}' must return either None or an AttrValue "
+                                    f"protocol buffer; but it returned: {value}")
+            if value:
+                op._set_attr(key, value)
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
@@ -212,6 +269,11 @@ class Graph:
     def _unsafe_unfinalize(self):
         """Ops may be added again (a MonitoredSession does this on close if it finalized the graph)."""
         self._finalized = False
+
+    @property
+    def building_function(self):
+        """Whether this graph is a function's body (TF's; devlab's own graphs never are)."""
+        return self._building_function
 
     @property
     def finalized(self):
@@ -575,24 +637,58 @@ def pop_default():
 @contextlib.contextmanager
 def init_scope():
     """TF's ``init_scope`` in graph mode: the ops made inside leave control-dependency blocks and
-    tf.cond / while bodies, and get the graph's device stack or, when that is empty (inside
-    ``colocate_with``), the one recorded when a graph was last made default: by ``as_default()``
-    or a ``variable_scope`` (``ops._get_outer_context_and_inner_device_stack``). That record is
-    the stack object itself, which the ``tf.device`` blocks opened since have grown. So a
-    ``tf.Variable`` made in ``colocate_with`` inside ``tf.device`` still takes that device when
-    the graph was entered with ``as_default()`` before the ``tf.device``; on the global default
-    graph, never entered, it takes none."""
-    graph = get_default_graph()
-    stack = graph._scopes.device_stack
-    if not stack and _device_stacks():
-        stack = _device_stacks()[-1]
-    with graph.as_default(), graph.control_dependencies(None):
-        saved = graph._scopes.device_stack
-        graph._scopes.device_stack = stack
+    tf.cond / while bodies, and are lifted out of graphs that are building a function
+    (``graph._building_function``) into the innermost default graph that is not (else the global
+    default graph), under the current name scope. They get the current device stack or, when
+    that is empty (inside ``colocate_with``), the innermost non-empty one recorded when a graph
+    was made default: by ``as_default()`` or a ``variable_scope``
+    (``ops._get_outer_context_and_inner_device_stack``). That record is the stack object itself,
+    which the ``tf.device`` blocks opened since have grown. So a ``tf.Variable`` made in
+    ``colocate_with`` inside ``tf.device`` still takes that device when the graph was entered
+    with ``as_default()`` before the ``tf.device``; on the global default graph, never entered,
+    it takes none."""
+    inner = get_default_graph()
+    scope = inner.get_name_scope()
+    stack = inner._scopes.device_stack
+    graphs = _default_graphs()
+    if not graphs:
+        if inner._building_function:
+            raise RuntimeError("The global graph is building a function.")
+        outer = inner
+    else:
+        outer = _global_default[0]  # when every graph on the stack is building a function
+        for graph, recorded in zip(reversed(graphs), reversed(_device_stacks())):
+            stack = stack or recorded
+            if not graph._building_function:
+                outer = graph
+                break
+    with outer.as_default(), outer.name_scope(scope + "/" if scope else ""), outer.control_dependencies(None):
+        saved = outer._scopes.device_stack
+        outer._scopes.device_stack = stack
         try:
             yield
         finally:
-            graph._scopes.device_stack = saved
+            outer._scopes.device_stack = saved
+
+
+class _DefaultGraphStack:
+    """TF's ``ops._default_graph_stack``: ``stack`` is this thread's graphs made default (the global
+    default graph is not on it)."""
+
+    @property
+    def stack(self):
+        return _default_graphs()
+
+    def _GetGlobalDefaultGraph(self):  # noqa: N802 - TF's name
+        return _global_default[0]
+
+
+_default_graph_stack = _DefaultGraphStack()
+
+
+def container(container_name):
+    """``tf.container``: ``Graph.container`` of the default graph."""
+    return get_default_graph().container(container_name)
 
 
 def get_default_graph():

@@ -2,7 +2,8 @@
 import re
 from types import MappingProxyType
 
-from .device_spec import DeviceSpec
+from . import attr_value
+from .device_spec import DeviceSpecV2
 from .dtypes import DType
 from .tensor import Tensor
 
@@ -148,12 +149,19 @@ class Operation:
         if not tensor.shape.is_compatible_with(old.shape):
             raise errors.InvalidArgumentError(None, self, "Cannot update edge, incompatible shapes: "
                                                           f"{_shape_text(tensor.shape)} and {_shape_text(old.shape)}.")
-        if tensor.dtype.base_dtype != old.dtype.base_dtype:  # TF builds it and fails at run time
-            raise NotImplementedError(f"devlab does not implement _update_input to a {tensor.dtype.name} tensor "
-                                      f"for a {old.dtype.name} input yet")
+        # TF takes a tensor of another dtype and fails the runs of this op (Session.prepare checks)
+        mistyped = self.graph._mistyped_inputs.setdefault(self, {})
+        expected = mistyped.get(index, old.dtype)
+        if tensor.dtype.base_dtype != expected.base_dtype:
+            mistyped[index] = expected
+        else:
+            mistyped.pop(index, None)
+        if not mistyped:
+            del self.graph._mistyped_inputs[self]
         inputs = list(self._inputs)
         inputs[index] = tensor
         self._inputs = tuple(inputs)
+        self.graph.control_edges_added += 1  # an edge changed: sessions place and plan again
 
     def _add_control_inputs(self, ops):
         for op in ops:
@@ -165,7 +173,7 @@ class Operation:
 
     def _set_device(self, device):
         """Sets the requested device from a string (stored verbatim) or a DeviceSpec."""
-        self._device = device.to_string() if isinstance(device, DeviceSpec) else device
+        self._device = device.to_string() if isinstance(device, DeviceSpecV2) else device
 
     # -- attrs -------------------------------------------------------------------------------
     def get_attr(self, name):
@@ -174,7 +182,8 @@ class Operation:
         return self._attrs[name]
 
     def _set_attr(self, name, value):
-        self._attrs[name] = value
+        """Sets attr ``name`` to ``value``: a Python value, or TF's ``AttrValue`` proto (kept as its value)."""
+        self._attrs[name] = attr_value.to_python(value)
 
     def _clear_attr(self, name):
         """Removes attribute ``name`` (TF's ``Operation._clear_attr``)."""
@@ -225,6 +234,10 @@ class Operation:
     def run(self, feed_dict=None, session=None):
         from .default_session import get_default_session_or_raise
         (session or get_default_session_or_raise()).run(self, feed_dict)
+
+    def __str__(self):
+        """The op's NodeDef in protobuf text format, as ``str()`` of a TF op prints."""
+        return str(self.node_def)
 
     def __repr__(self):
         return f"<tf.Operation {self.name!r} type={self.type}>"

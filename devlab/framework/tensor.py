@@ -53,8 +53,8 @@ class Tensor:
         self._shape = self._shape.merge_with(shape)
 
     def consumers(self):
-        """The operations that take this tensor as an input."""
-        return [op for op in self.graph.get_operations() if any(t is self for t in op.inputs)]
+        """The operations that take this tensor as an input, once per input it feeds (TF's list)."""
+        return [op for op in self.graph.get_operations() for t in op.inputs if t is self]
 
     def ref(self):
         """TF's hashable reference to this tensor (``deref()`` gives it back)."""

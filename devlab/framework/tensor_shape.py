@@ -21,6 +21,10 @@ class TensorShape:
             self.sizes = None
         else:
             if not isinstance(dims, (tuple, list)):
+                if hasattr(dims, "unknown_rank") and hasattr(dims, "dim"):  # a TensorShapeProto
+                    self.sizes = None if dims.unknown_rank else tuple(
+                        None if d.size == -1 else int(d.size) for d in dims.dim)
+                    return
                 try:
                     iter(dims)
                 except TypeError:  # one dimension (an int, a Dimension): a shape of rank 1, as TF's
@@ -136,6 +140,12 @@ class TensorShape:
         if self.sizes is not None and len(self.sizes) != rank:
             raise ValueError(f"Shape {self} must have rank {rank}")
 
+    def assert_same_rank(self, other):
+        """TF's ValueError when both ranks are known and differ."""
+        other = as_shape(other)
+        if self.sizes is not None and other.sizes is not None and len(self.sizes) != len(other.sizes):
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
     def with_rank(self, rank):
         """This shape with rank ``rank`` (unknown dimensions where the rank was unknown), or TF's ValueError."""
         self.assert_has_rank(rank)
@@ -152,6 +162,17 @@ class TensorShape:
         if self.sizes is not None and len(self.sizes) > rank:
             raise ValueError(f"Shape {self} must have rank at most {rank}")
         return self
+
+    def as_proto(self):
+        """This shape as TF's ``TensorShapeProto`` (unknown dims are -1; needs the ``graphs`` extra)."""
+        from .tf_protos import pb
+        proto = pb().TensorShapeProto()
+        if self.sizes is None:
+            proto.unknown_rank = True
+        else:
+            for d in self.sizes:
+                proto.dim.add().size = -1 if d is None else d
+        return proto
 
     def __len__(self):
         if self.sizes is None:

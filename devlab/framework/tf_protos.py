@@ -19,13 +19,13 @@ def pb():
     """The proto modules, as one namespace: ``pb().GraphDef``, ``pb().text_format``..."""
     message = require("google.protobuf.message", FEATURE, "graphs")
     text_format = require("google.protobuf.text_format", FEATURE, "graphs")
-    (attr_value_pb2, config_pb2, event_pb2, graph_pb2, meta_graph_pb2, node_def_pb2, step_stats_pb2, summary_pb2,
-     tensor_pb2, tensor_shape_pb2, types_pb2, variable_pb2) = (
+    (attr_value_pb2, config_pb2, event_pb2, graph_pb2, meta_graph_pb2, node_def_pb2, op_def_pb2, step_stats_pb2,
+     summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2, variable_pb2) = (
         require(f"tensorboard.compat.proto.{name}", FEATURE) for name in (
-            "attr_value_pb2", "config_pb2", "event_pb2", "graph_pb2", "meta_graph_pb2", "node_def_pb2",
+            "attr_value_pb2", "config_pb2", "event_pb2", "graph_pb2", "meta_graph_pb2", "node_def_pb2", "op_def_pb2",
             "step_stats_pb2", "summary_pb2", "tensor_pb2", "tensor_shape_pb2", "types_pb2", "variable_pb2"))
     return types.SimpleNamespace(
-        GraphDef=graph_pb2.GraphDef, NodeDef=node_def_pb2.NodeDef, AttrValue=attr_value_pb2.AttrValue,
+        GraphDef=graph_pb2.GraphDef, NodeDef=node_def_pb2.NodeDef, OpDef=op_def_pb2.OpDef, AttrValue=attr_value_pb2.AttrValue,
         NameAttrList=attr_value_pb2.NameAttrList, TensorProto=tensor_pb2.TensorProto,
         TensorShapeProto=tensor_shape_pb2.TensorShapeProto, MetaGraphDef=meta_graph_pb2.MetaGraphDef,
         VariableDef=variable_pb2.VariableDef, RunMetadata=config_pb2.RunMetadata,

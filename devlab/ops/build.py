@@ -11,6 +11,7 @@ import contextlib
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.composite_tensor import CompositeTensor
 from ..framework.dimension import Dimension
 from ..framework.graph import get_default_graph
 from ..framework.indexed_slices import IndexedSlices
@@ -58,6 +59,24 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
         except (TypeError, ValueError):
             pass
     return constant(value, dtype=dtype, name=name or "Const")
+
+
+def convert_to_tensor_or_composite(value, dtype=None, name=None):
+    """TF's ``convert_to_tensor_or_composite``: a composite tensor (SparseTensor, IndexedSlices, a
+    user's CompositeTensor) as it is, after TF's dtype check; anything else as ``convert_to_tensor``
+    makes it, where a registered conversion function may also return a composite."""
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(value, CompositeTensor):
+        value_dtype = getattr(value, "dtype", None)
+        if dtype is not None and not dtype.is_compatible_with(value_dtype):
+            raise ValueError(f"Tensor conversion dtype mismatch. Requested dtype is {dtype.name}, Tensor has dtype "
+                             f"{value_dtype.name}: {value!r}")
+        return value
+    if tensor_conversion.registered() and not isinstance(value, Tensor):
+        converted = tensor_conversion.convert_registered(value, dtype, name, False, (Tensor, CompositeTensor))
+        if converted is not None:
+            return converted
+    return convert_to_tensor(value, dtype=dtype, name=name)
 
 
 def _fits(value, dtype):
@@ -268,7 +287,7 @@ def apply_op(op_type, inputs, attrs=None, name=None):
     opdef = lookup(op_type)
     attrs = dict(attrs) if attrs else {}
     graph = inputs[0].op.graph if inputs else get_default_graph()
-    name = name or op_type
+    name = (name.decode() if isinstance(name, bytes) else name) or op_type  # TF's compat.as_str
     if inputs:  # TF's type attrs (T, Tidx, Tshape...): its kernels, so placements, are chosen by them
         derived = op_defs.type_attrs(op_type, inputs, attrs)
         if derived is not None:

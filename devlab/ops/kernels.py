@@ -12,6 +12,8 @@ broadcasts), raising ``errors.InvalidArgumentError``; the executor adds the node
 What the runtime may assume of a kernel (it writes into ``k.out``, it may return a view of its
 input, it reads DEAD values...) is a fact of its op, set on the OpDef in ``table.py``.
 """
+import math
+
 from . import summary_proto
 from .add_rows import add_rows
 from .strided import Masks, numpy_index
@@ -201,7 +203,39 @@ def ints(a):
 
 
 def reshape(k, x, shape):
-    return x.reshape(ints(shape))
+    dims = ints(shape)
+    if dims and min(dims) < -1:  # numpy takes any negative size as -1; TF refuses it
+        _reshape_dims(x.size, dims)
+    try:
+        return x.reshape(dims)
+    except ValueError:  # numpy refused: TF's checks say why (or, for an empty tensor, resolve the -1)
+        return x.reshape(_reshape_dims(x.size, dims))
+
+
+def _reshape_dims(size, dims):
+    """``dims`` with its -1 resolved as TF's Reshape kernel does, or TF's InvalidArgumentError."""
+    unknown, product = None, 1
+    for i, d in enumerate(dims):
+        if d == -1:
+            if unknown is not None:
+                raise errors.InvalidArgumentError(None, None, f"Only one input size may be -1, not both {unknown} "
+                                                              f"and {i}")
+            unknown = i
+        elif d < 0:
+            raise errors.InvalidArgumentError(None, None, f"Size {i} must be non-negative, not {d}")
+        else:
+            product *= d
+    dims = list(dims)
+    if unknown is not None:
+        if product and size % product:
+            raise errors.InvalidArgumentError(None, None, f"Input to reshape is a tensor with {size} values, but the "
+                                                          f"requested shape requires a multiple of {product}")
+        dims[unknown] = size // product if product else 0
+    requested = math.prod(dims)
+    if requested != size:
+        raise errors.InvalidArgumentError(None, None, f"Input to reshape is a tensor with {size} values, but the "
+                                                      f"requested shape has {requested}")
+    return dims
 
 
 def transpose(k, x, perm):

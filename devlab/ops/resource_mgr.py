@@ -47,6 +47,8 @@ class ResourceMgr:
     def lookup_or_create(self, owner, container, shared_name, node, make):
         """(handle, resource): the resource named by ``shared_name`` (or the node's own, per
         session), made by ``make(name)`` the first time."""
+        if isinstance(container, bytes):  # an op's attr, as TF's get_attr gives it
+            container = container.decode()
         with self._lock:
             name = shared_name
             if not name:

@@ -8,6 +8,7 @@ A session fetches one as a ``SparseTensorValue`` (three numpy arrays) and takes 
 import collections
 
 from ..framework import dtypes
+from ..framework.composite_tensor import CompositeTensor, NativeObject
 from ..framework.scopes import name_scope
 from ..framework.tensor_shape import TensorShape
 from .build import convert_to_tensor
@@ -16,7 +17,7 @@ from .tensor_util import constant_value_as_shape
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
 
 
-class SparseTensor:
+class SparseTensor(NativeObject, CompositeTensor):
     """TF's class: ``SparseTensor(indices, values, dense_shape)`` converts each to a tensor in a
     ``SparseTensor`` name scope (``SparseTensor/indices`` and so on, for the ones not yet tensors)."""
 

@@ -10,9 +10,19 @@ import weakref
 
 import numpy as np
 
+from ..framework.composite_tensor import NativeObject
 from ..framework.tensor import Tensor
 from . import kernels as K
 from . import sparse_tensor_kernels as STK
+
+
+def is_tf_type(x):
+    """``tf.is_tensor``: whether ``x`` is a TensorFlow value (a tensor, a variable, a sparse tensor,
+    IndexedSlices...), not a Python or numpy one."""
+    return isinstance(x, (Tensor, NativeObject))
+
+
+is_tensor = is_tf_type
 
 
 def constant_value(tensor):

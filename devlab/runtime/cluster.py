@@ -17,6 +17,7 @@ Targets are TensorFlow's: ``grpc://host:port`` names the task at that address.
 """
 import itertools
 
+from ..framework import errors
 from ..unimplemented import argument
 
 
@@ -199,6 +200,11 @@ def lookup(target):
     if not target:
         return None
     if target not in _servers:
+        text = target.decode() if isinstance(target, bytes) else str(target)
+        if not text.startswith("grpc://"):  # TF has session factories for "" (direct) and grpc:// only
+            raise errors.NotFoundError(None, None, "No session factory registered for the given session options: "
+                                                   f'{{target: "{text}"}} Registered factories are '
+                                                   "{GRPC_SESSION, DIRECT_SESSION}.")
         for resolve in _resolvers:
             server = resolve(target)
             if server is not None:

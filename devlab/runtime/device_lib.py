@@ -8,6 +8,7 @@ simulated GPUs included. Each entry has TF's DeviceAttributes fields. A CPU repo
 import zlib
 
 from ..devices.device_set import build_devices
+from ..framework.device_spec import canonical_name
 from .protos import ConfigProto
 
 CPU_MEMORY_LIMIT = 268435456  # what TF reports for its CPU device
@@ -53,3 +54,27 @@ def list_local_devices(session_config=None):
     config = session_config if session_config is not None else ConfigProto()
     return [DeviceAttributes(f"/device:{d.device_type}:{d.index}", d.device_type, _memory_limit(d), d.description)
             for d in build_devices(config.device_count)]
+
+
+class _DeviceAttributes:
+    """What ``Session.list_devices()`` returns per device (TF's ``session._DeviceAttributes``):
+    the full ``name`` (canonical), ``device_type``, ``memory_limit_bytes`` and ``incarnation``."""
+
+    def __init__(self, name, device_type, memory_limit_bytes, incarnation):
+        self._name = canonical_name(name)
+        self._device_type = device_type
+        self._memory_limit_bytes = memory_limit_bytes
+        self._incarnation = incarnation
+
+    name = property(lambda self: self._name)
+    device_type = property(lambda self: self._device_type)
+    memory_limit_bytes = property(lambda self: self._memory_limit_bytes)
+    incarnation = property(lambda self: self._incarnation)
+
+    def __repr__(self):
+        return f"_DeviceAttributes({self._name}, {self._device_type}, {self._memory_limit_bytes}, {self._incarnation})"
+
+
+def session_device(device):
+    """The ``_DeviceAttributes`` of one of a session's devices."""
+    return _DeviceAttributes(device.name, device.device_type, _memory_limit(device), zlib.crc32(device.name.encode()))

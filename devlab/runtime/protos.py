@@ -28,6 +28,28 @@ class _Message:
         return f"{type(self).__name__}({fields})"
 
 
+class _Repeated(list):
+    """A repeated message field: a list whose ``add()`` appends a new message, as protobuf's."""
+
+    def __init__(self, message_class):
+        super().__init__()
+        self._message_class = message_class
+
+    def add(self, **kwargs):
+        message = self._message_class(**kwargs)
+        self.append(message)
+        return message
+
+
+def _repeated(message_class):
+    return lambda: _Repeated(message_class)
+
+
+class ThreadPoolOptionProto(_Message):
+    """One of a session's inter-op thread pools (``ConfigProto.session_inter_op_thread_pool``)."""
+    _defaults = {"num_threads": 0, "global_name": ""}
+
+
 class VirtualDevices(_Message):
     _defaults = {"memory_limit_mb": list}
 
@@ -42,7 +64,7 @@ class GPUOptions(_Message):
 
 
 class RewriteOptions(_Message):
-    _defaults = {"disable_meta_optimizer": False}
+    _defaults = {"disable_meta_optimizer": False, "min_graph_nodes": 0}
 
 
 class OptimizerOptions(_Message):
@@ -59,7 +81,7 @@ class ConfigProto(_Message):
     _defaults = {"device_count": dict, "log_device_placement": False, "allow_soft_placement": False,
                  "gpu_options": GPUOptions, "graph_options": GraphOptions, "intra_op_parallelism_threads": 0,
                  "inter_op_parallelism_threads": 0, "cluster_def": None,
-                 "operation_timeout_in_ms": 0}
+                 "operation_timeout_in_ms": 0, "session_inter_op_thread_pool": _repeated(ThreadPoolOptionProto)}
 
 
 class DebugTensorWatch(_Message):
@@ -76,6 +98,13 @@ class RunOptions(_Message):
     NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
     _defaults = {"trace_level": 0, "output_partition_graphs": False, "timeout_in_ms": 0, "inter_op_thread_pool": 0,
                  "debug_options": DebugOptions, "report_tensor_allocations_upon_oom": False}
+
+
+class CallableOptions(_Message):
+    """What ``Session._make_callable_from_options`` runs: tensor names to ``feed`` and ``fetch``,
+    op names to run as ``target``, and the ``run_options`` of each call."""
+    _defaults = {"feed": list, "fetch": list, "target": list, "run_options": RunOptions, "tensor_connection": list,
+                 "feed_devices": dict, "fetch_devices": dict, "fetch_skip_sync": False}
 
 
 @dataclass

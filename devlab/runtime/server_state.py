@@ -108,6 +108,7 @@ class ClusterVariables:
                 op = session.graph.get_operation_by_name(name)
                 device = placement.device_of(op)
                 container = op.attrs.get("container", "") if hasattr(op.attrs, "get") else ""
+                container = container.decode() if isinstance(container, bytes) else container
             except (KeyError, ValueError):
                 device, container = session.host, ""
             address = self.cluster.task_address(device.job, device.task)

@@ -8,7 +8,9 @@ then commit the variable writes (a failure anywhere commits nothing). With
 ``session.placement_log``. Everything a session does is also told to ``events`` listeners.
 """
 import contextlib
+import logging
 import sys
+import threading
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,7 +25,7 @@ from ..devices.transfer import transfer
 from ..ops.resource_mgr import ResourceMgr
 from ..ops.sparse_tensor import SparseTensor
 from ..framework.indexed_slices import IndexedSlices
-from ..framework import default_session, errors, publishing
+from ..framework import default_session, errors, optimizer_options, publishing
 from ..framework.graph import Graph, get_default_graph
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
@@ -31,6 +33,8 @@ from ..framework.tensor_shape import TensorShape
 from ..placer import explain as explain_mod
 from ..placer.placer import place
 from . import cluster as cluster_mod
+from . import device_lib
+from .device_lib import _DeviceAttributes  # noqa: F401 - TF's name in client.session
 from . import events
 from . import fetches as fetch_mod
 from . import modelled as modelled_mod
@@ -80,7 +84,10 @@ class Session:
     def __init__(self, target="", graph=None, config=None):
         _check_session_arguments(target, graph, config)
         self.graph = get_default_graph() if graph is None else graph
-        self.config = ConfigProto() if config is None else config
+        if config is None:  # TF's default config: the optimizer switches set for new sessions
+            config = ConfigProto()
+            optimizer_options.apply_to(config.graph_options.rewrite_options)
+        self.config = config
         self.sess_str = target.encode() if isinstance(target, str) else (target or b"")  # TF's: the target, bytes
         server = cluster_mod.lookup(target or "")
         tasks = server.cluster.tasks() if server else [("localhost", 0)]
@@ -175,7 +182,9 @@ class Session:
         return _DefaultSession(self)
 
     def list_devices(self):
-        return list(self.devices)
+        """The session's devices as TF lists them: ``_DeviceAttributes`` (name, device_type,
+        memory_limit_bytes, incarnation), in TF's device order."""
+        return [device_lib.session_device(d) for d in self.devices]
 
     # -- placement -----------------------------------------------------------------------------
     def _graph_state(self):
@@ -242,6 +251,11 @@ class Session:
             raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
         server_state.check_open(self)
         _check_run_arguments(options, run_metadata)
+        if options is not None and options.inter_op_thread_pool:  # an index into the config's pools (TF's check)
+            pools = len(getattr(self.config, "session_inter_op_thread_pool", ())) or 1
+            if not -1 <= options.inter_op_thread_pool < pools:
+                raise errors.InvalidArgumentError(None, None, "Graph execution error:\n\nInvalid inter_op_thread_pool: "
+                                                              f"{options.inter_op_thread_pool}")
         plan, feed_values = self.prepare(fetches, feed_dict)
         # TF traces at any level above NO_TRACE (DirectSession: do_trace = trace_level > NO_TRACE)
         traced = (options is not None and options.trace_level > RunOptions.NO_TRACE) or devlab_config.get("trace_all")
@@ -306,11 +320,41 @@ class Session:
                             run_metadata=kwargs.get("run_metadata"))
         return call
 
+    def _make_callable_from_options(self, callable_options):
+        """TF's private ``Session._make_callable_from_options``: a function running the
+        ``CallableOptions``' fetches (tensor names) and targets (op names), its positional
+        arguments fed to the ``feed`` names in order; it returns the fetched values as a list."""
+        for name in ("tensor_connection", "feed_devices", "fetch_devices"):
+            if getattr(callable_options, name, None):
+                raise NotImplementedError(f"devlab does not implement CallableOptions.{name} yet")
+        if getattr(callable_options, "fetch_skip_sync", False):
+            raise NotImplementedError("CallableOptions.fetch_skip_sync = true is not yet implemented: devlab "
+                                      "(like TF) always syncs its fetches")
+        feeds = [_as_feed(self.graph, name) for name in callable_options.feed]
+        fetches = [_as_fetch(self.graph, name) for name in callable_options.fetch]
+        targets = [_as_fetch(self.graph, name) for name in callable_options.target]
+        options = getattr(callable_options, "run_options", None)
+
+        def call(*args, run_metadata=None):
+            if len(args) != len(feeds):
+                raise errors.InvalidArgumentError(None, None, f"Expected {len(feeds)} feed tensors, but got "
+                                                              f"{len(args)}")
+            results = self.run(fetches + targets, dict(zip(feeds, args)), options=options, run_metadata=run_metadata)
+            return results[:len(fetches)]
+        return call
+
+    @property
+    def _config(self):
+        """TF's private name for the session's ConfigProto."""
+        return self.config
+
     # -- what the stepper drives a run with ----------------------------------------------------
     def prepare(self, fetches, feed_dict=None):
         """(the cached Plan of ``fetches`` given the feeds, the fed values on their devices): fetches
         and feeds resolved and checked as ``run`` does, the graph placed first."""
         leaves = [_as_fetch(self.graph, f) for f in fetch_mod.flatten(fetches)]
+        if self.graph._mistyped_inputs:  # an input rewired to a tensor of another dtype: no run works (TF's)
+            _check_input_types(self.graph._mistyped_inputs)
         feeds = {}
         for key, value in _feed_items(feed_dict):
             t = _as_feed(self.graph, key)
@@ -394,13 +438,29 @@ class Session:
 class InteractiveSession(Session):
     """A Session that makes itself the default on creation."""
 
+    _count_lock = threading.Lock()
+    _active_session_count = 0  # open InteractiveSessions: a second one logs TF's error
+
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
+        with InteractiveSession._count_lock:
+            if InteractiveSession._active_session_count > 0:
+                logging.getLogger("tensorflow").error(
+                    "An interactive session is already active. This can cause out-of-memory errors or some other "
+                    "unexpected errors (due to the unpredictable timing of garbage collection) in some cases. You "
+                    "must explicitly call `InteractiveSession.close()` to release resources held by the other "
+                    "session(s). Please use `tf.Session()` if you intend to productionize.")
+            InteractiveSession._active_session_count += 1
+        self._explicitly_closed = False
         default_session.push(self)
 
     def close(self):
         default_session.pop(self, raise_on_misnesting=False)
         super().close()
+        with InteractiveSession._count_lock:
+            if not self._explicitly_closed:
+                InteractiveSession._active_session_count -= 1
+                self._explicitly_closed = True
 
 
 class _DefaultSession:
@@ -432,6 +492,17 @@ def _check_session_arguments(target, graph, config):
         raise TypeError(f'Argument `graph` must be a tf.Graph, but got "{type(graph).__name__}"')
     if config is not None and not isinstance(config, ConfigProto):
         raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
+
+
+def _check_input_types(mistyped):
+    """TF's InvalidArgumentError, for any run of the graph, while an input that ``_update_input``
+    rewired holds a tensor of another dtype than its op expects (TF checks the whole graph)."""
+    for op, inputs in mistyped.items():
+        for index, expected in inputs.items():
+            t = op.inputs[index]
+            raise errors.InvalidArgumentError(None, None, f"Graph execution error:\n\nInput {index} of node {op.name} "
+                                                          f"was passed {t.dtype.name} from {t.name} incompatible with "
+                                                          f"expected {expected.name}.")
 
 
 def _check_run_arguments(options, run_metadata):
@@ -588,12 +659,17 @@ def _feed_array(t, value, key=None):
         raise ValueError(f"Cannot feed value None for Tensor {t.name}: a feed needs a value, and None is not one "
                          f"(a {t.dtype.base_dtype.name} of shape {_shape_text(t.shape)} is expected)")
     np_dtype = t.dtype.base_dtype.as_numpy_dtype
-    if isinstance(value, int) and not isinstance(value, bool) and np.dtype(np_dtype).kind in "iu":
-        info = np.iinfo(np_dtype)
-        if not info.min <= value <= info.max:
+    if isinstance(value, int):  # TF's check: a Python int must survive conversion to the tensor's type
+        kind = np.dtype(np_dtype).kind
+        if not isinstance(value, bool) and kind in "iu":
+            info = np.iinfo(np_dtype)
+            lost = not info.min <= value <= info.max
+        else:  # TF converts to str for a string tensor (numpy type ``object``): 1 is not "1"
+            lost = (str(value) if kind == "O" else np_dtype(np.array(value).astype(np_dtype))) != value
+        if lost:
             raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor "
-                            f"type {np_dtype}. Try explicitly setting the type of the feed tensor to a larger "
-                            "type (e.g. int64).")
+                            f"type {object if kind == 'O' else np_dtype}. Try explicitly setting the type of the "
+                            "feed tensor to a larger type (e.g. int64).")
     try:
         arr = np.asarray(value, dtype=np_dtype)
     except OverflowError as e:

@@ -120,7 +120,7 @@ def round_trips(ctx):
     part. Groups with the same way out and back are one finding (the same line fixes them all)."""
     copied_in = {}
     for t in ctx.plan.transfers:
-        for c in t.tensor.consumers():
+        for c in dict.fromkeys(t.tensor.consumers()):  # an op reading it twice is listed twice
             if c in ctx.in_plan and ctx.device(c).name == t.device.name:
                 copied_in.setdefault(c, []).append(t)
     buckets, seen = {}, set()
@@ -221,7 +221,7 @@ def gradients_not_colocated(ctx):
     graph = ctx.session.graph
     involved = []
     for t in ctx.plan.transfers:
-        ops = [t.op] + [c for c in t.tensor.consumers() if c in ctx.in_plan and ctx.device(c).name == t.device.name]
+        ops = [t.op] + [c for c in dict.fromkeys(t.tensor.consumers()) if c in ctx.in_plan and ctx.device(c).name == t.device.name]
         for op in ops:
             fwd = _forward_op(graph, op)
             if fwd is not None and ctx.device(fwd).name != ctx.device(op).name:
@@ -277,11 +277,11 @@ def _gathered(variable):
     read (a training step's plan need not run the lookup itself: its gradient does not use it)."""
     out = []
     for t in variable.outputs:
-        for c in t.consumers():
+        for c in dict.fromkeys(t.consumers()):
             if c.type in GATHERS:
                 out.append(c)
             elif _variable_of(c) is variable:
-                out += [g for r in c.outputs for g in r.consumers() if g.type in GATHERS]
+                out += [g for r in c.outputs for g in dict.fromkeys(r.consumers()) if g.type in GATHERS]
     return out
 
 

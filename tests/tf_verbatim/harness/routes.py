@@ -38,7 +38,9 @@ ALIASES = {
 SOURCES = {
     "framework.ops": ["devlab.framework.graph", "devlab.framework.scopes", "devlab.framework.operation",
                       "devlab.framework.tensor", "devlab.framework.indexed_slices", "devlab.framework.op_stats", "devlab.ops.build", "devlab"],
-    "framework.tensor": ["devlab.framework.tensor"],
+    "framework.tensor": ["devlab.framework.tensor", "devlab.framework.tensor_spec"],
+    "framework.config": ["devlab.framework.optimizer_options"],
+    "framework.type_spec": ["devlab.framework.type_spec", "devlab.framework.tensor_spec"],
     "framework.constant_op": ["devlab.api.array_ops"],
     "framework.errors": ["devlab.framework.errors"],
     "framework.errors_impl": ["devlab.framework.errors"],
@@ -103,6 +105,8 @@ CORE = {
     "tensorflow.core.protobuf.queue_runner_pb2": ["devlab.train.queue_runner"],
     "tensorflow.core.framework.types_pb2": ["tensorboard.compat.proto.types_pb2"],
     "tensorflow.core.framework.summary_pb2": ["tensorboard.compat.proto.summary_pb2"],
+    "tensorflow.core.framework.attr_value_pb2": ["tensorboard.compat.proto.attr_value_pb2"],
+    "tensorflow.core.framework.tensor_shape_pb2": ["tensorboard.compat.proto.tensor_shape_pb2"],
     "tensorflow.core.function.trace_type": ["devlab.framework.trace_type"],
 }
 
