@@ -19,10 +19,26 @@ class SaveSliceInfo:
 
     def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None, save_slice_info_def=None,
                  import_scope=None):
-        if save_slice_info_def is not None:
-            raise NotImplementedError("tf.Variable.SaveSliceInfo: devlab does not implement the "
-                                      "`save_slice_info_def` argument (a SaveSliceInfoDef protocol buffer)")
+        if save_slice_info_def is not None:  # read back from a VariableDef (the name under import_scope)
+            from ..framework.graph import prepend_name_scope
+            full_name = prepend_name_scope(save_slice_info_def.full_name, import_scope)
+            full_shape, var_offset, var_shape = (list(save_slice_info_def.full_shape),
+                                                 list(save_slice_info_def.var_offset),
+                                                 list(save_slice_info_def.var_shape))
         self.full_name, self.full_shape, self.var_offset, self.var_shape = full_name, full_shape, var_offset, var_shape
+
+    def to_proto(self, export_scope=None):
+        """TF's ``SaveSliceInfoDef`` of this slice, or None when the full name is not under ``export_scope``."""
+        from ..framework.graph import strip_name_scope
+        from ..framework.tf_protos import pb
+        if export_scope is not None and not self.full_name.startswith(export_scope):
+            return None
+        proto = pb().SaveSliceInfoDef()
+        proto.full_name = strip_name_scope(self.full_name, export_scope)
+        proto.full_shape.extend(self.full_shape)
+        proto.var_offset.extend(self.var_offset)
+        proto.var_shape.extend(self.var_shape)
+        return proto
 
     @property
     def spec(self):
