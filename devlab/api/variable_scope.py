@@ -114,14 +114,45 @@ def get_variable_scope():
     return graph.root_variable_scope
 
 
-@contextlib.contextmanager
-def variable_scope(name_or_scope=None, default_name=None, values=None, initializer=None, regularizer=None,
-                   caching_device=None, partitioner=None, custom_getter=None, reuse=None, dtype=None,
-                   use_resource=None, constraint=None, auxiliary_name_scope=True):
+class variable_scope:  # noqa: N801 - TF's name for it
     """Opens a variable scope (and a name scope, as TF's ``variable_scope`` does). ``initializer``,
-    ``regularizer``, ``caching_device``, ``partitioner``, ``dtype`` replace the enclosing scope's for
-    the variables made inside; ``custom_getter`` is chained with the enclosing one (it gets a getter
-    that calls the outer getter, which calls the store)."""
+    ``regularizer``, ``caching_device``, ``partitioner``, ``dtype``, ``constraint`` replace the
+    enclosing scope's for the variables made inside; ``custom_getter`` is chained with the enclosing
+    one (it gets a getter that calls the outer getter, which calls the store). Leaving it while a
+    scope opened inside it is still open is TF's RuntimeError, and changes nothing."""
+
+    def __init__(self, name_or_scope=None, default_name=None, values=None, initializer=None, regularizer=None,
+                 caching_device=None, partitioner=None, custom_getter=None, reuse=None, dtype=None,
+                 use_resource=None, constraint=None, auxiliary_name_scope=True):
+        if not isinstance(auxiliary_name_scope, bool):
+            raise TypeError(f"The auxiliary_name_scope must be `True` or `False`, while get {auxiliary_name_scope}")
+        self._kwargs = dict(name_or_scope=name_or_scope, default_name=default_name, values=values,
+                            initializer=initializer, regularizer=regularizer, caching_device=caching_device,
+                            partitioner=partitioner, custom_getter=custom_getter, reuse=reuse, dtype=dtype,
+                            use_resource=use_resource, constraint=constraint,
+                            auxiliary_name_scope=auxiliary_name_scope)
+        self._opened = []  # (context, scope, graph) of each entry, innermost last
+
+    def __enter__(self):
+        context = _open_variable_scope(**self._kwargs)
+        scope = context.__enter__()
+        self._opened.append((context, scope, get_default_graph()))
+        return scope
+
+    def __exit__(self, exc_type, exc_value, tb):
+        context, scope, graph = self._opened[-1]
+        stack = graph.variable_scope_stack
+        if not stack or stack[-1] is not scope:
+            raise RuntimeError("Improper nesting of variable_scope.")
+        self._opened.pop()
+        return context.__exit__(exc_type, exc_value, tb)
+
+
+@contextlib.contextmanager
+def _open_variable_scope(name_or_scope, default_name, values, initializer, regularizer, caching_device, partitioner,
+                         custom_getter, reuse, dtype, use_resource, constraint, auxiliary_name_scope):
+    """What entering ``variable_scope`` does (TF's ``variable_scope.__enter__``): the name scope, then
+    the variable scope, both left on exit."""
     if custom_getter is not None and not callable(custom_getter):
         raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
     overrides = {"initializer": initializer, "regularizer": regularizer, "caching_device": caching_device,
@@ -212,6 +243,7 @@ def _pure_variable_scope(graph, name_or_scope, reuse, old_name_scope, overrides=
             graph.variable_scopes_count = saved_counts
         else:
             prefix = new.name + "/"
+            counts = graph.variable_scopes_count  # a re-entered scope inside may have replaced the dict
             for k in counts:
                 if k.startswith(prefix):
                     counts[k] = 0

@@ -57,7 +57,7 @@ class Variable(metaclass=_VariableMetaclass):
                  shape=None, _skip_creators=False):
         # TF 2.21's VariableV1 arguments; ``expected_shape`` is deprecated and ignored by TF too, and
         # ``_skip_creators`` is read by the metaclass, as is ``use_resource``.
-        del use_resource, expected_shape
+        del use_resource
         if variable_def is not None:  # the variable a VariableDef describes, its ops already in the graph
             if initial_value is not None:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
@@ -449,6 +449,7 @@ def variable_creator_scope(variable_creator, priority=100):
     try:
         yield
     finally:
-        if graph._variable_creator_stack is not new:
+        # compared by content: a graph made thread-local meanwhile (a MirroredStrategy's towers) copied it
+        if graph._variable_creator_stack != new:
             raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
         graph._variable_creator_stack = old
