@@ -409,8 +409,9 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
         raise ValueError(f"Variable {full} does not exist, or was not created with tf.get_variable(). "
                          "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
     dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype).base_dtype
-    if shape is not None:
-        shape = TensorShape(shape).as_list()  # a list of ints, a TensorShape, Dimensions
+    if shape is not None:  # a list of ints, a TensorShape, Dimensions; an unknown shape says nothing
+        shape = TensorShape(shape)
+        shape = shape.as_list() if shape.ndims is not None else None
     if initializer is None and shape is None:
         raise ValueError(f"Variable {full} did not get an initializer, so its `shape` argument must be specified.")
     init = _default_initializer(initializer, dtype)
