@@ -78,6 +78,7 @@ SOURCES = {
     "platform.tf_logging": ["devlab.tf_logging"],
     "platform.gfile": ["devlab:gfile"],  # TF1's tf.gfile names (a namespace of devlab's, not a module)
     "lib.io.file_io": ["devlab.file_io"],
+    "eager.backprop": ["devlab.api.gradient_tape"],
     "eager.context": ["devlab.framework.eager_context", "devlab"],  # executing_eagerly() is False: devlab is graph mode
     "layers.core": ["devlab.layers.core", "devlab.layers"],
     "layers.layers": ["devlab.layers"],

@@ -456,6 +456,32 @@ class TensorFlowTestCase(parameterized.TestCase):
         self.assertProtoEquals(expected, actual, msg=msg)
 
 
+class _FakeGradientTape:
+    """TF's test-only stand-in: ``tf.gradients`` behind the tape's interface."""
+
+    def watch(self, x):
+        pass
+
+    def gradient(self, y, x, grad_ys=None):
+        result = devlab.gradients(y, x, grad_ys)
+        return result if isinstance(x, (list, tuple)) else result[0]
+
+
+class AbstractGradientTape:
+    """TF's test helper: a ``tf.GradientTape``, or (``use_tape=False``) ``tf.gradients`` behind its interface."""
+
+    def __init__(self, use_tape, persistent=False):
+        self._use_tape, self._persistent = use_tape, persistent
+
+    def __enter__(self):
+        self._tape = devlab.GradientTape(persistent=self._persistent) if self._use_tape else None
+        return self._tape.__enter__() if self._tape is not None else _FakeGradientTape()
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if self._tape is not None:
+            self._tape.__exit__(exc_type, exc_val, exc_tb)
+
+
 class _RaisesPredicate:
     def __init__(self, testcase, exception_type, predicate):
         self._testcase, self._type, self._predicate = testcase, exception_type, predicate
