@@ -35,7 +35,8 @@ from .api.check_ops import (assert_equal, assert_greater, assert_greater_equal, 
                             assert_near, assert_negative, assert_non_negative, assert_non_positive, assert_none_equal,
                             assert_positive, assert_proper_iterable, is_non_decreasing, is_numeric_tensor,
                             is_strictly_increasing)
-from .api.check_ranks import assert_integer, assert_rank, assert_rank_at_least, assert_rank_in, assert_scalar, assert_type
+from .api.check_ranks import (assert_integer, assert_rank, assert_rank_at_least, assert_rank_in, assert_same_float_dtype,
+                              assert_scalar, assert_type)
 from .api.scalar_mul import scalar_mul
 from .api.reverse_ops import reverse, reverse_sequence
 from .api.control_flow_ops import group, no_op
@@ -117,12 +118,13 @@ _GFILE = ("GFile", "copy", "exists", "get_registered_schemes", "glob", "isdir", 
 from .api.gradient_checker import compute_gradient as _compute_gradient  # noqa: E402
 from .api.gradient_checker import compute_gradient_error as _compute_gradient_error  # noqa: E402
 test = _Namespace("tf.test", compute_gradient=_compute_gradient, compute_gradient_error=_compute_gradient_error)
-debugging = _Namespace("tf.debugging", check_numerics=check_numerics, Assert=Assert, **{
+from .api.assert_shapes import assert_shapes as _assert_shapes  # noqa: E402 - tf.debugging's only
+debugging = _Namespace("tf.debugging", check_numerics=check_numerics, Assert=Assert, assert_shapes=_assert_shapes, **{
     name: globals()[name] for name in (
         "assert_equal", "assert_greater", "assert_greater_equal", "assert_integer", "assert_less", "assert_less_equal",
         "assert_near", "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
         "assert_positive", "assert_proper_iterable", "assert_rank", "assert_rank_at_least", "assert_rank_in",
-        "assert_scalar", "assert_type", "is_non_decreasing", "is_numeric_tensor", "is_strictly_increasing")})
+        "assert_same_float_dtype", "assert_scalar", "assert_type", "is_non_decreasing", "is_numeric_tensor", "is_strictly_increasing")})
 # TF1's tf.gfile: the same functions under their TF1 names
 gfile = _Namespace("tf.gfile", GFile=_gfile.GFile, FastGFile=_gfile.GFile, Open=_gfile.GFile, Exists=_gfile.exists,
                    MakeDirs=_gfile.makedirs, MkDir=_gfile.mkdir, Glob=_gfile.glob, IsDirectory=_gfile.isdir,

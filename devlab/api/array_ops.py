@@ -47,6 +47,8 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argu
 
 
 def identity(input, name=None):  # noqa: A002
+    if isinstance(input, SparseTensor):  # TF: each component through its own Identity (name ignored)
+        return SparseTensor(identity(input.indices), identity(input.values), identity(input.dense_shape))
     try:
         x = convert_to_tensor(input)
     except ValueError as e:  # TF's op-def layer names the argument it could not convert

@@ -118,3 +118,33 @@ def assert_scalar(tensor, name=None, message=None):
         if shape.ndims != 0:
             raise ValueError(f"{_message_prefix(message)}Expected scalar shape for {tensor.name}, saw shape: {shape}.")
         return tensor
+
+
+def _assert_same_base_type(items, expected_type=None):
+    """The base dtype shared by ``items`` (Nones skipped) and ``expected_type``; TF's ValueError
+    naming the first item that differs."""
+    first_name = None
+    for item in items:
+        if item is None:
+            continue
+        item_type = item.dtype.base_dtype
+        if not expected_type:
+            expected_type = item_type
+            first_name = getattr(item, "name", str(item))
+        elif expected_type != item_type:
+            as_first = f" as {first_name}" if first_name else ""
+            raise ValueError(f"{getattr(item, 'name', str(item))}, type={item_type!r}, must be of the same type "
+                             f"({expected_type!r}){as_first}.")
+    return expected_type
+
+
+def assert_same_float_dtype(tensors=None, dtype=None):
+    """The floating dtype ``tensors`` (and ``dtype``, if given) share: float32 when nothing says;
+    ValueError when they differ or it is not a floating type."""
+    if tensors:
+        dtype = _assert_same_base_type(tensors, dtype)
+    if not dtype:
+        return dtypes.float32
+    if not dtype.is_floating:
+        raise ValueError(f"Expected floating point type, got {dtype!r}.")
+    return dtype

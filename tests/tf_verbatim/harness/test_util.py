@@ -432,6 +432,11 @@ class TensorFlowTestCase(parameterized.TestCase):
     def assertRaisesOpError(self, expected_err_re_or_predicate):
         return self.assertRaisesWithPredicateMatch(devlab.errors.OpError, expected_err_re_or_predicate)
 
+    def assertRaisesIncompatibleShapesError(self, exception_type=None):
+        return self.assertRaisesWithPredicateMatch(
+            exception_type or devlab.errors.InvalidArgumentError,
+            r"Incompatible shapes|Dimensions must be equal|required broadcastable shapes")
+
     def assertProtoEquals(self, expected_message_maybe_ascii, message, msg=None):
         """TF's check: ``expected`` (text format, or a message) equals ``message``; a devlab
         NodeDef or GraphDef is compared as the TF message devlab writes for it."""
