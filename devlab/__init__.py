@@ -36,7 +36,7 @@ from .api.check_ops import (assert_equal, assert_greater, assert_greater_equal, 
                             assert_positive, assert_proper_iterable, is_non_decreasing, is_numeric_tensor,
                             is_strictly_increasing)
 from .api.check_ranks import (assert_integer, assert_rank, assert_rank_at_least, assert_rank_in, assert_same_float_dtype,
-                              assert_scalar, assert_type)
+                              assert_scalar, assert_type, ensure_shape)
 from .api.scalar_mul import scalar_mul
 from .api.reverse_ops import reverse, reverse_sequence
 from .api.control_flow_ops import group, no_op

@@ -1,10 +1,11 @@
 """TF's rank and type checks (``tf.assert_rank``, ``assert_rank_at_least``, ``assert_rank_in``,
-``assert_type``, ``assert_integer``, ``assert_scalar``), built as TF 2.21's graph-mode check_ops:
+``assert_type``, ``assert_integer``, ``assert_scalar``) and ``ensure_shape``, built as TF 2.21's graph-mode check_ops:
 what the static shape decides is decided while building (a ValueError or TypeError naming the
 tensor, or a NoOp ``static_checks_determined_all_ok``); otherwise an ``Assert`` on the run-time rank."""
 from ..framework import dtypes
 from ..framework.scopes import name_scope
-from ..ops.build import convert_to_tensor
+from ..framework.tensor_shape import TensorShape
+from ..ops.build import convert_to_tensor, op_output
 from ..ops.sparse_tensor import SparseTensor
 from ..ops.tensor_util import constant_value
 from . import array_ops
@@ -148,3 +149,11 @@ def assert_same_float_dtype(tensors=None, dtype=None):
     if not dtype.is_floating:
         raise ValueError(f"Expected floating point type, got {dtype!r}.")
     return dtype
+
+
+def ensure_shape(x, shape, name=None):
+    """``x`` through an ``EnsureShape`` op: its static shape merged with ``shape`` (a contradiction
+    is a ValueError now), its actual shape checked when run (InvalidArgumentError)."""
+    shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+    attr = None if shape.ndims is None else tuple(shape.as_list())
+    return op_output("EnsureShape", name, [("input", x, None)], {"shape": attr})

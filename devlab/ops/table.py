@@ -17,6 +17,7 @@ from . import allocation
 from . import conditional_accumulator as CA
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
+from . import ensure_shape as ES
 from . import fifo_queue as Q
 from . import input_kernels as IK
 from . import random_shuffle_queue as RQ
@@ -130,6 +131,7 @@ OPS = _table(
     )],
     # elementwise math
     OpDef("Identity", S.same_as_first, K.identity, returns_view=True),
+    OpDef("EnsureShape", ES.shape, ES.kernel, returns_view=True),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True),
     OpDef("PreventGradient", S.same_as_first, K.stop_gradient, returns_view=True),  # an identity when run
     _elementwise("AddV2", S.broadcast, "add", _infix("+"), args=("x", "y")),
