@@ -19,6 +19,15 @@ from .control_flow_ops import no_op
 from .math_ops import equal, greater, greater_equal, less, less_equal, not_equal, reduce_all
 
 
+def _tf_str(x):
+    """``str(x)`` as TF prints a graph tensor (``Tensor("x:0", shape=(?, 3), dtype=float32)``), for
+    messages TF formats with ``%s``; anything else as ``str``."""
+    if not isinstance(x, Tensor):
+        return str(x)
+    shape = "" if x.shape.ndims is None else f", shape={x.shape}"
+    return f'Tensor("{x.name}"{shape}, dtype={x.dtype.name})'
+
+
 def _message_prefix(message):
     return f"{message}.  " if message else ""
 
@@ -135,7 +144,7 @@ def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=N
         rtol = convert_to_tensor(10 * eps if rtol is None else rtol, name="rtol", dtype=dtype)
         atol = convert_to_tensor(10 * eps if atol is None else atol, name="atol", dtype=dtype)
         if data is None:
-            data = [message, f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}",
+            data = [message, f"x and y not equal to tolerance rtol = {_tf_str(rtol)}, atol = {_tf_str(atol)}",
                     f"x ({x.name}) = ", x, f"y ({y.name}) = ", y]
         tol = atol + rtol * math_ops.abs(y)
         diff = math_ops.abs(x - y)
@@ -163,7 +172,7 @@ def _monotonic(x, compare):
     """``compare(x[1:], x[:-1])`` of ``x`` flattened, an empty bool tensor when it has fewer than two elements."""
     x = array_ops.reshape(x, [-1])
     if not is_numeric_tensor(x):
-        raise TypeError(f"Expected x to be numeric, instead found: {x}")
+        raise TypeError(f"Expected x to be numeric, instead found: {_tf_str(x)}")
     is_shorter_than_two = less(array_ops.size(x), 2)
     s_len = array_ops.shape(x) - 1
     return cond(is_shorter_than_two, lambda: convert_to_tensor([], dtype=dtypes.bool),

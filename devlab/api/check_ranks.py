@@ -15,6 +15,11 @@ from .control_flow_ops import no_op, with_dependencies
 from .math_ops import equal, greater_equal, logical_or
 
 
+def _dtype_str(dtype):
+    """``str(dtype)`` as TF prints it (``<dtype: 'float32'>``), for messages TF formats with ``%s``."""
+    return f"<dtype: '{dtype.name}'>"
+
+
 class _StaticRankFailed(Exception):
     """The static rank contradicts the check: (actual rank, the rank or ranks asked for)."""
 
@@ -107,7 +112,7 @@ def assert_integer(x, message=None, name=None):
         x = convert_to_tensor(x, name="x")
         if not x.dtype.is_integer:
             raise TypeError(f'{_message_prefix(message)}Expected "x" to be integer type.  Found: {x.name} of dtype '
-                            f"<dtype: '{x.dtype.name}'>")
+                            f"{_dtype_str(x.dtype)}")
         return no_op("statically_determined_was_integer")
 
 
@@ -134,8 +139,8 @@ def _assert_same_base_type(items, expected_type=None):
             first_name = getattr(item, "name", str(item))
         elif expected_type != item_type:
             as_first = f" as {first_name}" if first_name else ""
-            raise ValueError(f"{getattr(item, 'name', str(item))}, type={item_type!r}, must be of the same type "
-                             f"({expected_type!r}){as_first}.")
+            raise ValueError(f"{getattr(item, 'name', str(item))}, type={_dtype_str(item_type)}, must be of the same "
+                             f"type ({_dtype_str(expected_type)}){as_first}.")
     return expected_type
 
 
@@ -147,7 +152,7 @@ def assert_same_float_dtype(tensors=None, dtype=None):
     if not dtype:
         return dtypes.float32
     if not dtype.is_floating:
-        raise ValueError(f"Expected floating point type, got {dtype!r}.")
+        raise ValueError(f"Expected floating point type, got {_dtype_str(dtype)}.")
     return dtype
 
 

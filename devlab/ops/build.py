@@ -360,6 +360,8 @@ def _attr_text(value, kind):
         return f'"{value.decode() if isinstance(value, bytes) else value}"'
     if kind == "float":
         return f"{float(value):g}"
+    if kind == "shape":  # TF's: [2,?,3], or <unknown> for an unknown rank
+        return "<unknown>" if value is None else "[" + ",".join("?" if d is None else str(d) for d in value) + "]"
     return str(value)
 
 

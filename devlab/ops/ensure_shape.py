@@ -2,7 +2,6 @@
 the input's static shape is merged with it (a contradiction is a shape error); when run, the
 kernel checks the actual shape (InvalidArgumentError in TF's words, naming the input)."""
 from ..framework import errors
-from ..framework.tensor_shape import TensorShape
 from .shapes import ShapeError, dims
 
 
@@ -11,12 +10,20 @@ def _text(shape):
 
 
 def shape(inputs, attrs):
-    want = attrs.get("shape")
-    try:
-        merged = TensorShape(dims(inputs[0])).merge_with(TensorShape(want))
-    except ValueError as e:
-        raise ShapeError(str(e)) from None
-    return [(inputs[0].dtype.base_dtype, None if merged.ndims is None else tuple(merged.as_list()))]
+    """The attr's shape merged with the input's (TF's ``Merge(shape, input)``, and its words)."""
+    want, got = attrs.get("shape"), dims(inputs[0])
+    if want is None or got is None:
+        out = got if want is None else want
+    elif len(want) != len(got):
+        raise ShapeError(f"Shapes must be equal rank, but are {len(want)} and {len(got)}")
+    else:
+        out = []
+        for i, (w, g) in enumerate(zip(want, got)):
+            if w is not None and g is not None and w != g:
+                raise ShapeError(f"Dimension {i} in both shapes must be equal, but are {w} and {g}. Shapes are "
+                                 f"{_text(want)} and {_text(got)}.")
+            out.append(g if w is None else w)
+    return [(inputs[0].dtype.base_dtype, None if out is None else tuple(out))]
 
 
 def kernel(k, x):

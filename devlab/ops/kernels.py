@@ -665,12 +665,45 @@ def string_join(k, *xs):
 
 def summarized(value):
     """One element as TF's SummarizeValue writes it: floats in their shortest form without a
-    trailing ``.0`` (``-1``, ``0.5``, ``1e+10``), strings as text."""
+    trailing ``.0`` (``-1``, ``0.5``, ``1e+10``), strings C-escaped (``\\"``, ``\\n``)."""
     import numpy as np
     if isinstance(value, np.floating):
         shown = str(value)
         return shown[:-2] if shown.endswith(".0") else shown
+    if isinstance(value, bytes):
+        return _c_escape(value)
     return text(value)
+
+
+_C_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'",
+              ord("\\"): "\\\\"}
+
+
+def _c_escape(raw):
+    """TF's ``Utf8SafeCEscape``: quotes, backslashes and control bytes escaped, UTF-8 kept."""
+    out = []
+    for b in raw:
+        if b in _C_ESCAPES:
+            out.append(_C_ESCAPES[b])
+        elif b < 0x20 or b == 0x7f:
+            out.append(f"\\{b:03o}")
+        else:
+            out.append(chr(b) if b < 0x80 else None)
+    if None not in out:
+        return "".join(out)
+    # non-ASCII bytes: decoded together, as UTF-8 text
+    pieces, run = [], bytearray()
+    for b, piece in zip(raw, out):
+        if piece is None:
+            run.append(b)
+            continue
+        if run:
+            pieces.append(run.decode("utf-8", "replace"))
+            run = bytearray()
+        pieces.append(piece)
+    if run:
+        pieces.append(run.decode("utf-8", "replace"))
+    return "".join(pieces)
 
 
 def assert_(k, condition, *data):
