@@ -41,9 +41,9 @@ from .api.scalar_mul import scalar_mul
 from .api.reverse_ops import reverse, reverse_sequence
 from .api.control_flow_ops import group, no_op
 from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
-from .api.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
-                           random_normal_initializer, random_uniform_initializer,
-                           truncated_normal_initializer, zeros_initializer)
+from .api.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer, ones_initializer,
+                           random_normal_initializer, random_uniform_initializer, truncated_normal_initializer,
+                           uniform_unit_scaling_initializer, variance_scaling_initializer, zeros_initializer)
 from .api.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_nan, divide, equal,  # noqa: A004
                            exp, floor, floor_div, floordiv, floormod, greater, greater_equal, less, less_equal,
                            log, logical_and, logical_not, logical_or, matmul, maximum, minimum, mod, multiply,

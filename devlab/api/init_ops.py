@@ -1,6 +1,8 @@
 """Initializers for ``get_variable``: callables ``init(shape, dtype)`` that build the initial value."""
 import math
 
+import numpy as np
+
 from ..framework import dtypes
 from . import array_ops, random_ops
 from .array_ops import constant
@@ -27,8 +29,19 @@ class Ones(Initializer):
         return array_ops.ones(shape, dtype=dtype or self.dtype)
 
 
+def _assert_float_dtype(dtype):
+    """``dtype`` (a DType), which must be floating (TF's ValueError otherwise)."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"Argument `dtype` is expected to be floating point. Received: <dtype: '{dtype.name}'>.")
+    return dtype
+
+
 class Constant(Initializer):
     def __init__(self, value=0, dtype=dtypes.float32):
+        if not (np.isscalar(value) or isinstance(value, (list, tuple, np.ndarray))):  # not a tensor or variable
+            raise TypeError(f"Invalid type for initial value={value} of type: {type(value).__name__}. Expected Python "
+                            "scalar, list or tuple of values, or numpy.ndarray.")
         self.value, self.dtype = value, dtype
 
     def __call__(self, shape, dtype=None, partition_info=None):
@@ -45,7 +58,7 @@ class RandomUniform(Initializer):
 
 class RandomNormal(Initializer):
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, dtype
+        self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, _assert_float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         return random_ops.random_normal(shape, self.mean, self.stddev, dtype or self.dtype, self.seed)
@@ -69,6 +82,56 @@ class GlorotUniform(Initializer):
         return random_ops.random_uniform(shape, -limit, limit, dtype or self.dtype, self.seed)
 
 
+class UniformUnitScaling(Initializer):
+    """Uniform in ±sqrt(3 / input size) * factor, the input size being the product of all but the
+    last dimension of the (full) shape: TF's deprecated ``uniform_unit_scaling_initializer``."""
+
+    def __init__(self, factor=1.0, seed=None, dtype=dtypes.float32):
+        self.factor, self.seed, self.dtype = factor, seed, _assert_float_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        scale_shape = shape if partition_info is None else partition_info.full_shape
+        input_size = max(float(np.prod([float(d) for d in list(scale_shape)[:-1]])), 1.0)
+        max_val = math.sqrt(3 / input_size) * self.factor
+        return random_ops.random_uniform(shape, -max_val, max_val, dtype or self.dtype, self.seed)
+
+
+class VarianceScaling(Initializer):
+    """Samples of variance ``scale / n`` (n: fan in, fan out or their mean, of the full shape):
+    a truncated normal (``truncated_normal``, or ``normal``), a normal, or a uniform distribution."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None, dtype=dtypes.float32):
+        if scale <= 0.0:
+            raise ValueError(f"Argument `scale` must be a positive float. Received: {scale}")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"Argument `mode` should be one of ('fan_in', 'fan_out', 'fan_avg'). Received: {mode}")
+        distribution = distribution.lower()
+        if distribution not in ("normal", "uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError("Argument `distribution` should be one of ('normal', uniform', 'truncated_normal', "
+                             f"'untruncated_normal'). Received: {distribution}")
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+        self.seed, self.dtype = seed, _assert_float_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = dtype or self.dtype
+        fan_in, fan_out = _fans(list(shape if partition_info is None else partition_info.full_shape))
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        scale = self.scale / max(1.0, n)
+        if self.distribution in ("normal", "truncated_normal"):  # the stddev of the truncated normal is sqrt(scale)
+            return random_ops.truncated_normal(shape, 0.0, math.sqrt(scale) / .87962566103423978, dtype, self.seed)
+        if self.distribution == "untruncated_normal":
+            return random_ops.random_normal(shape, 0.0, math.sqrt(scale), dtype, self.seed)
+        limit = math.sqrt(3.0 * scale)
+        return random_ops.random_uniform(shape, -limit, limit, dtype, self.seed)
+
+
+class GlorotNormal(VarianceScaling):
+    """A truncated normal of variance 2 / (fan_in + fan_out)."""
+
+    def __init__(self, seed=None, dtype=dtypes.float32):
+        super().__init__(scale=1.0, mode="fan_avg", distribution="truncated_normal", seed=seed, dtype=dtype)
+
+
 def _fans(shape):
     """(fan_in, fan_out) of a weight shape: a conv kernel [h, w, in, out] counts h*w per channel."""
     if len(shape) < 1:
@@ -88,3 +151,6 @@ random_uniform_initializer = RandomUniform
 random_normal_initializer = RandomNormal
 truncated_normal_initializer = TruncatedNormal
 glorot_uniform_initializer = GlorotUniform
+glorot_normal_initializer = GlorotNormal
+uniform_unit_scaling_initializer = UniformUnitScaling
+variance_scaling_initializer = VarianceScaling

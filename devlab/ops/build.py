@@ -206,8 +206,10 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
             arr = arr.reshape(shape)
         elif arr.size > size:
             raise ValueError(f"Too many elements provided. Takes at most {size}, but got {arr.size}.")
-        else:
-            raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
+        else:  # TF1's tf.constant: too few values are filled out with the last one (none: zeros)
+            flat = arr.reshape(-1)
+            fill = flat[-1] if flat.size else np.zeros((), arr.dtype)
+            arr = np.concatenate([flat, np.full(size - flat.size, fill, dtype=arr.dtype)]).reshape(shape)
     if arr.dtype.kind in "OUS":  # string tensors hold bytes, as TensorFlow's do
         arr, dt = _as_bytes(arr), dtypes.string
     else:

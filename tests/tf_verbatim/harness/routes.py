@@ -153,6 +153,18 @@ class RoutedModule(types.ModuleType):
         return value
 
 
+    def __setattr__(self, name, value):
+        # patching a TF module (``mock.patch.object(random_ops, ...)``) patches the devlab module the
+        # name comes from, as patching TF's module reaches TF's own callers
+        if not name.startswith("__") and not hasattr(self, "__path__"):
+            for source in self._sources:
+                module = _load(source)
+                if module is not None and not isinstance(module, RoutedModule) and name in vars(module):
+                    setattr(module, name, value)
+                    break
+        super().__setattr__(name, value)
+
+
 def _load(name):
     """The devlab module ``name`` (or ``module:attribute``), or None when devlab has no such module."""
     if ":" in name:
