@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from . import activation_kernels as AK
 from . import allocation
+from . import broadcast_args as BA
 from . import conditional_accumulator as CA
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
@@ -132,6 +133,7 @@ OPS = _table(
     # elementwise math
     OpDef("Identity", S.same_as_first, K.identity, returns_view=True),
     OpDef("EnsureShape", ES.shape, ES.kernel, returns_view=True),
+    OpDef("BroadcastArgs", BA.shape, BA.kernel),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True),
     OpDef("PreventGradient", S.same_as_first, K.stop_gradient, returns_view=True),  # an identity when run
     _elementwise("AddV2", S.broadcast, "add", _infix("+"), args=("x", "y")),

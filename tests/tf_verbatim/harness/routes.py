@@ -62,6 +62,7 @@ SOURCES = {
     "ops.nn": ["devlab.nn"],
     "ops.logging_ops": ["devlab"],
     "ops.sparse_ops": ["devlab.api.sparse_ops", "devlab"],
+    "ops.math_ops": ["devlab.api.math_ops", "devlab.api.linspace", "devlab"],
     "ops.check_ops": ["devlab.api.check_ops", "devlab.api.check_ranks", "devlab.api.assert_shapes", "devlab"],
     "client.session": ["devlab.runtime.session", "devlab"],
     "training.training": ["devlab.train"],
