@@ -43,8 +43,10 @@ from .api.reverse_ops import reverse, reverse_sequence
 from .api.control_flow_ops import group, no_op
 from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
 from .api.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer, ones_initializer,
-                           random_normal_initializer, random_uniform_initializer, truncated_normal_initializer,
-                           uniform_unit_scaling_initializer, variance_scaling_initializer, zeros_initializer)
+                           orthogonal_initializer, random_normal_initializer, random_uniform_initializer,
+                           truncated_normal_initializer, uniform_unit_scaling_initializer, variance_scaling_initializer,
+                           zeros_initializer)
+from .api.matrix_ops import diag_part, eye, matrix_diag, matrix_set_diag, matrix_transpose, qr
 from .api.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_nan, divide, equal,  # noqa: A004
                            exp, floor, floor_div, floordiv, floormod, greater, greater_equal, less, less_equal,
                            log, logical_and, logical_not, logical_or, matmul, maximum, minimum, mod, multiply,
@@ -67,7 +69,7 @@ from .api.uninitialized import assert_variables_initialized, report_uninitialize
 from .api.lookup_ops import initialize_all_tables, tables_initializer
 from .api.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope,
                                  no_regularizer, variable_scope)
-from .api.partitioned_variables import PartitionedVariable, fixed_size_partitioner
+from .api.partitioned_variables import PartitionedVariable, fixed_size_partitioner, variable_axis_size_partitioner
 from .api.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
                             local_variables, local_variables_initializer, moving_average_variables,
                             trainable_variables, variables_initializer)
@@ -131,7 +133,8 @@ gfile = _Namespace("tf.gfile", GFile=_gfile.GFile, FastGFile=_gfile.GFile, Open=
                    MakeDirs=_gfile.makedirs, MkDir=_gfile.mkdir, Glob=_gfile.glob, IsDirectory=_gfile.isdir,
                    ListDirectory=_gfile.listdir, Remove=_gfile.remove, Rename=_gfile.rename, Copy=_gfile.copy,
                    DeleteRecursively=_gfile.rmtree, Stat=_gfile.stat, Walk=_gfile.walk)
-linalg = _Namespace("tf.linalg", tensordot=tensordot)
+linalg = _Namespace("tf.linalg", tensordot=tensordot, eye=eye, diag=matrix_diag, set_diag=matrix_set_diag,
+                    diag_part=diag_part, matrix_transpose=matrix_transpose, transpose=matrix_transpose, qr=qr)
 from .api import python_io as _python_io  # noqa: E402
 from .api.parsing_ops import (FixedLenFeature, TFRecordReader, VarLenFeature, decode_raw,  # noqa: E402
                               parse_example, parse_single_example)

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from ..framework import dtypes
-from . import array_ops, random_ops
+from . import array_ops, math_ops, matrix_ops, random_ops
 from .array_ops import constant
 
 
@@ -125,6 +125,47 @@ class VarianceScaling(Initializer):
         return random_ops.random_uniform(shape, -limit, limit, dtype, self.seed)
 
 
+class Orthogonal(Initializer):
+    """A random orthogonal matrix (the Q of a normal matrix's QR, its columns' signs fixed by R's
+    diagonal) times ``gain``, reshaped to ``shape`` (at least two dimensions)."""
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        self.gain, self.dtype, self.seed = gain, _assert_float_dtype(dtype), seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = dtype or self.dtype
+        if len(shape) < 2:
+            raise ValueError("The tensor to initialize, specified by argument `shape` must be at least two-dimensional. "
+                             f"Received shape={shape}")
+        num_rows = int(np.prod([int(d) for d in list(shape)[:-1]], dtype=np.int64))
+        num_cols = int(shape[-1])
+        flat_shape = (num_cols, num_rows) if num_rows < num_cols else (num_rows, num_cols)
+        a = random_ops.random_normal(flat_shape, dtype=dtype, seed=self.seed)
+        q, r = matrix_ops.qr(a, full_matrices=False)
+        q *= math_ops.sign(matrix_ops.diag_part(r))
+        if num_rows < num_cols:
+            q = matrix_ops.matrix_transpose(q)
+        return self.gain * array_ops.reshape(q, shape)
+
+
+class Identity(Initializer):
+    """The identity matrix times ``gain`` (a two-dimensional shape; a shard gets its slice of it)."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        self.gain, self.dtype = gain, _assert_float_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        full_shape = shape if partition_info is None else partition_info.full_shape
+        if len(full_shape) != 2:
+            raise ValueError("The tensor to initialize, specified by argument `shape` must be at least two-dimensional. "
+                             f"Received shape={shape}")
+        full_shape = [int(d) for d in full_shape]
+        value = matrix_ops.eye(*full_shape, dtype=dtype or self.dtype)
+        if partition_info is not None:
+            value = array_ops.slice(value, partition_info.var_offset, shape)
+        return self.gain * value
+
+
 class GlorotNormal(VarianceScaling):
     """A truncated normal of variance 2 / (fan_in + fan_out)."""
 
@@ -154,3 +195,5 @@ glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
 uniform_unit_scaling_initializer = UniformUnitScaling
 variance_scaling_initializer = VarianceScaling
+orthogonal_initializer = Orthogonal
+identity_initializer = Identity

@@ -7,6 +7,9 @@ variables. The ``PartitionedVariable`` it returns iterates over the shards (what
 ``embedding_lookup`` and the optimizers use) and, where a dense value is needed, becomes the
 shards concatenated (``<name>/ConcatPartitions/concat``) under the variable's own name.
 """
+import math
+
+from ..framework import dtypes
 from ..framework.scopes import control_dependencies, name_scope
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
@@ -86,6 +89,34 @@ def fixed_size_partitioner(num_shards, axis=0):
     def _partitioner(shape, dtype):
         partitions = [1] * shape.ndims
         partitions[axis] = min(num_shards, shape.sizes[axis])
+        return partitions
+    return _partitioner
+
+
+def variable_axis_size_partitioner(max_shard_bytes, axis=0, bytes_per_string_element=16, max_shards=None):
+    """A partitioner splitting ``axis`` into as few shards as keep each under ``max_shard_bytes``
+    (at least one slice per shard; at most ``max_shards`` shards). A string counts
+    ``bytes_per_string_element`` bytes."""
+    if max_shard_bytes < 1 or bytes_per_string_element < 1:
+        raise ValueError(f"Both max_shard_bytes and bytes_per_string_element must be positive. Currently, "
+                         f"max_shard_bytes is {max_shard_bytes} andbytes_per_string_element is "
+                         f"{bytes_per_string_element}")
+    if max_shards and max_shards < 1:
+        raise ValueError("max_shards must be positive.")
+
+    def _partitioner(shape, dtype):
+        if not isinstance(shape, TensorShape):
+            raise ValueError(f"shape is not a TensorShape: {shape}")
+        if not shape.is_fully_defined():
+            raise ValueError(f"shape is not fully defined: {shape}")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        element_size = bytes_per_string_element if dtype == dtypes.string else dtype.size
+        sizes = shape.as_list()
+        partitions = [1] * len(sizes)
+        bytes_per_slice = 1.0 * (shape.num_elements() / sizes[axis]) * element_size
+        slices_per_shard = max(1, math.floor(max_shard_bytes / bytes_per_slice))
+        axis_shards = int(math.ceil(1.0 * sizes[axis] / slices_per_shard))
+        partitions[axis] = min(max_shards, axis_shards) if max_shards else axis_shards
         return partitions
     return _partitioner
 

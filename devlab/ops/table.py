@@ -24,6 +24,7 @@ from . import input_kernels as IK
 from . import random_shuffle_queue as RQ
 from . import resource_variable_kernels as RV
 from . import kernels as K
+from . import matrix_kernels as MK
 from . import nn_kernels as NK
 from . import nn_shapes as NS
 from . import optimizer_kernels as OK
@@ -134,6 +135,10 @@ OPS = _table(
     OpDef("Identity", S.same_as_first, K.identity, returns_view=True),
     OpDef("EnsureShape", ES.shape, ES.kernel, returns_view=True),
     OpDef("BroadcastArgs", BA.shape, BA.kernel),
+    OpDef("MatrixDiagV3", MK.matrix_diag_shape, MK.matrix_diag),
+    OpDef("MatrixSetDiagV3", MK.set_diag_shape, MK.matrix_set_diag),
+    OpDef("DiagPart", MK.diag_part_shape, MK.diag_part),
+    OpDef("Qr", MK.qr_shape, MK.qr),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True),
     OpDef("PreventGradient", S.same_as_first, K.stop_gradient, returns_view=True),  # an identity when run
     _elementwise("AddV2", S.broadcast, "add", _infix("+"), args=("x", "y")),
