@@ -133,6 +133,15 @@ gfile = _Namespace("tf.gfile", GFile=_gfile.GFile, FastGFile=_gfile.GFile, Open=
                    MakeDirs=_gfile.makedirs, MkDir=_gfile.mkdir, Glob=_gfile.glob, IsDirectory=_gfile.isdir,
                    ListDirectory=_gfile.listdir, Remove=_gfile.remove, Rename=_gfile.rename, Copy=_gfile.copy,
                    DeleteRecursively=_gfile.rmtree, Stat=_gfile.stat, Walk=_gfile.walk)
+from .api import init_ops as _init_ops  # noqa: E402
+initializers = _Namespace(  # TF1's tf.initializers: the initializer classes under their short names
+    "tf.initializers", zeros=zeros_initializer, ones=ones_initializer, constant=constant_initializer,
+    random_normal=random_normal_initializer, random_uniform=random_uniform_initializer,
+    truncated_normal=truncated_normal_initializer, uniform_unit_scaling=uniform_unit_scaling_initializer,
+    variance_scaling=variance_scaling_initializer, orthogonal=orthogonal_initializer, identity=_init_ops.Identity,
+    glorot_uniform=glorot_uniform_initializer, glorot_normal=glorot_normal_initializer,
+    global_variables=global_variables_initializer, local_variables=local_variables_initializer,
+    variables=variables_initializer)
 linalg = _Namespace("tf.linalg", tensordot=tensordot, eye=eye, diag=matrix_diag, set_diag=matrix_set_diag,
                     diag_part=diag_part, matrix_transpose=matrix_transpose, transpose=matrix_transpose, qr=qr)
 from .api import python_io as _python_io  # noqa: E402

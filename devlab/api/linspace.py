@@ -5,6 +5,7 @@ from ..framework import dtypes
 from ..framework.scopes import name_scope
 from ..ops.build import apply_op_output, convert_to_tensor, op_output
 from . import array_ops
+from .check_ops import _tf_str
 from .math_ops import equal, maximum
 
 
@@ -23,8 +24,8 @@ def convert_to_int_tensor(tensor, name, dtype=dtypes.int32):
     TypeError for a tensor that is not of an integer type."""
     tensor = convert_to_tensor(tensor, name=name, preferred_dtype=dtype)
     if not tensor.dtype.is_integer:
-        raise TypeError(f"Argument `tensor` (name: {name}) must be of type integer. Received `tensor` = {tensor} of "
-                        f"dtype: {tensor.dtype.name}")
+        raise TypeError(f"Argument `tensor` (name: {name}) must be of type integer. Received `tensor` = "
+                        f"{_tf_str(tensor)} of dtype: <dtype: '{tensor.dtype.name}'>")
     return apply_op_output("Cast", [tensor], {"DstT": dtypes.as_dtype(dtype), "SrcT": tensor.dtype.base_dtype,
                                               "Truncate": False}, "Cast")
 

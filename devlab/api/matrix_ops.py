@@ -18,11 +18,13 @@ def matrix_diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_va
         raise argument("k", "tf.linalg.diag (a band other than the main diagonal)")
     if getattr(diagonal, "dtype", None) == dtypes.bool:
         padding_value = bool(padding_value)
-    diagonal = convert_to_tensor(diagonal, name="diagonal")
-    return op_output("MatrixDiagV3", name, [("diagonal", diagonal, None), ("k", k, dtypes.int32),
-                                            ("num_rows", num_rows, dtypes.int32), ("num_cols", num_cols, dtypes.int32),
-                                            ("padding_value", padding_value, diagonal.dtype.base_dtype)],
-                     {"align": align})
+    with name_scope(name, "MatrixDiagV3", [diagonal]) as scope:  # the inputs' Consts inside, as TF's wrapper
+        diagonal = convert_to_tensor(diagonal, name="diagonal")
+        return op_output("MatrixDiagV3", scope, [("diagonal", diagonal, None), ("k", k, dtypes.int32),
+                                                 ("num_rows", num_rows, dtypes.int32),
+                                                 ("num_cols", num_cols, dtypes.int32),
+                                                 ("padding_value", padding_value, diagonal.dtype.base_dtype)],
+                         {"align": align})
 
 
 def matrix_set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002 - TF's name

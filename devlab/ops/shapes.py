@@ -417,8 +417,11 @@ def slice_(inputs, attrs):
     shape, begin, size = dims(x), _ints_or_none(begin), _ints_or_none(size)
     if shape is not None and dims(inputs[1]) is not None and dims(inputs[1])[0] not in (None, len(shape)):
         raise ShapeError(f"Shape must be rank {dims(inputs[1])[0]} but is rank {len(shape)}")
-    if shape is None:
-        return [(x.dtype.base_dtype, None)]
+    if shape is None:  # TF's rule: the rank is size's length when that is known
+        length = dims(inputs[2])
+        if length is None or length[0] is None:
+            return [(x.dtype.base_dtype, None)]
+        return [(x.dtype.base_dtype, tuple(None if size is None or d == -1 else d for d in (size or [None] * length[0])))]
     if size is None:
         return [(x.dtype.base_dtype, (None,) * len(shape))]
     out = []
