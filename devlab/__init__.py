@@ -31,6 +31,7 @@ from .api import math_ops as _math_ops
 from .ops.build import convert_to_tensor as _convert_to_tensor
 from .ops.tensor_conversion import register_tensor_conversion_function
 from .api.asserts import Assert
+from .api.array_ops import scatter_nd
 from .api.linspace import broadcast_dynamic_shape, broadcast_to, lin_space, linspace
 from .api.check_ops import (assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal,
                             assert_near, assert_negative, assert_non_negative, assert_non_positive, assert_none_equal,

@@ -148,6 +148,30 @@ class Orthogonal(Initializer):
         return self.gain * array_ops.reshape(q, shape)
 
 
+class ConvolutionDeltaOrthogonal(Initializer):
+    """A convolution kernel (3 to 5 dimensions) that is zero except at its spatial centre, which
+    holds an orthogonal ``in x out`` matrix times ``gain`` (``in`` at most ``out``)."""
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        self.gain, self.dtype, self.seed = gain, _assert_float_dtype(dtype), seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = dtype or self.dtype
+        if len(shape) < 3 or len(shape) > 5:
+            raise ValueError("The tensor to initialize, specified by argument `shape` must be at least "
+                             f"three-dimensional and at most five-dimensional. Received shape={shape}")
+        if shape[-2] > shape[-1]:
+            raise ValueError(f"In_filters, specified by shape[-2]={shape[-2]} cannot be greater than out_filters, "
+                             f"specified by shape[-1]={shape[-1]}.")
+        a = random_ops.random_normal([shape[-1], shape[-1]], dtype=dtype, seed=self.seed)
+        q, r = matrix_ops.qr(a, full_matrices=False)
+        q *= math_ops.sign(matrix_ops.diag_part(r))
+        q = q[:shape[-2], :]
+        q *= array_ops.cast(self.gain, dtype=dtype)
+        centre = [[(d - 1) // 2 for d in list(shape)[:len(shape) - 2]]]
+        return array_ops.scatter_nd(centre, array_ops.expand_dims(q, 0), shape)
+
+
 class Identity(Initializer):
     """The identity matrix times ``gain`` (a two-dimensional shape; a shard gets its slice of it)."""
 
@@ -197,3 +221,4 @@ uniform_unit_scaling_initializer = UniformUnitScaling
 variance_scaling_initializer = VarianceScaling
 orthogonal_initializer = Orthogonal
 identity_initializer = Identity
+convolutional_delta_orthogonal = ConvolutionDeltaOrthogonal

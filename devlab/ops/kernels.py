@@ -978,11 +978,37 @@ def py_func(k, *args):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def check_bad_indices_policy(k, op_type):
+    """TF registers kernels for the policies "", DEFAULT, ERROR and IGNORE only."""
+    from ..framework import errors
+    policy = k.attrs.get("bad_indices_policy", "")
+    if policy not in ("", "DEFAULT", "ERROR", "IGNORE"):
+        raise errors.InvalidArgumentError(None, None, f"No OpKernel was registered to support Op '{op_type}' used by "
+                                                      f"{{{{node {k.op_name}}}}} with these attrs: "
+                                                      f'[bad_indices_policy="{policy}"]')
+
+
 def scatter_nd(k, indices, updates, shape):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (each row of the last axis an index
-    into the first dims; repeated indices add up)."""
+    into the first dims; repeated indices add up). An index out of range is TF's error, or is
+    skipped with ``bad_indices_policy="IGNORE"``."""
+    import numpy as np
+    from ..framework import errors
     xp = k.xp
-    out = xp.zeros(tuple(int(d) for d in shape), dtype=updates.dtype)
-    index = tuple(indices[..., i] for i in range(indices.shape[-1]))
+    check_bad_indices_policy(k, "ScatterNd")
+    dims = tuple(int(d) for d in shape)
+    out = xp.zeros(dims, dtype=updates.dtype)
+    depth = indices.shape[-1]
+    rows = to_host(indices).reshape(-1, depth)
+    bad = np.any((rows < 0) | (rows >= np.asarray(dims[:depth], dtype=np.int64)), axis=1) if rows.size else []
+    if np.any(bad):
+        if k.attrs.get("bad_indices_policy") != "IGNORE":
+            at = int(np.argmax(bad))
+            raise errors.InvalidArgumentError(None, None, f"indices[{at}] = [{', '.join(map(str, rows[at]))}] does not "
+                                                          f"index into shape [{','.join(map(str, dims))}]")
+        keep = xp.asarray(~bad)
+        updates = updates.reshape((rows.shape[0],) + updates.shape[indices.ndim - 1:])[keep]
+        indices = xp.asarray(rows)[keep]
+    index = tuple(indices[..., i] for i in range(depth))
     scatter_add(xp, out, index, updates)
     return out
