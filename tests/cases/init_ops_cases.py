@@ -102,4 +102,37 @@ def case_qr_and_diag(tf, rewrites_off=False):
             "ops": graph_facts(tf)}
 
 
+
+
+def case_bad_indices_policy(tf, rewrites_off=False):
+    v = tf.Variable([1.0, 2.0], name="v")
+    out = tf.gather_nd(v, tf.expand_dims(tf.constant([[1], [-1], [0]]), -1), bad_indices_policy="IGNORE")
+    grad = tf.gradients(out, v)[0]
+    scattered = tf.scatter_nd([[5], [0]], [1.0, 2.0], [3], bad_indices_policy="IGNORE")
+    strict = tf.scatter_nd([[5], [0]], [1.0, 2.0], [3])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        values = sess.run([out, grad, scattered])
+        error = _error(lambda: sess.run(strict))
+    return {"ops": graph_facts(tf), "values": _values(values), "strict": error}
+
+
+def case_convolution_delta_orthogonal(tf, rewrites_off=False):
+    init = _init_ops(tf).convolutional_delta_orthogonal(gain=2.0, seed=3)
+    kernel = init([3, 3, 2, 4])
+    value = _run(tf, kernel)
+    centre = value[1, 1]
+    elsewhere = np.abs(value).sum() - np.abs(centre).sum()
+    return {"shape": str(kernel.shape), "gram": _values(np.round(centre @ centre.T, 4)),
+            "elsewhere": float(elsewhere), "in_gt_out": _error(lambda: init([3, 3, 5, 4]))}
+
+
+def _init_ops(tf):
+    if tf.__name__.startswith("devlab"):
+        from devlab.api import init_ops
+    else:
+        from tensorflow.python.ops import init_ops
+    return init_ops
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
