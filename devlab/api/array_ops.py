@@ -491,7 +491,7 @@ def gather_nd(params, indices, name=None, batch_dims=0, bad_indices_policy=""):
     return op_output("GatherNd", name, [("params", params, None), ("indices", indices, None)], attrs)
 
 
-def scatter_nd(indices, updates, shape, name=None, bad_indices_policy=""):
+def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (``tf.scatter_nd``)."""
     attrs = {"bad_indices_policy": bad_indices_policy} if bad_indices_policy else None
     return op_output("ScatterNd", name, [("indices", indices, None), ("updates", updates, None),
