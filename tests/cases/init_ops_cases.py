@@ -135,4 +135,23 @@ def _init_ops(tf):
     return init_ops
 
 
+def case_convolution_orthogonal_kernels(tf, rewrites_off=False):
+    """Whatever the draws, an orthogonal convolution kernel keeps energy: the sum over kernel
+    positions of K K^T is the identity (cin x cin)."""
+    if tf.__name__.startswith("devlab"):
+        from devlab.api import conv_orthogonal as ops
+    else:
+        ops = _init_ops(tf)
+    kernels = [ops.convolutional_orthogonal_1d(seed=1)([3, 4, 6]), ops.convolutional_orthogonal_2d(seed=2)([2, 2, 3, 5]),
+               ops.convolutional_orthogonal_3d(gain=2.0, seed=3)([2, 2, 2, 2, 4])]
+    values = _run(tf, kernels)
+    grams = []
+    for v in values:
+        flat = v.reshape((-1,) + v.shape[-2:])
+        grams.append(_values(np.round(sum(k @ k.T for k in flat), 4)))
+    return {"shapes": [str(k.shape) for k in kernels], "grams": grams,
+            "sizes": _error(lambda: ops.convolutional_orthogonal_2d()([3, 2, 4, 4])),
+            "rank": _error(lambda: ops.convolutional_orthogonal_3d()([3, 3, 4, 4]))}
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
