@@ -70,7 +70,8 @@ from .api.uninitialized import assert_variables_initialized, report_uninitialize
 from .api.lookup_ops import initialize_all_tables, tables_initializer
 from .api.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope,
                                  no_regularizer, variable_scope)
-from .api.partitioned_variables import PartitionedVariable, fixed_size_partitioner, variable_axis_size_partitioner
+from .api.partitioned_variables import (PartitionedVariable, fixed_size_partitioner, min_max_variable_partitioner,
+                                         variable_axis_size_partitioner)
 from .api.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
                             local_variables, local_variables_initializer, moving_average_variables,
                             trainable_variables, variables_initializer)

@@ -121,6 +121,21 @@ def variable_axis_size_partitioner(max_shard_bytes, axis=0, bytes_per_string_ele
     return _partitioner
 
 
+def min_max_variable_partitioner(max_partitions=1, axis=0, min_slice_size=256 << 10, bytes_per_string_element=16):
+    """A partitioner giving ``axis`` as many shards as keep each at least ``min_slice_size`` bytes,
+    at most ``max_partitions`` and at most the axis' length (at least one)."""
+    def _partitioner(shape, dtype):
+        if axis >= len(shape):
+            raise ValueError(f"Cannot partition variable along axis {axis} when shape is only {shape}")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        bytes_per_element = bytes_per_string_element if dtype == dtypes.string else dtype.size
+        partitions = shape.num_elements() * bytes_per_element / min_slice_size
+        partitions_list = [1] * len(shape)
+        partitions_list[axis] = max(1, min(shape.as_list()[axis], max_partitions, int(math.ceil(partitions))))
+        return partitions_list
+    return _partitioner
+
+
 def call_partitioner(partitioner, shape, dtype):
     """The partitions a partitioner gives ``shape``, checked as TF checks them."""
     if not shape.is_fully_defined():

@@ -64,6 +64,7 @@ SOURCES = {
     "ops.sparse_ops": ["devlab.api.sparse_ops", "devlab"],
     "ops.math_ops": ["devlab.api.math_ops", "devlab.api.linspace", "devlab"],
     "ops.linalg_ops_impl": ["devlab.api.matrix_ops"],
+    "ops.embedding_ops": ["devlab.api.embedding_ops", "devlab.api.embedding_sparse", "devlab"],
     "ops.init_ops": ["devlab.api.init_ops", "devlab.api.conv_orthogonal", "devlab"],
     "ops.gen_linalg_ops": ["devlab.api.matrix_ops"],
     "ops.check_ops": ["devlab.api.check_ops", "devlab.api.check_ranks", "devlab.api.assert_shapes", "devlab"],
