@@ -203,7 +203,9 @@ GRAPH_DEF_VERSION_MIN_PRODUCER = _encode.MIN_PRODUCER
 TF_API_VERSION = "1.15.0"
 GIT_VERSION = "devlab"
 compat = _Namespace("tf.compat", v1=__import__("sys").modules[__name__], as_bytes=_compat.as_bytes,
-                    as_text=_compat.as_text, as_str=_compat.as_text, as_str_any=_compat.as_str_any)
+                    as_text=_compat.as_text, as_str=_compat.as_text, as_str_any=_compat.as_str_any,
+                    integral_types=_compat.integral_types, real_types=_compat.real_types,
+                    complex_types=_compat.complex_types, bytes_or_text_types=_compat.bytes_or_text_types)
 _missing = _module_getattr("tf", __name__)
 
 

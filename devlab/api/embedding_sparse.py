@@ -149,6 +149,14 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         return final
 
 
+def safe_embedding_lookup_sparse_v2(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                    default_id=None, max_norm=None, name=None, allow_fast_lookup=False):
+    """TF2's ``tf.nn.safe_embedding_lookup_sparse``: the same lookup, its shards always split "div"."""
+    return safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=sparse_weights,
+                                        combiner=combiner, default_id=default_id, name=name, partition_strategy="div",
+                                        max_norm=max_norm, allow_fast_lookup=allow_fast_lookup)
+
+
 def _prune_invalid_ids(sparse_ids, sparse_weights):
     is_id_valid = math_ops.greater_equal(sparse_ids.values, 0)
     if sparse_weights is not None:

@@ -267,6 +267,22 @@ def ref_of_first(inputs, attrs):
     return [(inputs[0].dtype, dims(inputs[0]))]
 
 
+def scatter_update(inputs, attrs):
+    """ScatterUpdate/Add/Sub: the variable's ref; the updates (unless a scalar) must merge with
+    ``indices.shape + var.shape[1:]`` (TF's ScatterUpdateShape, and its words)."""
+    var, indices, updates = (dims(t) for t in inputs[:3])
+    if var is not None and indices is not None and updates is not None and len(updates) != 0:
+        want = tuple(indices) + tuple(var[1:])
+        text = lambda s: "[" + ",".join("?" if d is None else str(d) for d in s) + "]"  # noqa: E731
+        if len(updates) != len(want):
+            raise ShapeError(f"Shapes must be equal rank, but are {len(updates)} and {len(want)}")
+        for i, (u, w) in enumerate(zip(updates, want)):
+            if u is not None and w is not None and u != w:
+                raise ShapeError(f"Dimension {i} in both shapes must be equal, but are {u} and {w}. Shapes are "
+                                 f"{text(updates)} and {text(want)}.")
+    return [(inputs[0].dtype, var)]
+
+
 def assign(inputs, attrs):
     ref, value = inputs
     if attrs.get("validate_shape", True) and not ref.shape.is_compatible_with(value.shape):

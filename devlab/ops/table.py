@@ -299,9 +299,9 @@ OPS = _table(
     OpDef("SegmentSum", SS.segment_reduce, STK.segment_sum),
     OpDef("RandomShuffle", S.same_as_first, PX.random_shuffle, stateful=True),
     # sparse writes: only the rows their indices name (colocated with the variable, as every write)
-    OpDef("ScatterUpdate", S.ref_of_first, SK.scatter_update, ref_inputs=(0,), stateful=True),
-    OpDef("ScatterAdd", S.ref_of_first, SK.scatter_add, ref_inputs=(0,), stateful=True),
-    OpDef("ScatterSub", S.ref_of_first, SK.scatter_sub, ref_inputs=(0,), stateful=True),
+    OpDef("ScatterUpdate", S.scatter_update, SK.scatter_update, ref_inputs=(0,), stateful=True),
+    OpDef("ScatterAdd", S.scatter_update, SK.scatter_add, ref_inputs=(0,), stateful=True),
+    OpDef("ScatterSub", S.scatter_update, SK.scatter_sub, ref_inputs=(0,), stateful=True),
     # sparse optimizer updates: the dense kernel on the listed rows (its gradient's position given)
     OpDef("SparseApplyMomentum", S.ref_of_first, SK.sparse(K.apply_momentum, 3), ref_inputs=(0, 1), stateful=True),
     OpDef("SparseApplyAdagrad", S.ref_of_first, SK.sparse(OK.apply_adagrad, 3), ref_inputs=(0, 1), stateful=True),
