@@ -83,7 +83,8 @@ from .views import chrome_trace as timeline
 from .api.gradients import AggregationMethod, UnconnectedGradients, gradients
 from .api.hessians import hessians
 from .api.grad_table import RegisterGradient
-from .api.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
+from .api.custom_gradient import custom_gradient, grad_pass_through
+from .api.recompute_grad import recompute_grad
 from .api.gradient_tape import GradientTape
 from .api.variable_sync import VariableAggregation, VariableSynchronization
 from .api.resource_variable_ops import ResourceVariable as _ResourceVariable  # noqa: F401 - Variable(use_resource=True) makes it

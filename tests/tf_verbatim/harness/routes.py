@@ -64,6 +64,7 @@ SOURCES = {
     "ops.sparse_ops": ["devlab.api.sparse_ops", "devlab"],
     "ops.math_ops": ["devlab.api.math_ops", "devlab.api.linspace", "devlab"],
     "ops.linalg_ops_impl": ["devlab.api.matrix_ops"],
+    "ops.custom_gradient": ["devlab.api.custom_gradient", "devlab.api.recompute_grad", "devlab"],
     "ops.embedding_ops": ["devlab.api.embedding_ops", "devlab.api.embedding_sparse", "devlab"],
     "ops.init_ops": ["devlab.api.init_ops", "devlab.api.conv_orthogonal", "devlab"],
     "ops.gen_linalg_ops": ["devlab.api.matrix_ops"],
@@ -79,7 +80,7 @@ SOURCES = {
     "training.learning_rate_decay": ["devlab.train.learning_rate_decay", "devlab.train"],
     "summary.summary": ["devlab.summary"],
     "util.compat": ["devlab.api.compat"],
-    "util.tf_inspect": ["devlab.tf_inspect"],
+    "util.tf_inspect": ["devlab.api.tf_inspect"],
     "platform.tf_logging": ["devlab.tf_logging"],
     "platform.gfile": ["devlab:gfile"],  # TF1's tf.gfile names (a namespace of devlab's, not a module)
     "lib.io.file_io": ["devlab.file_io"],
