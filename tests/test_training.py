@@ -44,6 +44,8 @@ UNARY = {"Neg": tf.negative, "Abs": tf.abs, "Sin": tf.sin, "Cos": tf.cos, "Exp":
          "Fill": lambda x: tf.fill([2, 2], x[0, 0]), "Floor": lambda x: tf.floor(x * 3) + x,
          "BiasAdd": lambda x: tf.nn.bias_add(x, x[0]), "Sign": lambda x: tf.sign(x - 1.0) * x,
          "SparseToDense": lambda x: tf.sparse_to_dense([[0, 1], [1, 2]], [2, 3], x[0, :2], default_value=x[1, 1]),
+         "EnsureShape": lambda x: tf.ensure_shape(x * x, (2, None)),
+         "GatherNd": lambda x: tf.gather_nd(x, [[1, 0], [0, 2], [1, 0]]) * tf.gather_nd(x, [[[0, 1]]])[0],
          "SplitV_unused": lambda x: x}
 BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf.divide, "Pow": tf.pow,
           "Maximum": tf.maximum, "Minimum": tf.minimum, "MatMul": lambda a, b: tf.matmul(a, tf.transpose(b)),

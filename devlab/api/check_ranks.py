@@ -133,6 +133,8 @@ def _assert_same_base_type(items, expected_type=None):
     for item in items:
         if item is None:
             continue
+        if not hasattr(item, "dtype"):  # TF fails on ``item.dtype`` (AttributeError); devlab says what it got
+            raise TypeError(f"assert_same_float_dtype takes tensors, got {item!r}")
         item_type = item.dtype.base_dtype
         if not expected_type:
             expected_type = item_type
@@ -147,6 +149,7 @@ def _assert_same_base_type(items, expected_type=None):
 def assert_same_float_dtype(tensors=None, dtype=None):
     """The floating dtype ``tensors`` (and ``dtype``, if given) share: float32 when nothing says;
     ValueError when they differ or it is not a floating type."""
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)  # a DType, or TF's TypeError
     if tensors:
         dtype = _assert_same_base_type(tensors, dtype)
     if not dtype:

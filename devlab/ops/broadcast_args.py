@@ -8,8 +8,16 @@ from ..framework import errors
 def shape(inputs, attrs):
     """A vector as long as the longer of the two shapes (unknown when either length is)."""
     a, b = inputs[0].shape.sizes, inputs[1].shape.sizes
+    for shape in (a, b):
+        if shape is not None and len(shape) != 1:
+            raise _shape_error(f"Shape must be rank 1 but is rank {len(shape)}")
     length = None if a is None or b is None or a[0] is None or b[0] is None else max(a[0], b[0])
     return [(inputs[0].dtype.base_dtype, (length,))]
+
+
+def _shape_error(text):
+    from .shapes import ShapeError  # the shape rules import this module's kernel for folding
+    return ShapeError(text)
 
 
 def kernel(k, s0, s1):

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..framework import errors
 from .kernels import to_host
+from .shapes import ShapeError
 from .tensor_util import static_value
 
 
@@ -20,6 +21,8 @@ def _int(value, default):
 def matrix_diag_shape(inputs, attrs):
     """``[..., rows, cols]`` from a diagonal ``[..., n]`` (rows and cols default to n, with k=0)."""
     diag = inputs[0].shape.sizes
+    if diag is not None and len(diag) < 1:
+        raise ShapeError(f"Shape must be at least rank 1 but is rank {len(diag)}")
     rows, cols = (_int(static_value(t), None) for t in inputs[2:4])
     if diag is None:
         return [(inputs[0].dtype.base_dtype, None)]
@@ -41,6 +44,11 @@ def matrix_diag(k, diagonal, band, num_rows, num_cols, padding_value):
 
 
 def set_diag_shape(inputs, attrs):
+    x, diag = inputs[0].shape.sizes, inputs[1].shape.sizes
+    if x is not None and len(x) < 2:
+        raise ShapeError(f"Shape must be at least rank 2 but is rank {len(x)}")
+    if diag is not None and len(diag) < 1:
+        raise ShapeError(f"Shape must be at least rank 1 but is rank {len(diag)}")
     return [(inputs[0].dtype.base_dtype, inputs[0].shape.sizes)]
 
 
@@ -57,6 +65,8 @@ def matrix_set_diag(k, x, diagonal, band):
 
 def diag_part_shape(inputs, attrs):
     shape = inputs[0].shape.sizes
+    if shape is not None and (len(shape) == 0 or len(shape) % 2):
+        raise ShapeError(f"Input must have even and non-zero rank, input rank is {len(shape)}")
     return [(inputs[0].dtype.base_dtype, None if shape is None else tuple(shape[:len(shape) // 2]))]
 
 
@@ -73,6 +83,8 @@ def qr_shape(inputs, attrs):
     shape, dtype = inputs[0].shape.sizes, inputs[0].dtype.base_dtype
     if shape is None:
         return [(dtype, None), (dtype, None)]
+    if len(shape) < 2:
+        raise ShapeError(f"Shape must be at least rank 2 but is rank {len(shape)}")
     m, n = shape[-2], shape[-1]
     full = attrs.get("full_matrices", False)
     kk = m if full else (None if m is None or n is None else min(m, n))
