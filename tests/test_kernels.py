@@ -177,6 +177,7 @@ CASES = {
                         lambda: np.diag(A[0][:2], 0)[:, :2].dot(np.eye(2, 3))),
     "DiagPart": (lambda: tf.diag_part(unknown(np.outer(A[0], A[0]))), lambda: A[0] * A[0]),
     "Qr": (lambda: tf.qr(unknown(A.T))[1], lambda: np.linalg.qr(A.T)[1]),
+    "ComplexAbs": (lambda: tf.abs(unknown(np.array([3 + 4j, -1j, 2.0], np.complex64))), lambda: [5.0, 1.0, 2.0]),
     # neural networks
     "LogSoftmax": (lambda: tf.nn.log_softmax(A), lambda: ref.log_softmax(A)),
     "SparseSoftmaxCrossEntropyWithLogits": (

@@ -978,6 +978,11 @@ def py_func(k, *args):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def complex_abs(k, x):
+    """The modulus of each complex element, in the real dtype ``Tout``."""
+    return k.xp.abs(x).astype(k.attrs["Tout"].as_numpy_dtype)
+
+
 def check_bad_indices_policy(k, op_type):
     """TF registers kernels for the policies "", DEFAULT, ERROR and IGNORE only."""
     from ..framework import errors

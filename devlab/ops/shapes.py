@@ -267,6 +267,11 @@ def ref_of_first(inputs, attrs):
     return [(inputs[0].dtype, dims(inputs[0]))]
 
 
+def complex_abs(inputs, attrs):
+    """ComplexAbs: the modulus, of the real dtype ``Tout``, shaped like the input."""
+    return [(attrs.get("Tout") or inputs[0].dtype.base_dtype.real_dtype, dims(inputs[0]))]
+
+
 def scatter_update(inputs, attrs):
     """ScatterUpdate/Add/Sub: the variable's ref; the updates (unless a scalar) must merge with
     ``indices.shape + var.shape[1:]`` (TF's ScatterUpdateShape, and its words)."""

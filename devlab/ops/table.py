@@ -139,6 +139,7 @@ OPS = _table(
     OpDef("MatrixSetDiagV3", MK.set_diag_shape, MK.matrix_set_diag),
     OpDef("DiagPart", MK.diag_part_shape, MK.diag_part),
     OpDef("Qr", MK.qr_shape, MK.qr),
+    OpDef("ComplexAbs", S.complex_abs, K.complex_abs),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True),
     OpDef("PreventGradient", S.same_as_first, K.stop_gradient, returns_view=True),  # an identity when run
     _elementwise("AddV2", S.broadcast, "add", _infix("+"), args=("x", "y")),
