@@ -267,6 +267,16 @@ def ref_of_first(inputs, attrs):
     return [(inputs[0].dtype, dims(inputs[0]))]
 
 
+def broadcast_args(inputs, attrs):
+    """BroadcastArgs: a vector as long as the longer of two shape vectors (each must be rank 1)."""
+    a, b = dims(inputs[0]), dims(inputs[1])
+    for shape in (a, b):
+        if shape is not None and len(shape) != 1:
+            raise ShapeError(f"Shape must be rank 1 but is rank {len(shape)}")
+    length = None if a is None or b is None or a[0] is None or b[0] is None else max(a[0], b[0])
+    return [(inputs[0].dtype.base_dtype, (length,))]
+
+
 def complex_abs(inputs, attrs):
     """ComplexAbs: the modulus, of the real dtype ``Tout``, shaped like the input."""
     return [(attrs.get("Tout") or inputs[0].dtype.base_dtype.real_dtype, dims(inputs[0]))]

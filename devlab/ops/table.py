@@ -134,7 +134,7 @@ OPS = _table(
     # elementwise math
     OpDef("Identity", S.same_as_first, K.identity, returns_view=True),
     OpDef("EnsureShape", ES.shape, ES.kernel, returns_view=True),
-    OpDef("BroadcastArgs", BA.shape, BA.kernel),
+    OpDef("BroadcastArgs", S.broadcast_args, BA.kernel),
     OpDef("MatrixDiagV3", MK.matrix_diag_shape, MK.matrix_diag),
     OpDef("MatrixSetDiagV3", MK.set_diag_shape, MK.matrix_set_diag),
     OpDef("DiagPart", MK.diag_part_shape, MK.diag_part),
