@@ -32,14 +32,23 @@ from .ops.build import convert_to_tensor as _convert_to_tensor
 from .ops.tensor_conversion import register_tensor_conversion_function
 from .ops.tensor_util import is_tensor
 from .api.asserts import Assert
-from .api.check_ops import assert_less, assert_positive
+from .api.array_ops import scatter_nd
+from .api.linspace import broadcast_dynamic_shape, broadcast_to, lin_space, linspace
+from .api.check_ops import (assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal,
+                            assert_near, assert_negative, assert_non_negative, assert_non_positive, assert_none_equal,
+                            assert_positive, assert_proper_iterable, is_non_decreasing, is_numeric_tensor,
+                            is_strictly_increasing)
+from .api.check_ranks import (assert_integer, assert_rank, assert_rank_at_least, assert_rank_in, assert_same_float_dtype,
+                              assert_scalar, assert_type, ensure_shape)
 from .api.scalar_mul import scalar_mul
 from .api.reverse_ops import reverse, reverse_sequence
 from .api.control_flow_ops import group, no_op
 from .api.control_flow_ops import tuple_ as tuple  # noqa: A001 - TF.s name
-from .api.init_ops import (constant_initializer, glorot_uniform_initializer, ones_initializer,
-                           random_normal_initializer, random_uniform_initializer,
-                           truncated_normal_initializer, zeros_initializer)
+from .api.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer, ones_initializer,
+                           orthogonal_initializer, random_normal_initializer, random_uniform_initializer,
+                           truncated_normal_initializer, uniform_unit_scaling_initializer, variance_scaling_initializer,
+                           zeros_initializer)
+from .api.matrix_ops import diag_part, eye, matrix_diag, matrix_set_diag, matrix_transpose, qr
 from .api.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div, div_no_nan, divide, equal,  # noqa: A004
                            exp, floor, floor_div, floordiv, floormod, greater, greater_equal, less, less_equal,
                            log, logical_and, logical_not, logical_or, matmul, maximum, minimum, mod, multiply,
@@ -64,7 +73,8 @@ from .api.uninitialized import assert_variables_initialized, report_uninitialize
 from .api.lookup_ops import initialize_all_tables, tables_initializer
 from .api.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope,
                                  no_regularizer, variable_scope)
-from .api.partitioned_variables import PartitionedVariable, fixed_size_partitioner
+from .api.partitioned_variables import (PartitionedVariable, fixed_size_partitioner, min_max_variable_partitioner,
+                                         variable_axis_size_partitioner)
 from .api.variables import (Variable, global_variables, global_variables_initializer, initialize_all_variables,
                             local_variables, local_variables_initializer, model_variables, moving_average_variables,
                             trainable_variables, variables_initializer)
@@ -77,6 +87,9 @@ from .api.gradients import AggregationMethod, UnconnectedGradients, gradients
 from .api.hessians import hessians
 from .api.grad_table import RegisterGradient
 from .api.custom_gradient import custom_gradient, grad_pass_through
+from .api.recompute_grad import recompute_grad
+from .api.gradient_tape import GradientTape
+from .api.variable_sync import VariableAggregation, VariableSynchronization
 from .api.resource_variable_ops import ResourceVariable as _ResourceVariable  # noqa: F401 - Variable(use_resource=True) makes it
 from .api.resource_variables_toggle import (disable_resource_variables, enable_resource_variables,
                                             resource_variables_enabled)
@@ -115,14 +128,29 @@ _GFILE = ("GFile", "copy", "exists", "get_registered_schemes", "glob", "isdir", 
 from .api.gradient_checker import compute_gradient as _compute_gradient  # noqa: E402
 from .api.gradient_checker import compute_gradient_error as _compute_gradient_error  # noqa: E402
 test = _Namespace("tf.test", compute_gradient=_compute_gradient, compute_gradient_error=_compute_gradient_error)
-debugging = _Namespace("tf.debugging", check_numerics=check_numerics, Assert=Assert, assert_less=assert_less,
-                       assert_positive=assert_positive)
+from .api.assert_shapes import assert_shapes as _assert_shapes  # noqa: E402 - tf.debugging's only
+debugging = _Namespace("tf.debugging", check_numerics=check_numerics, Assert=Assert, assert_shapes=_assert_shapes, **{
+    name: globals()[name] for name in (
+        "assert_equal", "assert_greater", "assert_greater_equal", "assert_integer", "assert_less", "assert_less_equal",
+        "assert_near", "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
+        "assert_positive", "assert_proper_iterable", "assert_rank", "assert_rank_at_least", "assert_rank_in",
+        "assert_same_float_dtype", "assert_scalar", "assert_type", "is_non_decreasing", "is_numeric_tensor", "is_strictly_increasing")})
 # TF1's tf.gfile: the same functions under their TF1 names
 gfile = _Namespace("tf.gfile", GFile=_gfile.GFile, FastGFile=_gfile.GFile, Open=_gfile.GFile, Exists=_gfile.exists,
                    MakeDirs=_gfile.makedirs, MkDir=_gfile.mkdir, Glob=_gfile.glob, IsDirectory=_gfile.isdir,
                    ListDirectory=_gfile.listdir, Remove=_gfile.remove, Rename=_gfile.rename, Copy=_gfile.copy,
                    DeleteRecursively=_gfile.rmtree, Stat=_gfile.stat, Walk=_gfile.walk)
-linalg = _Namespace("tf.linalg", tensordot=tensordot)
+from .api import init_ops as _init_ops  # noqa: E402
+initializers = _Namespace(  # TF1's tf.initializers: the initializer classes under their short names
+    "tf.initializers", zeros=zeros_initializer, ones=ones_initializer, constant=constant_initializer,
+    random_normal=random_normal_initializer, random_uniform=random_uniform_initializer,
+    truncated_normal=truncated_normal_initializer, uniform_unit_scaling=uniform_unit_scaling_initializer,
+    variance_scaling=variance_scaling_initializer, orthogonal=orthogonal_initializer, identity=_init_ops.Identity,
+    glorot_uniform=glorot_uniform_initializer, glorot_normal=glorot_normal_initializer,
+    global_variables=global_variables_initializer, local_variables=local_variables_initializer,
+    variables=variables_initializer)
+linalg = _Namespace("tf.linalg", tensordot=tensordot, eye=eye, diag=matrix_diag, set_diag=matrix_set_diag,
+                    diag_part=diag_part, matrix_transpose=matrix_transpose, transpose=matrix_transpose, qr=qr)
 from .api import python_io as _python_io  # noqa: E402
 from .api.parsing_ops import (FixedLenFeature, TFRecordReader, VarLenFeature, decode_raw,  # noqa: E402
                               parse_example, parse_single_example)
@@ -181,7 +209,9 @@ GRAPH_DEF_VERSION_MIN_PRODUCER = _encode.MIN_PRODUCER
 TF_API_VERSION = "1.15.0"
 GIT_VERSION = "devlab"
 compat = _Namespace("tf.compat", v1=__import__("sys").modules[__name__], as_bytes=_compat.as_bytes,
-                    as_text=_compat.as_text, as_str=_compat.as_text, as_str_any=_compat.as_str_any)
+                    as_text=_compat.as_text, as_str=_compat.as_text, as_str_any=_compat.as_str_any,
+                    integral_types=_compat.integral_types, real_types=_compat.real_types,
+                    complex_types=_compat.complex_types, bytes_or_text_types=_compat.bytes_or_text_types)
 _missing = _module_getattr("tf", __name__)
 
 

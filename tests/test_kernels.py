@@ -171,6 +171,15 @@ CASES = {
                               lambda: A[0][[1, 2, 0]]),
     "DynamicPartition": (lambda: tf.dynamic_partition(A, [1, 0], 2)[1], lambda: A[:1]),
     "BroadcastTo": (lambda: op("BroadcastTo", [A[0], [2, 3]]), lambda: np.broadcast_to(A[0], (2, 3))),
+    "BroadcastArgs": (lambda: tf.broadcast_dynamic_shape(unknown([2, 1, 3]), [4, 1]), lambda: [2, 4, 3]),
+    "EnsureShape": (lambda: tf.ensure_shape(unknown(A), (2, None)), lambda: A),
+    # matrices (TF's eye and orthogonal initializers build them)
+    "MatrixDiagV3": (lambda: tf.matrix_diag(unknown(A)), lambda: np.stack([np.diag(r) for r in A])),
+    "MatrixSetDiagV3": (lambda: tf.matrix_set_diag(unknown(np.zeros((2, 3))), unknown(A[0][:2])),
+                        lambda: np.diag(A[0][:2], 0)[:, :2].dot(np.eye(2, 3))),
+    "DiagPart": (lambda: tf.diag_part(unknown(np.outer(A[0], A[0]))), lambda: A[0] * A[0]),
+    "Qr": (lambda: tf.qr(unknown(A.T))[1], lambda: np.linalg.qr(A.T)[1]),
+    "ComplexAbs": (lambda: tf.abs(unknown(np.array([3 + 4j, -1j, 2.0], np.complex64))), lambda: [5.0, 1.0, 2.0]),
     # neural networks
     "LogSoftmax": (lambda: tf.nn.log_softmax(A), lambda: ref.log_softmax(A)),
     "SparseSoftmaxCrossEntropyWithLogits": (

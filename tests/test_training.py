@@ -168,8 +168,19 @@ def test_script_op_gradients_match_finite_differences(op_type, device_kind):
     check_grads(SCRIPT_OPS[op_type], x, device_kind=device_kind)
 
 
+# Their own data (not the shared RNG, whose stream the cases above and below are drawn from in order)
+OWN_DATA = {"EnsureShape": lambda x: tf.ensure_shape(x * x, (2, None)),
+            "GatherNd": lambda x: tf.gather_nd(x, [[1, 0], [0, 2], [1, 0]]) * tf.gather_nd(x, [[[0, 1]]])[0]}
+
+
+@pytest.mark.parametrize("op_type", sorted(OWN_DATA))
+def test_own_data_gradients_match_finite_differences(op_type, device_kind):
+    x = np.random.default_rng(27).uniform(0.5, 2.0, size=(2, 3))
+    check_grads(OWN_DATA[op_type], x, device_kind=device_kind)
+
+
 def test_every_differentiable_op_is_checked():
-    assert set(GRADIENTS) <= set(UNARY) | set(BINARY) | set(SCRIPT_OPS) | CHECKED_ELSEWHERE
+    assert set(GRADIENTS) <= set(UNARY) | set(BINARY) | set(SCRIPT_OPS) | set(OWN_DATA) | CHECKED_ELSEWHERE
 
 
 IMAGES = {

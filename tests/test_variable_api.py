@@ -28,7 +28,6 @@ def _flags():
 
 
 REJECTED = {  # argument name -> a call that passes it; devlab does not build these yet
-    "constraint": lambda: tf.get_variable("c", [1], constraint=lambda v: v),
     "shape": lambda: tf.get_variable("p", shape=[None, 2], initializer=lambda: [[1.0, 2.0]]),  # a partial shape
     "kernel_constraint": lambda: tf.layers.dense(tf.ones([1, 2]), 1, kernel_constraint=lambda v: v),
     "activity_regularizer": lambda: tf.layers.dense(tf.ones([1, 2]), 1, activity_regularizer=tf.reduce_sum),

@@ -47,6 +47,8 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argu
 
 
 def identity(input, name=None):  # noqa: A002
+    if isinstance(input, SparseTensor):  # TF: each component through its own Identity (name ignored)
+        return SparseTensor(identity(input.indices), identity(input.values), identity(input.dense_shape))
     try:
         x = convert_to_tensor(input)
     except ValueError as e:  # TF's op-def layer names the argument it could not convert
@@ -480,11 +482,20 @@ def invert_permutation(x, name=None):
     return op_output("InvertPermutation", name, [("x", x, dtypes.int32)])
 
 
-def gather_nd(params, indices, name=None, batch_dims=0):
-    """The slices of ``params`` at the index tuples in the last dimension of ``indices``."""
+def gather_nd(params, indices, name=None, batch_dims=0, bad_indices_policy=""):
+    """The slices of ``params`` at the index tuples in the last dimension of ``indices`` (an index
+    out of range: an error, or zeros with ``bad_indices_policy="IGNORE"``)."""
     if batch_dims:
         raise NotImplementedError("devlab's gather_nd has no batch_dims")
-    return op_output("GatherNd", name, [("params", params, None), ("indices", indices, None)])
+    attrs = {"bad_indices_policy": bad_indices_policy} if bad_indices_policy else None
+    return op_output("GatherNd", name, [("params", params, None), ("indices", indices, None)], attrs)
+
+
+def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
+    """Zeros of ``shape`` with ``updates`` added at ``indices`` (``tf.scatter_nd``)."""
+    attrs = {"bad_indices_policy": bad_indices_policy} if bad_indices_policy else None
+    return op_output("ScatterNd", name, [("indices", indices, None), ("updates", updates, None),
+                                         ("shape", shape, _index_dtype(indices))], attrs)
 
 
 def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True, name=None):

@@ -1,4 +1,13 @@
-"""``tf.compat``'s text helpers: bytes and str, whichever a caller holds."""
+"""``tf.compat``'s text helpers (bytes and str, whichever a caller holds) and its type tuples
+(``integral_types``...: Python's and numpy's number types, for ``isinstance``)."""
+import numbers
+
+import numpy as np
+
+integral_types = (numbers.Integral, np.integer)
+real_types = (numbers.Real, np.integer, np.floating)
+complex_types = (numbers.Complex, np.number)
+bytes_or_text_types = (bytes, str)
 
 
 def as_bytes(bytes_or_text, encoding="utf-8"):  # TF's argument names

@@ -171,3 +171,4 @@ def grad_pass_through(f):
             return args
         return f(*args, **kwargs), grad
     return functools.wraps(f)(_grad_pass_through_op)
+

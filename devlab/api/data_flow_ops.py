@@ -295,6 +295,10 @@ def _stitch(op_type):
         with name_scope(name, op_type, list(indices) + list(data)) as scope:
             idx = [convert_to_tensor(x, name=f"indices_{i}") for i, x in enumerate(indices)]
             vals = [convert_to_tensor(x, name=f"data_{i}") for i, x in enumerate(data)]
+            types = [v.dtype.base_dtype.name for v in vals]
+            if len(set(types)) > 1:  # TF's op-def layer: one T for the whole list
+                raise TypeError(f"Tensors in list passed to 'data' of '{op_type}' Op have types [{', '.join(types)}] "
+                                "that don't all match.")
             return apply_op(op_type, idx + vals, {"N": len(idx)}, scope).outputs[0]
     build.__name__ = "parallel_dynamic_stitch" if op_type.startswith("Parallel") else "dynamic_stitch"
     return build

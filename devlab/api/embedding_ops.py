@@ -16,6 +16,7 @@ from ..framework.scopes import colocate_with, device, name_scope
 from . import array_ops, math_ops
 from .array_ops import gather, identity
 from ..ops.build import convert_to_tensor
+from . import clip_ops
 from .data_flow_ops import dynamic_partition, parallel_dynamic_stitch
 from .partitioned_variables import PartitionedVariable
 
@@ -28,8 +29,6 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     if isinstance(params, (list, tuple)) and not params:
         raise ValueError("Length of params is currently 0. Need at least one param.")
     params = list(params) if isinstance(params, (list, tuple, PartitionedVariable)) else [params]
-    if max_norm is not None:
-        raise NotImplementedError("devlab's embedding_lookup has no max_norm")
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:
         n = len(params)
         if not any(hasattr(p, "sparse_read") for p in params):  # TF keeps resource variables: no dense read
@@ -37,7 +36,7 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         ids = convert_to_tensor(ids, name="ids")
         if n == 1:
             with colocate_with(params[0].op):
-                result = gather(params[0], ids, name=scope)
+                result = _clip(gather(params[0], ids, name=scope), ids, max_norm)
             return identity(result)
         flat_ids = array_ops.reshape(ids, [-1])
         original_indices = array_ops.range(array_ops.size(flat_ids))
@@ -66,7 +65,24 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                 element_dims = array_ops.shape(params[0])[1:]
         ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), element_dims], 0))
         ret.set_shape(ids.shape.concatenate(element_shape))
-        return ret
+        return _clip(ret, ids, max_norm)
+
+
+def _clip(embeddings, ids, max_norm):
+    """``embeddings`` with each embedding (its dimensions past ``ids``' rank) scaled down to an L2
+    norm of at most ``max_norm`` (TF's ``_clip``; the ranks as a Range when not both static, or a
+    scalar's rank 0, as TF counts it)."""
+    if max_norm is None:
+        return embeddings
+
+    def rank(x):
+        r = convert_to_tensor(x).shape.ndims
+        return (r, True) if r else (array_ops.rank(x), False)
+    ids_rank, ids_static = rank(ids)
+    params_rank, params_static = rank(embeddings)
+    axes = (list(range(ids_rank, params_rank)) if ids_static and params_static
+            else array_ops.range(ids_rank, params_rank))
+    return clip_ops.clip_by_norm(embeddings, max_norm, axes=axes)
 
 
 def _div_assignments(params, flat_ids, n):

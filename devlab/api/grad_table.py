@@ -192,6 +192,7 @@ def _square_grad(op, grad):
 
 GRADIENTS = {
     "Identity": lambda op, g: [g],
+    "EnsureShape": lambda op, g: [g],
     "IdentityN": lambda op, *grads: list(grads),
     "PlaceholderWithDefault": lambda op, g: [g],
     "AddV2": _add_grad,
@@ -671,7 +672,18 @@ def _top_k_grad(op, grad, _):
     return [A.reshape(scattered, in_shape), A.zeros([], dtype=dtypes.int32)]
 
 
+def _gather_nd_grad(op, grad):
+    """TF's: the rows of a gather by one index column as IndexedSlices; otherwise a ScatterNd of
+    the gradient into zeros shaped like ``params`` (with the op's bad-index policy)."""
+    ref, indices = op.inputs
+    ref_shape = A.shape(ref, out_type=indices.dtype.base_dtype)
+    if indices.shape.ndims == 2 and indices.shape.sizes[-1] == 1:
+        return [IndexedSlices(grad, A.squeeze(indices, axis=-1), ref_shape), None]
+    return [A.scatter_nd(indices, grad, ref_shape, bad_indices_policy=op.attrs.get("bad_indices_policy", "")), None]
+
+
 GRADIENTS.update({
+    "GatherNd": _gather_nd_grad,
     "Softmax": _softmax_grad,
     "LogSoftmax": _log_softmax_grad,
     "SoftmaxCrossEntropyWithLogits": _xent_grad,

@@ -17,9 +17,12 @@ import enum
 
 from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.graph import get_default_graph
 from ..framework.tensor import Tensor
+from ..unimplemented import argument
 from ..framework.scopes import colocate_with, device, name_scope
-from .array_ops import concat, constant, identity, ones_like, zeros_like
+from .array_ops import concat, constant, identity, zeros_like
+from .array_ops import shape as shape_of
 from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .control_flow_state import maybe_create_control_flow_state, zeros_like_output
@@ -60,6 +63,18 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
               unconnected_gradients=UnconnectedGradients.NONE):
     """d(sum of ys)/d(x) for each x in xs (None, or zeros with ``unconnected_gradients="zero"``,
     where an x does not affect ys)."""
+    return _GradientsHelper(ys, xs, grad_ys, name, colocate_gradients_with_ops, gate_gradients, aggregation_method,
+                            stop_gradients, unconnected_gradients)
+
+
+def _GradientsHelper(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,  # noqa: N802
+                     gate_gradients=False, aggregation_method=None, stop_gradients=None,
+                     unconnected_gradients=UnconnectedGradients.NONE, src_graph=None, optimize_identity_n=False):
+    """``gradients``, as TF's helper of that name: ``optimize_identity_n`` passes an IdentityN's
+    missing output gradients on as None (no zeros), so an output the ys do not use gives its
+    input no gradient. ``src_graph`` (the graph of a function's body) only as the default graph."""
+    if src_graph is not None and src_graph is not get_default_graph():
+        raise argument("src_graph", "gradients_util._GradientsHelper (a graph other than the default)")
     check_aggregation_method(aggregation_method)
     try:
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
@@ -135,7 +150,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     # An output the ys do not depend on has gradient zero: TF makes it here, in
                     # the gradients scope, for every floating output (its rule may ignore it).
                     for i, (t, g) in enumerate(zip(op.outputs, out_grads)):
-                        if g is None and _backpropagatable(t) and (loop_state is None
+                        if g is None and _backpropagatable(t) and not (optimize_identity_n and op.type == "IdentityN") \
+                                and (loop_state is None
                                                                    or t.dtype.base_dtype != dtypes.resource):
                             out_grads[i] = (loop_state.zeros_like_v1_while_loop(op, i) if loop_state is not None
                                             else zeros_like_output(op, i))
@@ -175,8 +191,11 @@ def _set_shape_of_input(op, i, t_in, in_grad):
 
 def _ones_like_y(y, name):
     """TF's default ``grad_ys``: ones shaped like y (a Shape Const and a Fill when y's shape is static)."""
-    if not y.shape.is_fully_defined():
-        return ones_like(y, name=name)
+    if not y.shape.is_fully_defined():  # TF's: ones(shape(y)), the Shape op outside the grad_ys scope
+        shape = shape_of(y, name="Shape")
+        with name_scope(name) as scope:
+            one = constant(1, dtype=y.dtype.base_dtype, name="Const")
+            return apply_op_output("Fill", [shape, one], None, scope)
     shape = constant(list(y.shape.sizes), dtype=dtypes.int32, name="Shape")
     with name_scope(name) as scope:
         one = constant(1, dtype=y.dtype.base_dtype, name="Const")

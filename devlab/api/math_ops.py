@@ -86,7 +86,15 @@ def xdivy(x, y, name=None):
     with name_scope(name, "xdivy", [y]):
         return _xdivy(x, y)
 negative = unary("Neg")
-abs = unary("Abs")  # noqa: A001
+def abs(x, name=None):  # noqa: A001 - TF's name
+    """``|x|`` element-wise; of a complex tensor its modulus, a real tensor (TF's ``ComplexAbs``)."""
+    with name_scope(name, "Abs", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return apply_op_output("ComplexAbs", [x], {"Tout": x.dtype.real_dtype}, scope)
+        return apply_op_output("Abs", [x], None, scope)
+
+
 sign = unary("Sign")
 sin = unary("Sin")
 cos = unary("Cos")

@@ -7,6 +7,9 @@ variables. The ``PartitionedVariable`` it returns iterates over the shards (what
 ``embedding_lookup`` and the optimizers use) and, where a dense value is needed, becomes the
 shards concatenated (``<name>/ConcatPartitions/concat``) under the variable's own name.
 """
+import math
+
+from ..framework import dtypes
 from ..framework.scopes import control_dependencies, name_scope
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
@@ -19,10 +22,26 @@ class SaveSliceInfo:
 
     def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None, save_slice_info_def=None,
                  import_scope=None):
-        if save_slice_info_def is not None:
-            raise NotImplementedError("tf.Variable.SaveSliceInfo: devlab does not implement the "
-                                      "`save_slice_info_def` argument (a SaveSliceInfoDef protocol buffer)")
+        if save_slice_info_def is not None:  # read back from a VariableDef (the name under import_scope)
+            from ..framework.graph import prepend_name_scope
+            full_name = prepend_name_scope(save_slice_info_def.full_name, import_scope)
+            full_shape, var_offset, var_shape = (list(save_slice_info_def.full_shape),
+                                                 list(save_slice_info_def.var_offset),
+                                                 list(save_slice_info_def.var_shape))
         self.full_name, self.full_shape, self.var_offset, self.var_shape = full_name, full_shape, var_offset, var_shape
+
+    def to_proto(self, export_scope=None):
+        """TF's ``SaveSliceInfoDef`` of this slice, or None when the full name is not under ``export_scope``."""
+        from ..framework.graph import strip_name_scope
+        from ..framework.tf_protos import pb
+        if export_scope is not None and not self.full_name.startswith(export_scope):
+            return None
+        proto = pb().SaveSliceInfoDef()
+        proto.full_name = strip_name_scope(self.full_name, export_scope)
+        proto.full_shape.extend(self.full_shape)
+        proto.var_offset.extend(self.var_offset)
+        proto.var_shape.extend(self.var_shape)
+        return proto
 
     @property
     def spec(self):
@@ -71,6 +90,49 @@ def fixed_size_partitioner(num_shards, axis=0):
         partitions = [1] * shape.ndims
         partitions[axis] = min(num_shards, shape.sizes[axis])
         return partitions
+    return _partitioner
+
+
+def variable_axis_size_partitioner(max_shard_bytes, axis=0, bytes_per_string_element=16, max_shards=None):
+    """A partitioner splitting ``axis`` into as few shards as keep each under ``max_shard_bytes``
+    (at least one slice per shard; at most ``max_shards`` shards). A string counts
+    ``bytes_per_string_element`` bytes."""
+    if max_shard_bytes < 1 or bytes_per_string_element < 1:
+        raise ValueError(f"Both max_shard_bytes and bytes_per_string_element must be positive. Currently, "
+                         f"max_shard_bytes is {max_shard_bytes} andbytes_per_string_element is "
+                         f"{bytes_per_string_element}")
+    if max_shards and max_shards < 1:
+        raise ValueError("max_shards must be positive.")
+
+    def _partitioner(shape, dtype):
+        if not isinstance(shape, TensorShape):
+            raise ValueError(f"shape is not a TensorShape: {shape}")
+        if not shape.is_fully_defined():
+            raise ValueError(f"shape is not fully defined: {shape}")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        element_size = bytes_per_string_element if dtype == dtypes.string else dtype.size
+        sizes = shape.as_list()
+        partitions = [1] * len(sizes)
+        bytes_per_slice = 1.0 * (shape.num_elements() / sizes[axis]) * element_size
+        slices_per_shard = max(1, math.floor(max_shard_bytes / bytes_per_slice))
+        axis_shards = int(math.ceil(1.0 * sizes[axis] / slices_per_shard))
+        partitions[axis] = min(max_shards, axis_shards) if max_shards else axis_shards
+        return partitions
+    return _partitioner
+
+
+def min_max_variable_partitioner(max_partitions=1, axis=0, min_slice_size=256 << 10, bytes_per_string_element=16):
+    """A partitioner giving ``axis`` as many shards as keep each at least ``min_slice_size`` bytes,
+    at most ``max_partitions`` and at most the axis' length (at least one)."""
+    def _partitioner(shape, dtype):
+        if axis >= len(shape):
+            raise ValueError(f"Cannot partition variable along axis {axis} when shape is only {shape}")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        bytes_per_element = bytes_per_string_element if dtype == dtypes.string else dtype.size
+        partitions = shape.num_elements() * bytes_per_element / min_slice_size
+        partitions_list = [1] * len(shape)
+        partitions_list[axis] = max(1, min(shape.as_list()[axis], max_partitions, int(math.ceil(partitions))))
+        return partitions_list
     return _partitioner
 
 

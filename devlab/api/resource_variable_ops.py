@@ -185,12 +185,16 @@ class ResourceVariable(BaseResourceVariable):
                  constraint=None, distribute_strategy=None, synchronization=None, aggregation=None, shape=None,
                  handle=None, experimental_enable_variable_lifting=None):
         reject("tf.compat.v1.ResourceVariable", variable_def=(variable_def, None), import_scope=(import_scope, None),
-               constraint=(constraint, None), distribute_strategy=(distribute_strategy, None),
-               synchronization=(synchronization, None), aggregation=(aggregation, None), handle=(handle, None))
+               distribute_strategy=(distribute_strategy, None), handle=(handle, None))
         if initial_value is None:
             raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except when you are not "
                              "providing a `variable_def`. You provided neither.")
-        trainable = True if trainable is None else trainable
+        if constraint is not None and not callable(constraint):
+            raise ValueError(f"Argument `constraint` must be None or a callable. a callable. Got a {type(constraint)}:"
+                             f"  {constraint}")
+        self._synchronization, self._aggregation, trainable = variables.validate_synchronization_aggregation_trainable(
+            synchronization, aggregation, trainable, name)
+        self._constraint = constraint  # applied by the optimizers after each update
         init_from_fn = callable(initial_value)
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
@@ -230,7 +234,7 @@ class ResourceVariable(BaseResourceVariable):
                 self._is_initialized_op = var_is_initialized_op(self._handle)
             with name_scope("Assign") as assign_scope, colocate_with(None, ignore_existing=True), \
                     device(self._handle.device):
-                guarded = variables._guard_against_uninitialized_dependencies(handle_name, initial)
+                guarded = variables._try_guard_against_uninitialized_dependencies(handle_name, initial)
                 self._initializer_op = assign_variable_op(self._handle, guarded, name=assign_scope)
             with name_scope("Read"):
                 with device(self._handle.device):
@@ -257,6 +261,10 @@ class UnreadVariable(BaseResourceVariable):
         self._caching_device = None
         self._cached_value = None
         self.trainable = False
+        self._synchronization = variables.VariableSynchronization.AUTO
+        self._aggregation = variables.VariableAggregation.NONE
+        self._constraint = None
+        self._initial_value = None
         with control_dependencies([parent_op]):
             self._graph_element = read_variable_op(handle, dtype)
 

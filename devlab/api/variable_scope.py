@@ -29,6 +29,8 @@ from ..ops.build import convert_to_tensor
 from .partitioned_variables import (PartitionedVariable, PartitionInfo, SaveSliceInfo, call_partitioner,
                                     iter_slices)
 from .variables import Variable
+from .variable_sync import (VariableAggregation, VariableAggregationV2, VariableSynchronization,  # noqa: F401
+                            validate_synchronization_aggregation_trainable)
 from ..unimplemented import reject
 
 AUTO_REUSE = "AUTO_REUSE"
@@ -52,10 +54,13 @@ class VariableScope:
         self.custom_getter = custom_getter  # called instead of the store, with the store's getter
         self.dtype = dtypes.as_dtype(dtype)  # get_variable's dtype when none is given
         self.use_resource = use_resource  # new variables are resource variables (None: the default's say)
-        self.constraint = constraint  # only None: variable_scope rejects one
+        self.constraint = constraint  # applied by the optimizers to the new variables after each update
 
     def set_regularizer(self, regularizer):
         self.regularizer = regularizer
+
+    def set_constraint(self, constraint):
+        self.constraint = constraint
 
     def set_custom_getter(self, custom_getter):
         self.custom_getter = custom_getter
@@ -110,20 +115,51 @@ def get_variable_scope():
     return graph.root_variable_scope
 
 
-@contextlib.contextmanager
-def variable_scope(name_or_scope=None, default_name=None, values=None, initializer=None, regularizer=None,
-                   caching_device=None, partitioner=None, custom_getter=None, reuse=None, dtype=None,
-                   use_resource=None, constraint=None, auxiliary_name_scope=True):
+class variable_scope:  # noqa: N801 - TF's name for it
     """Opens a variable scope (and a name scope, as TF's ``variable_scope`` does). ``initializer``,
-    ``regularizer``, ``caching_device``, ``partitioner``, ``dtype`` replace the enclosing scope's for
-    the variables made inside; ``custom_getter`` is chained with the enclosing one (it gets a getter
-    that calls the outer getter, which calls the store)."""
-    reject("tf.variable_scope", constraint=(constraint, None))
+    ``regularizer``, ``caching_device``, ``partitioner``, ``dtype``, ``constraint`` replace the
+    enclosing scope's for the variables made inside; ``custom_getter`` is chained with the enclosing
+    one (it gets a getter that calls the outer getter, which calls the store). Leaving it while a
+    scope opened inside it is still open is TF's RuntimeError, and changes nothing."""
+
+    def __init__(self, name_or_scope=None, default_name=None, values=None, initializer=None, regularizer=None,
+                 caching_device=None, partitioner=None, custom_getter=None, reuse=None, dtype=None,
+                 use_resource=None, constraint=None, auxiliary_name_scope=True):
+        if not isinstance(auxiliary_name_scope, bool):
+            raise TypeError(f"The auxiliary_name_scope must be `True` or `False`, while get {auxiliary_name_scope}")
+        self._kwargs = dict(name_or_scope=name_or_scope, default_name=default_name, values=values,
+                            initializer=initializer, regularizer=regularizer, caching_device=caching_device,
+                            partitioner=partitioner, custom_getter=custom_getter, reuse=reuse, dtype=dtype,
+                            use_resource=use_resource, constraint=constraint,
+                            auxiliary_name_scope=auxiliary_name_scope)
+        self._opened = []  # (context, scope, graph) of each entry, innermost last
+
+    def __enter__(self):
+        context = _open_variable_scope(**self._kwargs)
+        scope = context.__enter__()
+        self._opened.append((context, scope, get_default_graph()))
+        return scope
+
+    def __exit__(self, exc_type, exc_value, tb):
+        context, scope, graph = self._opened[-1]
+        stack = graph.variable_scope_stack
+        if not stack or stack[-1] is not scope:
+            raise RuntimeError("Improper nesting of variable_scope.")
+        self._opened.pop()
+        return context.__exit__(exc_type, exc_value, tb)
+
+
+@contextlib.contextmanager
+def _open_variable_scope(name_or_scope, default_name, values, initializer, regularizer, caching_device, partitioner,
+                         custom_getter, reuse, dtype, use_resource, constraint, auxiliary_name_scope):
+    """What entering ``variable_scope`` does (TF's ``variable_scope.__enter__``): the name scope, then
+    the variable scope, both left on exit."""
     if custom_getter is not None and not callable(custom_getter):
         raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
     overrides = {"initializer": initializer, "regularizer": regularizer, "caching_device": caching_device,
                  "partitioner": partitioner, "custom_getter": custom_getter,
-                 "dtype": None if dtype is None else dtypes.as_dtype(dtype), "use_resource": use_resource}
+                 "dtype": None if dtype is None else dtypes.as_dtype(dtype), "use_resource": use_resource,
+                 "constraint": constraint}
     if default_name is None and name_or_scope is None:
         raise TypeError("If default_name is None then name_or_scope is required")
     if reuse is False:
@@ -208,6 +244,7 @@ def _pure_variable_scope(graph, name_or_scope, reuse, old_name_scope, overrides=
             graph.variable_scopes_count = saved_counts
         else:
             prefix = new.name + "/"
+            counts = graph.variable_scopes_count  # a re-entered scope inside may have replaced the dict
             for k in counts:
                 if k.startswith(prefix):
                     counts[k] = 0
@@ -228,7 +265,8 @@ def _get_unique_variable_scope(graph, prefix):
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
                  collections=None, caching_device=None, partitioner=None, validate_shape=True, use_resource=None,
-                 custom_getter=None, constraint=None, synchronization=None, aggregation=None):
+                 custom_getter=None, constraint=None, synchronization=VariableSynchronization.AUTO,
+                 aggregation=VariableAggregation.NONE):
     """The variable ``<scope>/<name>``: created on first use, returned again when reuse is on. What is
     not given comes from the variable scope (TF's ``VariableScope.get_variable``); a custom getter
     (the scope's, chained, or this call's) is called instead of the store, with the store's getter."""
@@ -249,7 +287,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         initializer = scope.initializer if initializer is None else initializer
         constraint = scope.constraint if constraint is None else constraint
         dtype = scope.dtype if dtype is None else dtype
-        trainable = True if trainable is None else trainable  # TF's validate_synchronization_aggregation_trainable
+        synchronization, aggregation, trainable = validate_synchronization_aggregation_trainable(
+            synchronization, aggregation, trainable, full)
         kwargs = {"name": full, "shape": shape, "dtype": dtypes.as_dtype(dtype).base_dtype, "initializer": initializer,
                   "regularizer": regularizer, "reuse": scope.reuse, "trainable": trainable,
                   "collections": collections, "caching_device": caching_device, "partitioner": partitioner,
@@ -266,8 +305,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=False,
                        collections=None, caching_device=None, partitioner=None, validate_shape=True,
-                       use_resource=None, custom_getter=None, constraint=None, synchronization=None,
-                       aggregation=None):
+                       use_resource=None, custom_getter=None, constraint=None,
+                       synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE):
     """``get_variable`` for a *local* variable: added to LOCAL_VARIABLES (besides ``collections``) and
     never trainable (TF ignores ``trainable`` here too: it always passes False)."""
     del trainable  # TF's get_local_variable: trainable=False whatever is given
@@ -295,9 +334,11 @@ class _VariableStore:
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None, reuse=None,
                      trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
-                     use_resource=None, custom_getter=None, constraint=None, synchronization=None,
-                     aggregation=None):
+                     use_resource=None, custom_getter=None, constraint=None,
+                     synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE):
         reject("_VariableStore.get_variable", custom_getter=(custom_getter, None))
+        synchronization, aggregation, trainable = validate_synchronization_aggregation_trainable(
+            synchronization, aggregation, trainable, name)
         return _true_getter(name, shape, dtype, initializer, regularizer, AUTO_REUSE if reuse is None else reuse,
                             trainable, collections, caching_device, partitioner, validate_shape, use_resource,
                             constraint, synchronization, aggregation)
@@ -327,24 +368,26 @@ def _needs_no_arguments(fn):
 
 def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None, reuse=None,
                  trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
-                 use_resource=None, constraint=None, synchronization=None, aggregation=None):
+                 use_resource=None, constraint=None, synchronization=VariableSynchronization.AUTO,
+                 aggregation=VariableAggregation.NONE):
     """The variable store's getter (what a custom getter is handed as ``getter``): finds the
     variable ``name`` (a full name), or makes it."""
-    reject("tf.get_variable", constraint=(constraint, None), synchronization=(synchronization, None),
-           aggregation=(aggregation, None))
+    synchronization, aggregation, trainable = validate_synchronization_aggregation_trainable(
+        synchronization, aggregation, trainable, name)
+    made = {"constraint": constraint, "synchronization": synchronization, "aggregation": aggregation}
     graph = get_default_graph()
     full = name
-    trainable = True if trainable is None else trainable
     is_scalar = isinstance(shape, (list, tuple)) and not shape
     if partitioner is not None and not is_scalar:
         if not callable(partitioner):
             raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
         with name_scope(None):
             return _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable,
-                                             collections, caching_device, validate_shape, partitioner, use_resource)
+                                             collections, caching_device, validate_shape, partitioner, use_resource,
+                                             made)
     if reuse is True and full in graph.partitioned_variable_store:  # reused without its partitioner
         return _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable,
-                                         collections, caching_device, validate_shape, None, use_resource)
+                                         collections, caching_device, validate_shape, None, use_resource, made)
     if initializer is not None and not callable(initializer) and shape is not None:
         raise ValueError("If initializer is a constant, do not specify shape.")
     if full in graph.variable_store:
@@ -367,8 +410,9 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
         raise ValueError(f"Variable {full} does not exist, or was not created with tf.get_variable(). "
                          "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
     dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype).base_dtype
-    if shape is not None:
-        shape = TensorShape(shape).as_list()  # a list of ints, a TensorShape, Dimensions
+    if shape is not None:  # a list of ints, a TensorShape, Dimensions; an unknown shape says nothing
+        shape = TensorShape(shape)
+        shape = shape.as_list() if shape.ndims is not None else None
     if initializer is None and shape is None:
         raise ValueError(f"Variable {full} did not get an initializer, so its `shape` argument must be specified.")
     init = _default_initializer(initializer, dtype)
@@ -386,7 +430,8 @@ def _true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regul
         initial, dtype = init, None
     with name_scope(None):
         var = Variable(initial, trainable=trainable, collections=collections, name=full, dtype=dtype,
-                       caching_device=caching_device, validate_shape=validate_shape, use_resource=use_resource)
+                       caching_device=caching_device, validate_shape=validate_shape, use_resource=use_resource,
+                       **made)
     graph.variable_store[full] = var
     _regularize(graph, var, full, regularizer)
     return var
@@ -416,7 +461,7 @@ def _default_initializer(init, dtype):
 
 
 def _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, regularizer, trainable, collections,
-                              caching_device, validate_shape, partitioner, use_resource=None):
+                              caching_device, validate_shape, partitioner, use_resource=None, made=None):
     """The shards of ``full`` (TF's ``_get_partitioned_variable``): found again under reuse, else one
     variable ``full/part_i`` per slice, each initialised with its slice of the initializer."""
     if full in graph.variable_store:
@@ -457,7 +502,8 @@ def _get_partitioned_variable(graph, reuse, full, shape, dtype, initializer, reg
                 initial, part_dtype = array_ops.slice(value, offset, part_shape), None
         with name_scope(None):
             var = Variable(initial, trainable=trainable, collections=collections, name=part, dtype=part_dtype,
-                           caching_device=caching_device, validate_shape=validate_shape, use_resource=use_resource)
+                           caching_device=caching_device, validate_shape=validate_shape, use_resource=use_resource,
+                           **(made or {}))
         var._save_slice_info = SaveSliceInfo(full, full_shape, offset, part_shape)
         graph.variable_store[part] = var
         with name_scope(None):

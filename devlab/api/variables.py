@@ -8,7 +8,7 @@ an expression reads ``a/read``; writing goes through the reference.
 import contextlib
 
 from ..framework.composite_tensor import NativeObject
-from ..framework.tensor import Reference
+from ..framework.tensor import Reference, Tensor
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.scopes import colocate_with, device, init_scope, name_scope
@@ -18,7 +18,10 @@ from .array_ops import identity
 from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import group
 from .partitioned_variables import SaveSliceInfo
-from ..unimplemented import argument, reject
+from . import variable_def as variable_def_lib
+from .variable_sync import (VariableAggregation, VariableAggregationV2, VariableSynchronization,  # noqa: F401
+                            validate_synchronization_aggregation_trainable)
+from ..unimplemented import argument
 
 
 # The class ``Variable(..., use_resource=True)`` makes: resource_variable_ops.ResourceVariable, which
@@ -37,7 +40,7 @@ class _VariableMetaclass(type):
     def __call__(cls, *args, **kwargs):
         if cls is not Variable:
             return super().__call__(*args, **kwargs)
-        stack = get_default_graph().variable_creator_stack
+        stack = get_default_graph()._variable_creator_stack
         if stack and not kwargs.pop("_skip_creators", False):
             return _call_creators(stack, args, kwargs)
         kwargs.pop("_skip_creators", None)
@@ -54,17 +57,27 @@ class Variable(NativeObject, metaclass=_VariableMetaclass):
                  import_scope=None, constraint=None, use_resource=None, synchronization=None, aggregation=None,
                  shape=None, _skip_creators=False):
         # TF 2.21's VariableV1 arguments; ``expected_shape`` is deprecated and ignored by TF too, and
-        # ``_skip_creators`` is read by ``__new__``. The rest devlab does not build yet says so.
-        reject("tf.Variable", variable_def=(variable_def, None), import_scope=(import_scope, None),
-               constraint=(constraint, None), synchronization=(synchronization, None),
-               aggregation=(aggregation, None))
-        del use_resource  # read by _VariableMetaclass, which makes a ResourceVariable when it is asked for
-        trainable = True if trainable is None else trainable
+        # ``_skip_creators`` is read by the metaclass, as is ``use_resource``.
+        del use_resource
+        if variable_def is not None:  # the variable a VariableDef describes, its ops already in the graph
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            variable_def_lib.init_from_proto(self, variable_def, import_scope=import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(f"collections argument to Variable constructor must be a list, tuple, or set. Got "
+                             f"{collections} of type {type(collections)}")
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
+        self._synchronization, self._aggregation, trainable = validate_synchronization_aggregation_trainable(
+            synchronization, aggregation, trainable, name)
+        self._constraint = constraint  # applied by the optimizers after each update
+        self._caching_device = caching_device
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections = list(collections) + [GraphKeys.TRAINABLE_VARIABLES]
         graph = get_default_graph()
@@ -81,6 +94,10 @@ class Variable(NativeObject, metaclass=_VariableMetaclass):
                         op._set_attr("_class", [f"loc:@{scope[:-1]}".encode()])
             else:
                 initial = convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
+                if initial.op.control_flow_context is not None:
+                    raise ValueError(f"Initializer for variable {scope} is from inside a control-flow construct, such "
+                                     "as a loop or conditional. When creating a variable inside a loop or "
+                                     "conditional, use a lambda as the initializer.")
             if shape is not None:  # TF's rule: a given shape is the variable's, checked by the Assign
                 shape = TensorShape(shape).sizes
                 if shape is not None and None in shape:  # TF's VariableV2 kernel then fails at run time
@@ -95,7 +112,7 @@ class Variable(NativeObject, metaclass=_VariableMetaclass):
             self._initial_value = initial
             # If the initial value reads other variables, it reads their initialized_value() instead,
             # so this variable can be initialized before them (TF's guard, below).
-            guarded = _guard_against_uninitialized_dependencies(scope[:-1], initial)
+            guarded = _try_guard_against_uninitialized_dependencies(scope[:-1], initial)
             self._initializer_op = state_ops.assign(self._variable, guarded, validate_shape=validate_shape,
                                                     name="Assign").op
             if caching_device is not None:
@@ -145,6 +162,36 @@ class Variable(NativeObject, metaclass=_VariableMetaclass):
     @property
     def initial_value(self):
         return self._initial_value
+
+    @property
+    def constraint(self):
+        """The function the optimizers apply to the variable after each update (None: none)."""
+        return self._constraint
+
+    @property
+    def synchronization(self):
+        return self._synchronization
+
+    @property
+    def aggregation(self):
+        return self._aggregation
+
+    @property
+    def _distribute_strategy(self):
+        return None  # a plain variable belongs to no distribution strategy
+
+    def to_proto(self, export_scope=None):
+        """TF's ``VariableDef`` of this variable (None when it is not under ``export_scope``)."""
+        return variable_def_lib.to_proto(self, export_scope)
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        """The Variable a ``VariableDef`` describes (its ops must be in the default graph)."""
+        return Variable(variable_def=variable_def, import_scope=import_scope)
+
+    def __iter__(self):
+        from ..framework.errors import not_allowed_in_graph
+        raise not_allowed_in_graph("Iterating over a symbolic `tf.Tensor`")
 
     def value(self):
         return self._snapshot
@@ -287,16 +334,23 @@ def _from_ops(variable_op, initializer_op, snapshot, initial_value):
     var._snapshot = snapshot
     var._initial_value = initial_value
     var.trainable = True
+    var._synchronization, var._aggregation = VariableSynchronization.AUTO, VariableAggregation.NONE
+    var._constraint = var._caching_device = None
     return var
 
 
 Variable._from_ops = staticmethod(_from_ops)
 
 
-def _guard_against_uninitialized_dependencies(name, initial_value):
+def _try_guard_against_uninitialized_dependencies(name, initial_value):
     """``initial_value`` rebuilt so that every variable it reads is read through that variable's
-    ``initialized_value()`` (TF's ``_try_guard_against_uninitialized_dependencies``): the copies
-    of the ops on the way are named ``<op>_<name>``; ops not downstream of a variable are shared."""
+    ``initialized_value()`` (TF's function of this name): the copies of the ops on the way are
+    named ``<op>_<name>``; ops not downstream of a variable are shared. A value whose ops form a
+    cycle (a while loop) is returned as it is, as TF does."""
+    if not isinstance(initial_value, Tensor):
+        raise TypeError(f"initial_value needs to be a Tensor: {initial_value}")
+    if _has_cycle(initial_value.op):
+        return initial_value
     cache = {}
 
     def tensor(t):
@@ -320,6 +374,30 @@ def _guard_against_uninitialized_dependencies(name, initial_value):
                                   attrs=op.attrs)
 
     return tensor(initial_value)
+
+
+def _has_cycle(op):
+    """Whether the ops ``op`` depends on (through inputs and control inputs) form a cycle: an
+    iterative depth-first search, so a long chain does not exhaust Python's recursion limit."""
+    started, finished = set(), set()
+    stack = [(op, False)]
+    while stack:
+        node, leaving = stack.pop()
+        if leaving:
+            finished.add(node)
+            continue
+        if node in finished:
+            continue
+        if node in started:
+            return True  # reached again while still on the path from ``op``
+        started.add(node)
+        stack.append((node, True))
+        for dep in list(t.op for t in node.inputs) + list(node.control_inputs):
+            if dep in started and dep not in finished:
+                return True
+            if dep not in finished:
+                stack.append((dep, False))
+    return False
 
 
 def _initialized_value_of(variable_op):
@@ -352,22 +430,33 @@ def _make_resource_variable(args, kwargs):
 
 
 def _call_creators(stack, args, kwargs):
-    """Calls the innermost creator, whose ``next_creator`` calls the next, ending in Variable."""
+    """Calls the last creator of ``stack`` ((priority, creator) pairs, highest priority last, inner
+    scopes after outer ones), whose ``next_creator`` calls the one before it, ending in Variable."""
     def creator_at(i):
         if i < 0:
             return lambda **kw: Variable(_skip_creators=True, **kw)
-        return lambda **kw: stack[i](creator_at(i - 1), **kw)
+        return lambda **kw: stack[i][1](creator_at(i - 1), **kw)
     kwargs = dict(kwargs)
     kwargs.update(zip(_ARG_NAMES, args))
+    kwargs.setdefault("synchronization", VariableSynchronization.AUTO)  # TF's VariableV1 defaults, as a
+    if kwargs.get("aggregation") is None:                                # creator sees them
+        kwargs["aggregation"] = VariableAggregation.NONE
     return creator_at(len(stack) - 1)(**kwargs)
 
 
 @contextlib.contextmanager
-def variable_creator_scope(variable_creator):
-    """Inside the block, ``Variable(...)`` calls ``variable_creator(next_creator, **kwargs)``."""
-    stack = get_default_graph().variable_creator_stack
-    stack.append(variable_creator)
+def variable_creator_scope(variable_creator, priority=100):
+    """Inside the block, ``Variable(...)`` calls ``variable_creator(next_creator, **kwargs)``. As TF's
+    ``Graph._variable_creator_scope``: the block gets a new stack, sorted by priority, and leaving
+    it while an inner block's stack is current is a RuntimeError."""
+    graph = get_default_graph()
+    old = graph._variable_creator_stack
+    new = sorted(list(old) + [(priority, variable_creator)], key=lambda item: item[0])
+    graph._variable_creator_stack = new
     try:
         yield
     finally:
-        stack.remove(variable_creator)
+        # compared by content: a graph made thread-local meanwhile (a MirroredStrategy's towers) copied it
+        if graph._variable_creator_stack != new:
+            raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
+        graph._variable_creator_stack = old

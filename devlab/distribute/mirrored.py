@@ -24,11 +24,12 @@ from ..api.array_ops import identity
 from ..api.control_flow_ops import group
 from ..api.variable_scope import variable_scope
 from ..api.variables import variable_creator_scope
+from ..api.variable_sync import VariableAggregation, VariableSynchronization
 from .context import CrossTowerContext, TowerContext, context_stack, get_tower_context
 from .data import DistributedIterator
 from .values import (DistributedValues, Mirrored, MirroredVariable, PerDevice, TowerLocalVariable, WorkerDeviceIndex,
                      regroup, select_device)
-from ..unimplemented import reject
+from ..unimplemented import argument, reject
 
 class TowerAborted(BaseException):
     """Raised inside a paused tower's ``merge_call`` when another tower failed, so that it ends.
@@ -179,6 +180,7 @@ class MirroredStrategy:
         ctx = get_tower_context()
         if ctx is not None and ctx.strategy is self and ctx.tower_id > 0:
             raise RuntimeError("devlab creates mirrored variables in tower 0; use get_variable with reuse")
+        _reject_sync_modes(kwargs)
         devices = self._colocate_devices or self._devices
         collections = kwargs.pop("collections", None) or [GraphKeys.GLOBAL_VARIABLES]
         trainable = kwargs.pop("trainable", True) and self._tower_local is None
@@ -352,3 +354,13 @@ def _resolve(device_name):
     if spec.device_type is not None and spec.device_index is None:
         merged = merged.replace(device_index=0)
     return merged.to_string()
+
+
+def _reject_sync_modes(kwargs):
+    """This strategy mirrors every variable (tower-local ones through ``tower_local_var_scope``): a
+    variable asked to sync on read, or to aggregate its replicas' updates, is not built yet."""
+    sync = kwargs.get("synchronization")
+    if sync not in (None, VariableSynchronization.AUTO, VariableSynchronization.ON_WRITE):
+        raise argument("synchronization", "a MirroredStrategy variable")
+    if kwargs.get("aggregation") not in (None, VariableAggregation.NONE):
+        raise argument("aggregation", "a MirroredStrategy variable")

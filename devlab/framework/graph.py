@@ -382,9 +382,14 @@ class Graph:
         self._variable_scope_counts.counts = counts
 
     @property
-    def variable_creator_stack(self):
-        """Functions that intercept ``Variable(...)`` (MirroredStrategy's scope pushes one)."""
+    def _variable_creator_stack(self):
+        """(priority, creator) pairs that intercept ``Variable(...)`` (MirroredStrategy's scope pushes
+        one); ``variable_creator_scope`` replaces the list, so code may save and restore it, as TF's."""
         return self._scopes.variable_creator_stack
+
+    @_variable_creator_stack.setter
+    def _variable_creator_stack(self, stack):
+        self._scopes.variable_creator_stack = stack
 
     def capture_scopes(self):
         """A copy of this thread's building state, to re-enter in another thread."""

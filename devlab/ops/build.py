@@ -230,8 +230,10 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
             arr = arr.reshape(shape)
         elif arr.size > size:
             raise ValueError(f"Too many elements provided. Takes at most {size}, but got {arr.size}.")
-        else:
-            raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
+        else:  # TF1's tf.constant: too few values are filled out with the last one (none: zeros)
+            flat = arr.reshape(-1)
+            fill = flat[-1] if flat.size else np.zeros((), arr.dtype)
+            arr = np.concatenate([flat, np.full(size - flat.size, fill, dtype=arr.dtype)]).reshape(shape)
     if arr.dtype.kind in "OUS":  # string tensors hold bytes, as TensorFlow's do
         arr, dt = _as_bytes(arr), dtypes.string
     else:
@@ -384,6 +386,8 @@ def _attr_text(value, kind):
         return f'"{value.decode() if isinstance(value, bytes) else value}"'
     if kind == "float":
         return f"{float(value):g}"
+    if kind == "shape":  # TF's: [2,?,3], or <unknown> for an unknown rank
+        return "<unknown>" if value is None else "[" + ",".join("?" if d is None else str(d) for d in value) + "]"
     return str(value)
 
 

@@ -699,12 +699,45 @@ def string_join(k, *xs):
 
 def summarized(value):
     """One element as TF's SummarizeValue writes it: floats in their shortest form without a
-    trailing ``.0`` (``-1``, ``0.5``, ``1e+10``), strings as text."""
+    trailing ``.0`` (``-1``, ``0.5``, ``1e+10``), strings C-escaped (``\\"``, ``\\n``)."""
     import numpy as np
     if isinstance(value, np.floating):
         shown = str(value)
         return shown[:-2] if shown.endswith(".0") else shown
+    if isinstance(value, bytes):
+        return _c_escape(value)
     return text(value)
+
+
+_C_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'",
+              ord("\\"): "\\\\"}
+
+
+def _c_escape(raw):
+    """TF's ``Utf8SafeCEscape``: quotes, backslashes and control bytes escaped, UTF-8 kept."""
+    out = []
+    for b in raw:
+        if b in _C_ESCAPES:
+            out.append(_C_ESCAPES[b])
+        elif b < 0x20 or b == 0x7f:
+            out.append(f"\\{b:03o}")
+        else:
+            out.append(chr(b) if b < 0x80 else None)
+    if None not in out:
+        return "".join(out)
+    # non-ASCII bytes: decoded together, as UTF-8 text
+    pieces, run = [], bytearray()
+    for b, piece in zip(raw, out):
+        if piece is None:
+            run.append(b)
+            continue
+        if run:
+            pieces.append(run.decode("utf-8", "replace"))
+            run = bytearray()
+        pieces.append(piece)
+    if run:
+        pieces.append(run.decode("utf-8", "replace"))
+    return "".join(pieces)
 
 
 def assert_(k, condition, *data):
@@ -979,11 +1012,42 @@ def py_func(k, *args):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def complex_abs(k, x):
+    """The modulus of each complex element, in the real dtype ``Tout``."""
+    return k.xp.abs(x).astype(k.attrs["Tout"].as_numpy_dtype)
+
+
+def check_bad_indices_policy(k, op_type):
+    """TF registers kernels for the policies "", DEFAULT, ERROR and IGNORE only."""
+    from ..framework import errors
+    policy = k.attrs.get("bad_indices_policy", "")
+    if policy not in ("", "DEFAULT", "ERROR", "IGNORE"):
+        raise errors.InvalidArgumentError(None, None, f"No OpKernel was registered to support Op '{op_type}' used by "
+                                                      f"{{{{node {k.op_name}}}}} with these attrs: "
+                                                      f'[bad_indices_policy="{policy}"]')
+
+
 def scatter_nd(k, indices, updates, shape):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (each row of the last axis an index
-    into the first dims; repeated indices add up)."""
+    into the first dims; repeated indices add up). An index out of range is TF's error, or is
+    skipped with ``bad_indices_policy="IGNORE"``."""
+    import numpy as np
+    from ..framework import errors
     xp = k.xp
-    out = xp.zeros(tuple(int(d) for d in shape), dtype=updates.dtype)
-    index = tuple(indices[..., i] for i in range(indices.shape[-1]))
+    check_bad_indices_policy(k, "ScatterNd")
+    dims = tuple(int(d) for d in shape)
+    out = xp.zeros(dims, dtype=updates.dtype)
+    depth = indices.shape[-1]
+    rows = to_host(indices).reshape(-1, depth)
+    bad = np.any((rows < 0) | (rows >= np.asarray(dims[:depth], dtype=np.int64)), axis=1) if rows.size else []
+    if np.any(bad):
+        if k.attrs.get("bad_indices_policy") != "IGNORE":
+            at = int(np.argmax(bad))
+            raise errors.InvalidArgumentError(None, None, f"indices[{at}] = [{', '.join(map(str, rows[at]))}] does not "
+                                                          f"index into shape [{','.join(map(str, dims))}]")
+        keep = xp.asarray(~bad)
+        updates = updates.reshape((rows.shape[0],) + updates.shape[indices.ndim - 1:])[keep]
+        indices = xp.asarray(rows)[keep]
+    index = tuple(indices[..., i] for i in range(depth))
     scatter_add(xp, out, index, updates)
     return out

@@ -267,6 +267,37 @@ def ref_of_first(inputs, attrs):
     return [(inputs[0].dtype, dims(inputs[0]))]
 
 
+def broadcast_args(inputs, attrs):
+    """BroadcastArgs: a vector as long as the longer of two shape vectors (each must be rank 1)."""
+    a, b = dims(inputs[0]), dims(inputs[1])
+    for shape in (a, b):
+        if shape is not None and len(shape) != 1:
+            raise ShapeError(f"Shape must be rank 1 but is rank {len(shape)}")
+    length = None if a is None or b is None or a[0] is None or b[0] is None else max(a[0], b[0])
+    return [(inputs[0].dtype.base_dtype, (length,))]
+
+
+def complex_abs(inputs, attrs):
+    """ComplexAbs: the modulus, of the real dtype ``Tout``, shaped like the input."""
+    return [(attrs.get("Tout") or inputs[0].dtype.base_dtype.real_dtype, dims(inputs[0]))]
+
+
+def scatter_update(inputs, attrs):
+    """ScatterUpdate/Add/Sub: the variable's ref; the updates (unless a scalar) must merge with
+    ``indices.shape + var.shape[1:]`` (TF's ScatterUpdateShape, and its words)."""
+    var, indices, updates = (dims(t) for t in inputs[:3])
+    if var is not None and indices is not None and updates is not None and len(updates) != 0:
+        want = tuple(indices) + tuple(var[1:])
+        text = lambda s: "[" + ",".join("?" if d is None else str(d) for d in s) + "]"  # noqa: E731
+        if len(updates) != len(want):
+            raise ShapeError(f"Shapes must be equal rank, but are {len(updates)} and {len(want)}")
+        for i, (u, w) in enumerate(zip(updates, want)):
+            if u is not None and w is not None and u != w:
+                raise ShapeError(f"Dimension {i} in both shapes must be equal, but are {u} and {w}. Shapes are "
+                                 f"{text(updates)} and {text(want)}.")
+    return [(inputs[0].dtype, var)]
+
+
 def assign(inputs, attrs):
     ref, value = inputs
     if attrs.get("validate_shape", True) and not ref.shape.is_compatible_with(value.shape):
@@ -417,8 +448,11 @@ def slice_(inputs, attrs):
     shape, begin, size = dims(x), _ints_or_none(begin), _ints_or_none(size)
     if shape is not None and dims(inputs[1]) is not None and dims(inputs[1])[0] not in (None, len(shape)):
         raise ShapeError(f"Shape must be rank {dims(inputs[1])[0]} but is rank {len(shape)}")
-    if shape is None:
-        return [(x.dtype.base_dtype, None)]
+    if shape is None:  # TF's rule: the rank is size's length when that is known
+        length = dims(inputs[2])
+        if length is None or length[0] is None:
+            return [(x.dtype.base_dtype, None)]
+        return [(x.dtype.base_dtype, tuple(None if size is None or d == -1 else d for d in (size or [None] * length[0])))]
     if size is None:
         return [(x.dtype.base_dtype, (None,) * len(shape))]
     out = []

@@ -7,7 +7,7 @@ A write touches only the rows its indices name; it still goes into the buffer th
 import numpy as np
 
 from ..framework import errors
-from .kernels import _shape_text, scatter_add as _scatter_add, to_host
+from .kernels import _shape_text, check_bad_indices_policy, scatter_add as _scatter_add, to_host
 
 
 def unique(k, x):
@@ -209,9 +209,21 @@ def gather_nd(k, params, indices):
     """The slices of ``params`` at the index tuples in the last dimension of ``indices``."""
     indices = to_host(indices)
     depth = indices.shape[-1]
-    for index in indices.reshape(-1, depth).tolist():
+    check_bad_indices_policy(k, "GatherNd")
+    ignore = k.attrs.get("bad_indices_policy") == "IGNORE"  # a bad index gives zeros instead of the error
+    bad = []
+    for row, index in enumerate(indices.reshape(-1, depth).tolist()):
         if any(not 0 <= i < d for i, d in zip(index, params.shape)):
+            if ignore:
+                bad.append(row)
+                continue
             where = ", ".join(map(str, index))
             raise errors.InvalidArgumentError(None, None, f"indices[{where}] does not index into param shape "
                                                            f"{_shape_text(params)}")
-    return params[tuple(np.moveaxis(indices, -1, 0))]
+    if not bad:
+        return params[tuple(np.moveaxis(indices, -1, 0))]
+    rows = indices.reshape(-1, depth).copy()
+    rows[bad] = 0
+    out = params[tuple(np.moveaxis(rows, -1, 0))]
+    out[bad] = 0
+    return out.reshape(indices.shape[:-1] + params.shape[depth:])

@@ -14,15 +14,18 @@ from dataclasses import replace
 
 from . import activation_kernels as AK
 from . import allocation
+from . import broadcast_args as BA
 from . import conditional_accumulator as CA
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
+from . import ensure_shape as ES
 from . import fifo_queue as Q
 from . import input_kernels as IK
 from . import lookup_table as LT
 from . import random_shuffle_queue as RQ
 from . import resource_variable_kernels as RV
 from . import kernels as K
+from . import matrix_kernels as MK
 from . import nn_kernels as NK
 from . import nn_shapes as NS
 from . import optimizer_kernels as OK
@@ -131,6 +134,13 @@ OPS = _table(
     )],
     # elementwise math
     OpDef("Identity", S.same_as_first, K.identity, returns_view=True),
+    OpDef("EnsureShape", ES.shape, ES.kernel, returns_view=True),
+    OpDef("BroadcastArgs", S.broadcast_args, BA.kernel),
+    OpDef("MatrixDiagV3", MK.matrix_diag_shape, MK.matrix_diag),
+    OpDef("MatrixSetDiagV3", MK.set_diag_shape, MK.matrix_set_diag),
+    OpDef("DiagPart", MK.diag_part_shape, MK.diag_part),
+    OpDef("Qr", MK.qr_shape, MK.qr),
+    OpDef("ComplexAbs", S.complex_abs, K.complex_abs),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True),
     OpDef("PreventGradient", S.same_as_first, K.stop_gradient, returns_view=True),  # an identity when run
     _elementwise("AddV2", S.broadcast, "add", _infix("+"), args=("x", "y")),
@@ -291,9 +301,9 @@ OPS = _table(
     OpDef("SegmentSum", SS.segment_reduce, STK.segment_sum),
     OpDef("RandomShuffle", S.same_as_first, PX.random_shuffle, stateful=True),
     # sparse writes: only the rows their indices name (colocated with the variable, as every write)
-    OpDef("ScatterUpdate", S.ref_of_first, SK.scatter_update, ref_inputs=(0,), stateful=True),
-    OpDef("ScatterAdd", S.ref_of_first, SK.scatter_add, ref_inputs=(0,), stateful=True),
-    OpDef("ScatterSub", S.ref_of_first, SK.scatter_sub, ref_inputs=(0,), stateful=True),
+    OpDef("ScatterUpdate", S.scatter_update, SK.scatter_update, ref_inputs=(0,), stateful=True),
+    OpDef("ScatterAdd", S.scatter_update, SK.scatter_add, ref_inputs=(0,), stateful=True),
+    OpDef("ScatterSub", S.scatter_update, SK.scatter_sub, ref_inputs=(0,), stateful=True),
     # sparse optimizer updates: the dense kernel on the listed rows (its gradient's position given)
     OpDef("SparseApplyMomentum", S.ref_of_first, SK.sparse(K.apply_momentum, 3), ref_inputs=(0, 1), stateful=True),
     OpDef("SparseApplyAdagrad", S.ref_of_first, SK.sparse(OK.apply_adagrad, 3), ref_inputs=(0, 1), stateful=True),

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..framework.composite_tensor import NativeObject
 from ..framework.tensor import Tensor
+from . import broadcast_args as BA
 from . import kernels as K
 from . import sparse_tensor_kernels as STK
 
@@ -79,7 +80,8 @@ _FOLD = {"Pack": K.stack, "Unpack": K.unstack, "ConcatV2": K.concat, "StridedSli
          "Tile": K.tile, "ConcatOffset": K.concat_offset, "DynamicStitch": K.dynamic_stitch,
          "ParallelDynamicStitch": K.dynamic_stitch, "DynamicPartition": K.dynamic_partition,
          "BroadcastGradientArgs": K.broadcast_gradient_args, "Identity": K.identity, "ShapeN": K.shape_n,
-         "Select": K.select, "SparseReshape": STK.sparse_reshape}
+         "Select": K.select, "SelectV2": K.select_v2, "SparseReshape": STK.sparse_reshape,
+         "BroadcastArgs": BA.kernel, "Equal": K.elementwise("equal")}
 _MAX_FOLD = 1000  # elements: larger tensors are not folded (TF's limit is of the same kind)
 _folded = weakref.WeakKeyDictionary()
 _UNKNOWN = object()

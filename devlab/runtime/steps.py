@@ -20,12 +20,13 @@ class KernelContext:
     """What a kernel may see: its array module, the op's attrs, a random generator (made on
     first use), its name and device, and ``out``: a buffer to write its output into, or None."""
 
-    __slots__ = ("xp", "attrs", "op_name", "device", "out", "_rngs")
+    __slots__ = ("xp", "attrs", "op_name", "op", "device", "out", "_rngs")
 
     def __init__(self, op, device, rngs):
         self.xp = device.xp
         self.attrs = op.attrs  # read-only for kernels
         self.op_name = op.name
+        self.op = op  # for a kernel whose message names its input (EnsureShape)
         self.device = device
         self.out = None
         self._rngs = rngs  # the session's generators, shared by every plan that runs this op
@@ -64,6 +65,7 @@ class KernelContext:
         """A copy of this context whose kernel writes its output into ``out``."""
         ctx = KernelContext.__new__(KernelContext)
         ctx.xp, ctx.attrs, ctx.op_name, ctx.device, ctx._rngs = self.xp, self.attrs, self.op_name, self.device, self._rngs
+        ctx.op = self.op
         ctx.out = out
         return ctx
 

@@ -82,8 +82,16 @@ class AdagradOptimizer(_AdaptiveOptimizer):
     def _create_slots(self, var_list):
         for v in var_list:
             dtype = v.dtype.base_dtype
-            init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
+            if v.get_shape().is_fully_defined():
+                init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
+            else:  # TF's: the accumulator is a Fill of the variable's run-time shape
+                init = self._init_constant_op(v, dtype)
             self._get_or_make_slot_with_initializer(v, init, v.get_shape(), dtype, "accumulator", self._name)
+
+    def _init_constant_op(self, v, dtype):
+        def init():
+            return math_ops.cast(array_ops.fill(array_ops.shape(v), self._initial_accumulator_value), dtype)
+        return init
 
     def _prepare(self):
         self._lr_t = convert_to_tensor(self._call_if_callable(self._learning_rate), name="learning_rate")

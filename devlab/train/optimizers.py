@@ -8,6 +8,7 @@ from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.graph_keys import GraphKeys
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor import Tensor
 from ..framework.scopes import colocate_with, control_dependencies, init_scope, name_scope
 from ..api import array_ops, math_ops, state_ops
 from ..ops.build import apply_op, apply_op_output, convert_to_tensor
@@ -82,6 +83,9 @@ class Optimizer:
         grads_and_vars = [(g if g is None or isinstance(g, IndexedSlices) else convert_to_tensor(g), v)
                           for g, v in grads_and_vars]  # TF's: a gradient given as a variable is its value
         usable = [(g, v) for g, v in grads_and_vars if g is not None]
+        tensor = next((v for _, v in usable if isinstance(v, Tensor)), None)
+        if tensor is not None:  # compute_gradients takes tensors in var_list; a tensor cannot be updated
+            raise NotImplementedError(f"Trying to update a Tensor {tensor}")
         if not usable:
             raise ValueError("No gradients provided for any variable, check your graph for ops that do not "
                              f"support gradients, between variables {[v.name for _, v in grads_and_vars]} and loss.")
@@ -91,11 +95,18 @@ class Optimizer:
         with name_scope(name, self._name) as scope:
             self._prepare()
             for grad, var in usable:
+                constraint = getattr(var, "constraint", None)  # TF's: applied to the variable after its update
                 with name_scope("update_" + var.op.name), colocate_with(var):
                     if isinstance(grad, IndexedSlices):  # rows of an embedding table: update only those
+                        if constraint is not None:
+                            raise RuntimeError("Cannot use a constraint function on a sparse variable.")
                         updates.append(self._apply_sparse_duplicate_indices(grad, var))
                     else:
-                        updates.append(self._apply_dense(grad, var))
+                        update = self._apply_dense(grad, var)
+                        if constraint is not None:
+                            with control_dependencies([update]):
+                                update = var.assign(constraint(var))
+                        updates.append(update)
             if global_step is None:
                 train_op = self._finish(updates, scope)
             else:

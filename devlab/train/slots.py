@@ -12,7 +12,8 @@ from ..framework.scopes import colocate_with
 from ..api import init_ops
 from ..api.array_ops import zeros_like
 from ..api.resource_variable_ops import is_resource_variable
-from ..api.variable_scope import get_variable, variable_scope
+from ..api.partitioned_variables import SaveSliceInfo
+from ..api.variable_scope import get_variable, get_variable_scope, variable_scope
 
 
 def create_slot(primary, val, name, colocate_with_primary=True):
@@ -43,7 +44,22 @@ def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
 
 
 def _create_slot_var(primary, val, validate_shape, shape, dtype):
-    """The slot: a resource variable beside a resource variable, as TF's slot_creator makes it."""
-    return get_variable("", initializer=val, trainable=False, shape=shape if callable(val) else None,
-                        dtype=dtype, validate_shape=validate_shape, use_resource=is_resource_variable(primary))
-
+    """The slot: a resource variable beside a resource variable, as TF's slot_creator makes it. The
+    scope's partitioner is off meanwhile (a slot is one variable); the slot of a shard of a
+    partitioned variable is a shard too: its first dimensions are sliced as the primary's."""
+    scope = get_variable_scope()
+    partitioner = scope.partitioner
+    scope.set_partitioner(None)
+    try:
+        slot = get_variable("", initializer=val, trainable=False, shape=shape if callable(val) else None,
+                            dtype=dtype, validate_shape=validate_shape, use_resource=is_resource_variable(primary))
+    finally:
+        scope.set_partitioner(partitioner)
+    info = getattr(primary, "_save_slice_info", None)
+    if info:
+        n = slot.shape.ndims  # a slot of fewer dimensions (but not a scalar) takes the first n of the slice
+        if n is None or n > 0:
+            slot_name = slot.name[len(primary.op.name + "/"):-2]
+            slot._set_save_slice_info(SaveSliceInfo(f"{info.full_name}/{slot_name}", info.full_shape[:n],
+                                                    info.var_offset[:n], info.var_shape[:n]))
+    return slot

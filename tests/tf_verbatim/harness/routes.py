@@ -73,7 +73,13 @@ SOURCES = {
     "ops.nn": ["devlab.nn"],
     "ops.logging_ops": ["devlab"],
     "ops.sparse_ops": ["devlab.api.sparse_ops", "devlab"],
-    "ops.check_ops": ["devlab"],
+    "ops.math_ops": ["devlab.api.math_ops", "devlab.api.linspace", "devlab"],
+    "ops.linalg_ops_impl": ["devlab.api.matrix_ops"],
+    "ops.custom_gradient": ["devlab.api.custom_gradient", "devlab.api.recompute_grad", "devlab"],
+    "ops.embedding_ops": ["devlab.api.embedding_ops", "devlab.api.embedding_sparse", "devlab"],
+    "ops.init_ops": ["devlab.api.init_ops", "devlab.api.conv_orthogonal", "devlab"],
+    "ops.gen_linalg_ops": ["devlab.api.matrix_ops"],
+    "ops.check_ops": ["devlab.api.check_ops", "devlab.api.check_ranks", "devlab.api.assert_shapes", "devlab"],
     "client.session": ["devlab.runtime.session", "devlab"],
     "training.training": ["devlab.train"],
     "training.saver": ["devlab.train.saver", "devlab.train", "devlab.train.scaffold"],
@@ -85,8 +91,10 @@ SOURCES = {
     "training.learning_rate_decay": ["devlab.train.learning_rate_decay", "devlab.train"],
     "summary.summary": ["devlab.summary"],
     "util.compat": ["devlab.api.compat"],
+    "util.tf_inspect": ["devlab.api.tf_inspect"],
     "platform.gfile": ["devlab:gfile"],  # TF1's tf.gfile names (a namespace of devlab's, not a module)
     "lib.io.file_io": ["devlab.file_io"],
+    "eager.backprop": ["devlab.api.gradient_tape"],
     "eager.context": ["devlab.framework.eager_context", "devlab"],  # executing_eagerly() is False: devlab is graph mode
     "distribute.distribute_coordinator": ["devlab.distribute.worker_context"],
     "distribute.distribute_coordinator_context": ["devlab.distribute.worker_context"],
@@ -167,6 +175,18 @@ class RoutedModule(types.ModuleType):
         value = missing(f"{self.__name__}.{name}")
         self.__dict__[name] = value
         return value
+
+
+    def __setattr__(self, name, value):
+        # patching a TF module (``mock.patch.object(random_ops, ...)``) patches the devlab module the
+        # name comes from, as patching TF's module reaches TF's own callers
+        if not name.startswith("__") and not hasattr(self, "__path__"):
+            for source in self._sources:
+                module = _load(source)
+                if module is not None and not isinstance(module, RoutedModule) and name in vars(module):
+                    setattr(module, name, value)
+                    break
+        super().__setattr__(name, value)
 
 
 def _load(name):

@@ -432,6 +432,11 @@ class TensorFlowTestCase(parameterized.TestCase):
     def assertRaisesOpError(self, expected_err_re_or_predicate):
         return self.assertRaisesWithPredicateMatch(devlab.errors.OpError, expected_err_re_or_predicate)
 
+    def assertRaisesIncompatibleShapesError(self, exception_type=None):
+        return self.assertRaisesWithPredicateMatch(
+            exception_type or devlab.errors.InvalidArgumentError,
+            r"Incompatible shapes|Dimensions must be equal|required broadcastable shapes")
+
     def assertProtoEquals(self, expected_message_maybe_ascii, message, msg=None):
         """TF's check: ``expected`` (text format, or a message) equals ``message``; a devlab
         NodeDef or GraphDef is compared as the TF message devlab writes for it."""
@@ -454,6 +459,32 @@ class TensorFlowTestCase(parameterized.TestCase):
         min_consumer = devlab.GRAPH_DEF_VERSION_MIN_CONSUMER if min_consumer is None else min_consumer
         expected = f"versions {{ producer: {producer} min_consumer: {min_consumer} }};\n{expected}"
         self.assertProtoEquals(expected, actual, msg=msg)
+
+
+class _FakeGradientTape:
+    """TF's test-only stand-in: ``tf.gradients`` behind the tape's interface."""
+
+    def watch(self, x):
+        pass
+
+    def gradient(self, y, x, grad_ys=None):
+        result = devlab.gradients(y, x, grad_ys)
+        return result if isinstance(x, (list, tuple)) else result[0]
+
+
+class AbstractGradientTape:
+    """TF's test helper: a ``tf.GradientTape``, or (``use_tape=False``) ``tf.gradients`` behind its interface."""
+
+    def __init__(self, use_tape, persistent=False):
+        self._use_tape, self._persistent = use_tape, persistent
+
+    def __enter__(self):
+        self._tape = devlab.GradientTape(persistent=self._persistent) if self._use_tape else None
+        return self._tape.__enter__() if self._tape is not None else _FakeGradientTape()
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if self._tape is not None:
+            self._tape.__exit__(exc_type, exc_val, exc_tb)
 
 
 class _RaisesPredicate:
