@@ -80,7 +80,7 @@ def _add(xp, out, index, values):
 
 
 def _subtract(xp, out, index, values):
-    _scatter_add(xp, out, index, -values)  # a - b is exactly a + (-b)
+    _scatter_add(xp, out, index, values, subtract=True)  # a - b is exactly a + (-b)
 
 
 scatter_update = _scatter(_update)

@@ -4,8 +4,9 @@ After a plan has run once, its steps are written out as Python source, one line 
 keeps values in local variables, calls numpy's ufuncs directly for elementwise ops, calls one
 fused kernel per elementwise chain (``fusion.py``) and one product for the products towers
 repeat (``products.py``), skips what costs nothing (constants and variables are already in the
-value table, a transfer between host-memory devices is an alias) and deletes each value after
-its last reader. ``Program.source`` is that text, for the curious.
+value table, a transfer between host-memory devices is an alias, an ``Identity`` passes its
+input on, an op computed from constants only was computed when the program was built:
+``folding.py``) and deletes each value after its last reader. ``Program.source`` is that text, for the curious.
 
 A failing line is traced back to its step, and reported exactly as the interpreter would report
 it (a fused chain is replayed op by op to find the op that failed).
@@ -14,9 +15,11 @@ import itertools
 import linecache
 import threading
 
+import numpy as np
+
 from ..devices import parallel
 from ..devices.transfer import transfer
-from . import fusion, memory, products
+from . import folding, fusion, memory, products
 from .executor import compute, kernel_error
 from .steps import OpStep, describe
 from .variable_store import VarRef
@@ -52,7 +55,9 @@ class Program:
     def _analyse(self, plan):
         """Finds the merged products, the fused groups and the planned buffers of ``plan``."""
         self.merges = products.find_merges(plan)
-        self.groups = fusion.find_groups(plan, {m.index for g in self.merges for m in g.members})
+        merged = {m.index for g in self.merges for m in g.members}
+        self.folded = folding.fold(plan, merged)  # step index -> its outputs' values, computed now
+        self.groups = fusion.find_groups(plan, merged | set(self.folded))
         self.buffers = memory.plan_buffers(plan, self.groups + self.merges)  # step index -> the buffer its output goes into
 
     # -- writing the source ----------------------------------------------------------------------
@@ -65,6 +70,9 @@ class Program:
         preloaded = {s for s, v in enumerate(plan.initial) if v is not None}
         preloaded.update(s for s, *_ in plan.variable_slots)
         preloaded.update(s for s, _, _ in plan.feed_slots)
+        folded = {s for i in self.folded for s in plan.steps[i].outputs}  # read from the namespace
+        for i, outs in self.folded.items():
+            ns.update((f"f{s}", v) for s, v in zip(plan.steps[i].outputs, outs))
         body, assigned = [], set()
         # A fused group runs where its last member (the root) is: a value its members read must
         # live until then, even if a step in between read it last.
@@ -75,6 +83,8 @@ class Program:
         deferred = {}  # root index -> slots to free after it
 
         def use(slot):
+            if slot in folded:
+                return f"f{slot}"
             if slot not in assigned:
                 assert slot in preloaded, f"slot {slot} read before it is written"
                 body.append((None, f"s{slot} = v[{slot}]"))
@@ -109,7 +119,7 @@ class Program:
                 assigned.add(step.outputs[0])
                 frees = [s for m in group.members for s in m.frees]
             elif isinstance(step, OpStep):
-                line = self._op_line(step, ns, use)
+                line = None if step.index in self.folded else self._op_line(step, ns, use)
                 if line is not None:
                     body.append((step, line))
                     assigned.update(step.outputs)
@@ -126,9 +136,11 @@ class Program:
             if dead:
                 body.append((None, "del " + ", ".join(dead)))
                 assigned.difference_update(frees)
+        shared = folding.aliasing(plan, self.folded) if self.folded else ()
+        ns["copy"] = np.array
         for slot in plan.fetch_slots:
-            if slot is not None and slot not in preloaded:
-                body.append((None, f"v[{slot}] = s{slot}"))
+            if slot is not None and slot not in preloaded:  # a fetch must not hand out a folded value
+                body.append((None, f"v[{slot}] = copy({use(slot)})" if slot in shared else f"v[{slot}] = s{slot}"))
         lines = []
         for header, fn_body in functions + [("def program(v):", body or [(None, "pass")])]:
             lines.append(header)
@@ -145,6 +157,8 @@ class Program:
         args = [use(s) for s in step.inputs]
         for i in step.deref:
             args[i] = f"deref({args[i]})"
+        if step.opdef.forwards:
+            return f"s{step.outputs[0]} = {args[0]}"  # Identity: its input, as its kernel returns it
         ufunc = step.opdef.ufunc
         if ufunc is not None and step.device.backend == "numpy":
             name = f"np_{ufunc}"

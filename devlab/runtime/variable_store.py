@@ -114,7 +114,7 @@ class VariableStore:
             xp.copyto(buffer, value)
         elif stale is not None and stale[0] is value:
             buffer = spare
-            buffer[stale[1]] = value[stale[1]]
+            buffer[stale[1]] = value.take(stale[1], axis=0)  # ``take`` gathers rows faster than value[rows]
         else:
             buffer = spare
             xp.copyto(buffer, value)
