@@ -140,7 +140,7 @@ class Program:
         ns["copy"] = np.array
         for slot in plan.fetch_slots:
             if slot is not None and slot not in preloaded:  # a fetch must not hand out a folded value
-                body.append((None, f"v[{slot}] = copy({use(slot)})" if slot in shared else f"v[{slot}] = s{slot}"))
+                body.append((None, f"v[{slot}] = copy({use(slot)})" if slot in shared else f"v[{slot}] = {use(slot)}"))
         lines = []
         for header, fn_body in functions + [("def program(v):", body or [(None, "pass")])]:
             lines.append(header)
