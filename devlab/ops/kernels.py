@@ -196,7 +196,7 @@ def add_n(k, *xs):
 def ints(a):
     """A small integer tensor (a shape, axes, paddings) as a host list of Python ints. TF keeps
     such tensors in host memory; on a real GPU this is where their values cross to the host."""
-    values = a.reshape(-1).tolist()
+    values = (a if a.ndim == 1 else a.reshape(-1)).tolist()
     return values if a.dtype.kind in "iu" else [int(v) for v in values]  # tolist gives ints already
 
 
