@@ -109,3 +109,20 @@ def test_an_op_that_forwards_returns_its_input_itself(op_type):
         xp, out, attrs = np, None, {}
     x = np.arange(3.0)
     assert OPS[op_type].kernel(K, x) is x and OPS[op_type].returns_view
+
+
+@pytest.mark.parametrize("size", [16, 5000, 1 << 20], ids=["numexpr", "in-place", "split over the cores"])
+def test_a_fused_chain_reads_a_folded_value_however_it_runs(size):
+    x = tf.placeholder(tf.float32, [size], name="x")
+    scale = tf.constant(2.0) * tf.constant(0.25)  # folded: a scalar the chain reads
+    y = tf.exp(x * scale) + 1.0
+    total = tf.reduce_sum(y)
+    feed = {x: np.linspace(-1, 1, size).astype(np.float32)}
+    with tf.Session() as sess:
+        interpreted = sess.run(total, feed, options=TRACED)
+        got = steady(sess, total, feed)
+        program = sess.compiled_program(sess.last_plan)
+        assert program.folded and program.groups
+    for value in got:
+        assert value == interpreted
+    np.testing.assert_allclose(got[-1], np.sum(np.exp(feed[x] * 0.5) + 1.0, dtype=np.float64), rtol=1e-5)

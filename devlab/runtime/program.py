@@ -199,10 +199,11 @@ class Program:
         """The line calling ``split`` with a function that runs the group's members as ufuncs on
         parts of its arrays (see ``_member_lines``); the root writes into the planned buffer,
         which ``split`` has cut into the same parts."""
-        params = [use(s) for s in group.inputs]
+        names = {s: use(s) for s in group.inputs}  # the function's parameters: the program's names
+        params = list(names.values())
         buffer = self._buffer_name(group.root, ns)
         name = f"group{group.root.index}"
-        lines, _ = self._member_lines(group, ns, lambda s: f"s{s}", buffer, True)
+        lines, _ = self._member_lines(group, ns, names.__getitem__, buffer, True)
         functions.append((f"def {name}({', '.join(params + [buffer])}):", lines))
         ns[f"shape{group.root.index}"] = tuple(group.root.op.outputs[0].shape.sizes)
         root = group.root.outputs[0]
