@@ -94,8 +94,9 @@ def _sample(k, true_classes, sample, probability):
         raise errors.InvalidArgumentError(None, None, f"true_classes must have num_true columns, expected: "
                                                        f"{true_classes.shape[1]} was: {num_true}")
     flat = true_classes.reshape(-1)
-    outside = (flat < 0) | (flat >= range_max)
-    if outside.any():
+    outside = None if not flat.size or (flat.min() >= 0 and flat.max() < range_max) else \
+        (flat < 0) | (flat >= range_max)  # the mask that names the bad class: made only when there is one
+    if outside is not None and outside.any():
         c = int(flat[int(outside.argmax())])
         raise errors.InvalidArgumentError(None, None, f"`true_candidate` out of range [0, {range_max}), "
                                                        f"received {c}")
