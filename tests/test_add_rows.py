@@ -29,3 +29,16 @@ def test_scatter_sub_with_a_repeated_row_subtracts_both_updates():
             sess.run(v.initializer)
             out = sess.run(update)
     np.testing.assert_array_equal(out, [[-10, -9, -8], [3, 4, 5], [-1095, -1094, -1093], [9, 10, 11]])
+
+
+def test_subtracted_rows_match_subtract_at_in_the_order_listed():
+    rng = np.random.default_rng(1)
+    for trial in range(100):
+        n, m = int(rng.integers(1, 10)), int(rng.integers(2, 30))
+        rows = rng.integers(-n if trial % 5 == 0 else 0, n, m).astype(np.int32)  # repeats, some negative
+        start = rng.standard_normal((n, 3)).astype(np.float32) * 1e3
+        values = rng.standard_normal((m, 3)).astype(np.float32)
+        expected, got = start.copy(), start.copy()
+        np.subtract.at(expected, rows, values)
+        add_rows(got, rows, values, np.subtract)
+        np.testing.assert_array_equal(got, expected)

@@ -192,6 +192,18 @@ def test_products_stay_whole_without_threadpoolctl_or_when_small():
         parallel.matmul(np.ones((16, 2560), np.int32), np.ones((2560, 2560), np.int32))  # no BLAS for ints
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_an_outer_product_is_each_pair_multiplied_as_matmul_gives_it(dtype):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((128, 1)) * 100).astype(dtype)
+    b = (rng.standard_normal((1, 96)) * 100).astype(dtype)
+    np.testing.assert_array_equal(parallel.matmul(a, b), np.matmul(a, b))
+    out = np.empty((128, 96), dtype)
+    assert parallel.matmul(a, b, out) is out and np.array_equal(out, np.matmul(a, b))
+    with pytest.raises(ValueError):
+        parallel.matmul(a, b.T)  # numpy's own error for mismatched dims
+
+
 def test_a_split_product_in_a_training_step_matches_the_interpreter():
     """The compiled program's products go through the split kernel; the first (interpreted) run
     and the later ones give the same losses as numpy's own float64 arithmetic, closely."""

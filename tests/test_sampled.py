@@ -159,3 +159,18 @@ def test_log_uniform_draws_are_those_of_one_draw_at_a_time():
             got, tries = sampling_kernels._log_uniform_sample(blocks, range_max, num_sampled, True)
             assert (list(got), tries) == one_at_a_time(single, range_max, num_sampled)
         assert blocks.random() == single.random()
+
+
+def test_a_true_class_out_of_range_is_tfs_error_naming_it():
+    """TF: "`true_candidate` out of range [0, 10), received 100" (checked in the run)."""
+    with tf.Graph().as_default():
+        sampled = tf.nn.log_uniform_candidate_sampler(true_classes=tf.constant([[5], [100]], tf.int64), num_true=1,
+                                                      num_sampled=2, unique=True, range_max=10)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"`true_candidate` out of range \[0, 10\), "
+                                                                      r"received 100"):
+                sess.run(sampled)
+            ok = tf.nn.log_uniform_candidate_sampler(true_classes=tf.constant([[0], [9]], tf.int64), num_true=1,
+                                                     num_sampled=2, unique=True, range_max=10)
+            classes = sess.run(ok)[0]  # the bounds themselves are in range
+            assert len(set(classes.tolist())) == 2 and all(0 <= c < 10 for c in classes)

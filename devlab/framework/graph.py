@@ -207,6 +207,8 @@ class Graph:
         self._unfeedable.add(tensor)
 
     def is_fetchable(self, tensor_or_op):
+        if not self._unfetchable:
+            return True  # the common case, without looking for an ``op`` an Operation lacks
         op = getattr(tensor_or_op, "op", tensor_or_op)
         return op not in self._unfetchable
 

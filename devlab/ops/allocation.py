@@ -77,7 +77,8 @@ def check_constant(k):
 
 
 def _ints(a):
-    return [int(v) for v in np.asarray(a).reshape(-1).tolist()]
+    values = np.asarray(a).ravel().tolist()
+    return values if isinstance(a, np.ndarray) and a.dtype.kind in "iu" else [int(v) for v in values]
 
 
 def _padded(k, x, paddings, *rest):

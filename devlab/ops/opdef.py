@@ -31,6 +31,7 @@ class OpDef:
     # What the runtime may assume of the kernel:
     writes_out: bool = False  # it accepts ``k.out``, a buffer the run planned for its one output
     returns_view: bool = False  # it may hand back (a view of) its input: a fetch of it is copied
+    forwards: bool = False  # it returns its one input itself (Identity): the compiled program passes it on
     reads_dead: bool = False  # it runs on DEAD inputs (Merge: the untaken side of a tf.cond)
     live_controls: bool = False  # it runs when a control input was DEAD (ControlTrigger)
     blocking: bool = False  # it may wait for another run (a queue's dequeue, an accumulator's take)

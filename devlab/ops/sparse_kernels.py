@@ -32,6 +32,8 @@ def _check_scatter(params, indices, updates):
             None, None, f"Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got "
                         f"updates.shape {_shape_text(updates)}, indices.shape {_shape_text(indices)}, "
                         f"params.shape {_shape_text(params)}")
+    if not indices.size or (indices.min() >= 0 and indices.max() < params.shape[0]):
+        return  # two reductions: cheaper than the mask below, which only a bad index needs
     bad = (indices < 0) | (indices >= params.shape[0])
     if bad.any():
         flat = int(bad.reshape(-1).argmax())
@@ -80,7 +82,7 @@ def _add(xp, out, index, values):
 
 
 def _subtract(xp, out, index, values):
-    _scatter_add(xp, out, index, -values)  # a - b is exactly a + (-b)
+    _scatter_add(xp, out, index, values, subtract=True)  # a - b is exactly a + (-b)
 
 
 scatter_update = _scatter(_update)

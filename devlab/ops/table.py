@@ -63,7 +63,7 @@ OPS = _table(
     # sources
     OpDef("Const", S.const, K.const, returns_view=True, required_attrs=("value", "dtype")),
     OpDef("Placeholder", S.from_attrs, K.placeholder, required_attrs=("dtype", "shape")),
-    OpDef("PlaceholderWithDefault", S.placeholder_with_default, K.identity, returns_view=True),
+    OpDef("PlaceholderWithDefault", S.placeholder_with_default, K.identity, returns_view=True, forwards=True),
     OpDef("Fill", S.fill, K.fill, type_input=1),
     OpDef("RandomUniform", S.random, K.random_uniform, stateful=True, required_attrs=("dtype",)),
     OpDef("RandomUniformInt", S.random, K.random_uniform_int, stateful=True, required_attrs=("dtype",)),
@@ -133,7 +133,7 @@ OPS = _table(
         ("SparseApplyProximalGradientDescent", SK.sparse(OK.apply_proximal_gradient_descent, 4), (0,)),
     )],
     # elementwise math
-    OpDef("Identity", S.same_as_first, K.identity, returns_view=True),
+    OpDef("Identity", S.same_as_first, K.identity, returns_view=True, forwards=True),
     OpDef("EnsureShape", ES.shape, ES.kernel, returns_view=True),
     OpDef("BroadcastArgs", S.broadcast_args, BA.kernel),
     OpDef("MatrixDiagV3", MK.matrix_diag_shape, MK.matrix_diag),
@@ -141,8 +141,8 @@ OPS = _table(
     OpDef("DiagPart", MK.diag_part_shape, MK.diag_part),
     OpDef("Qr", MK.qr_shape, MK.qr),
     OpDef("ComplexAbs", S.complex_abs, K.complex_abs),
-    OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True),
-    OpDef("PreventGradient", S.same_as_first, K.stop_gradient, returns_view=True),  # an identity when run
+    OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True, forwards=True),
+    OpDef("PreventGradient", S.same_as_first, K.stop_gradient, returns_view=True, forwards=True),  # an identity when run
     _elementwise("AddV2", S.broadcast, "add", _infix("+"), args=("x", "y")),
     _elementwise("Sub", S.broadcast, "subtract", _infix("-"), args=("x", "y")),
     _elementwise("Mul", S.broadcast, "multiply", _infix("*"), args=("x", "y")),

@@ -4,9 +4,10 @@ After a plan has run once, its steps are written out as Python source, one line 
 keeps values in local variables, calls numpy's ufuncs directly for elementwise ops, calls one
 fused kernel per elementwise chain (``fusion.py``) and one product for the products towers
 repeat (``products.py``), skips what costs nothing (constants and variables are already in the
-value table, a transfer between host-memory devices is an alias) and deletes each value after
-its last reader, and leaves out the steps whose results nothing reads (``unread.py``).
-``Program.source`` is that text, for the curious.
+value table, a transfer between host-memory devices is an alias, an ``Identity`` passes its
+input on, an op computed from constants only was computed when the program was built:
+``folding.py``), deletes each value after its last reader, and leaves out the steps whose
+results nothing reads (``unread.py``). ``Program.source`` is that text, for the curious.
 
 A failing line is traced back to its step, and reported exactly as the interpreter would report
 it (a fused chain is replayed op by op to find the op that failed).
@@ -23,7 +24,7 @@ import numpy as np
 
 from ..devices import parallel
 from ..devices.transfer import transfer
-from . import fusion, lanes, memory, products, unread
+from . import folding, fusion, lanes, memory, products, unread
 from .executor import compute, kernel_error
 from .steps import OpStep, describe
 from .variable_store import VarRef
@@ -69,7 +70,9 @@ class Program:
         if lane_of_device is not None:  # towers side by side do not wait for each other's products
             self.merges = [m for m in self.merges if not (isinstance(m, products.Stacked)
                                                           and lanes.spans_lanes(m, lane_of_device))]
-        self.groups = fusion.find_groups(plan, {m.index for g in self.merges for m in g.members})
+        merged = {m.index for g in self.merges for m in g.members}
+        self.folded = folding.fold(plan, merged)  # step index -> its outputs' values, computed now
+        self.groups = fusion.find_groups(plan, merged | set(self.folded))
         self.left_out = unread.find(plan, {m.index for g in self.groups + self.merges for m in g.members})
         self.lanes = None if lane_of_device is None else lanes.find(plan, self.groups + self.merges, lane_of_device,
                                                                     self.left_out)
@@ -107,6 +110,11 @@ class Program:
         preloaded = {s for s, v in enumerate(plan.initial) if v is not None}
         preloaded.update(s for s, *_ in plan.variable_slots)
         preloaded.update(s for s, _, _ in plan.feed_slots)
+        folded = {s for i in self.folded for s in plan.steps[i].outputs}  # read from the namespace
+        for i, outs in self.folded.items():
+            ns.update((f"f{s}", v) for s, v in zip(plan.steps[i].outputs, outs))
+        shared = folding.aliasing(plan, self.folded) if self.folded else ()
+        ns["copy"] = np.array
         body, assigned = [], set()
         # A fused group runs where its last member (the root) is: a value its members read must
         # live until then, even if a step in between read it last.
@@ -117,6 +125,8 @@ class Program:
         deferred = {}  # root index -> slots to free after it
 
         def use(slot):
+            if slot in folded:
+                return f"f{slot}"
             if slot not in assigned:
                 assert slot in preloaded or lanes, f"slot {slot} read before it is written"
                 body.append((None, f"s{slot} = v[{slot}]"))
@@ -155,7 +165,7 @@ class Program:
             elif step.index in self.left_out:
                 pass  # nothing reads what it makes: TF's optimizer removes it too
             elif isinstance(step, OpStep):
-                line = self._op_line(step, ns, use)
+                line = None if step.index in self.folded else self._op_line(step, ns, use)
                 if line is not None:
                     body.append((step, line))
                     assigned.update(step.outputs)
@@ -165,8 +175,8 @@ class Program:
                                    f"src{step.index}, dst{step.index})"))
                 assigned.add(step.output)
             if lanes is not None:  # publish what other lanes read; free what this lane is done with
-                body.extend((None, f"v[{s}] = s{s}") for s in sorted(lanes.published.get(step.index, ()))
-                            if s in assigned)
+                body.extend((None, _publish(s, f"f{s}" if s in folded else f"s{s}", shared))
+                            for s in sorted(lanes.published.get(step.index, ())) if s in assigned or s in folded)
                 if step.index in lanes.signals:
                     body.append((None, f"ev[{step.index}].set()"))
                 frees = lanes.frees.get(step.index, ())
@@ -182,7 +192,7 @@ class Program:
         if lanes is None:
             for slot in plan.fetch_slots:
                 if slot is not None and slot not in preloaded:
-                    body.append((None, f"v[{slot}] = s{slot}"))
+                    body.append((None, _publish(slot, use(slot), shared)))
         return body
 
     def _op_line(self, step, ns, use):
@@ -192,6 +202,8 @@ class Program:
         args = [use(s) for s in step.inputs]
         for i in step.deref:
             args[i] = f"deref({args[i]})"
+        if step.opdef.forwards:
+            return f"s{step.outputs[0]} = {args[0]}"  # Identity: its input, as its kernel returns it
         ufunc = step.opdef.ufunc
         if ufunc is not None and step.device.backend == "numpy":
             name = f"np_{ufunc}"
@@ -232,10 +244,11 @@ class Program:
         """The line calling ``split`` with a function that runs the group's members as ufuncs on
         parts of its arrays (see ``_member_lines``); the root writes into the planned buffer,
         which ``split`` has cut into the same parts."""
-        params = [use(s) for s in group.inputs]
+        names = {s: use(s) for s in group.inputs}  # the function's parameters: the program's names
+        params = list(names.values())
         buffer = self._buffer_name(group.root, ns)
         name = f"group{group.root.index}"
-        lines, _ = self._member_lines(group, ns, lambda s: f"s{s}", buffer, True)
+        lines, _ = self._member_lines(group, ns, names.__getitem__, buffer, True)
         functions.append((f"def {name}({', '.join(params + [buffer])}):", lines))
         ns[f"shape{group.root.index}"] = tuple(group.root.op.outputs[0].shape.sizes)
         root = group.root.outputs[0]
@@ -342,6 +355,12 @@ class Program:
         if isinstance(owner, OpStep):
             return kernel_error(owner, e, [value(s) for s in owner.inputs])
         return kernel_error(owner, e, [value(owner.input)])
+
+
+def _publish(slot, name, shared):
+    """The line writing ``slot``'s value (held in ``name``) into the value table: a copy where it
+    may share memory with a folded value the program keeps for every run (``folding.aliasing``)."""
+    return f"v[{slot}] = copy({name})" if slot in shared else f"v[{slot}] = {name}"
 
 
 def _lane_waits(lanes, index):

@@ -626,6 +626,8 @@ def _add_feed(items, key, value):
 
 
 def _as_feed(graph, key):
+    if type(key) is Tensor and key.graph is graph and graph.is_feedable(key):
+        return key  # the common case, decided without the checks below
     try:
         t = _graph_element(graph, key, allow_operation=False)
     except Exception as e:  # noqa: BLE001 - TF turns every failure to resolve a key into this TypeError
@@ -633,6 +635,11 @@ def _as_feed(graph, key):
     if not graph.is_feedable(t):
         raise ValueError(f"Tensor {t.name} may not be fed.")
     return t
+
+
+def _fits(sizes, shape):
+    """Whether an array of ``shape`` may be fed to a tensor of static ``sizes`` (None: any)."""
+    return sizes is None or (len(sizes) == len(shape) and all(a is None or a == b for a, b in zip(sizes, shape)))
 
 
 def _load_target(variable):
@@ -650,6 +657,10 @@ def _shape_text(shape):
 
 def _feed_array(t, value, key=None):
     """``value`` as an array for tensor ``t``, with TF's errors for a wrong type or shape."""
+    if type(value) is np.ndarray:  # the common case: an array of t's dtype and of a shape t takes
+        dtype = t.dtype.base_dtype
+        if value.dtype == dtype.as_numpy_dtype and dtype.name != "string" and _fits(t.shape.sizes, value.shape):
+            return value  # what np.asarray(value, dtype) below returns: the array itself
     if isinstance(value, Tensor):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
                         "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, the "

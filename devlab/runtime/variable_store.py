@@ -20,7 +20,6 @@ large variable, yet its buffer must first hold the whole current value. The stor
 which rows a spare is out of date (the rows the write that replaced it changed), so the next
 sparse write copies just those rows into it, not the whole variable (``copy_for_rows``).
 """
-import contextlib
 import threading
 
 from ..framework import dtypes, errors
@@ -30,6 +29,7 @@ class VariableStore:
     def __init__(self):
         self.values = {}  # variable name -> committed array (the dict is replaced on commit)
         self._locks = {}  # variable name -> the RLock its writers hold from a run's start to its commit
+        self._locks_of = {}  # names (a plan's written variables) -> their locks, in name order
         self._lock = threading.Lock()  # guards the swap of ``values``, the open count and the spares
         self._open = 0
         self._holders = {}  # id of a buffer the store made -> how many variables hold it
@@ -49,7 +49,12 @@ class VariableStore:
     def locked(self, names):
         """Holds the write locks of the variables ``names`` for a block (in name order, so two runs
         never wait for each other's locks)."""
-        return hold([self.lock_of(n) for n in sorted(set(names))])
+        locks = self._locks_of.get(names)
+        if locks is None:  # a run's plan asks with the same names each time: look them up once
+            locks = [self.lock_of(n) for n in sorted(set(names))]
+            if isinstance(names, tuple):
+                self._locks_of[names] = locks
+        return hold(locks)
 
     def open_run(self):
         """Registers a run; returns the committed values it will read."""
@@ -114,7 +119,7 @@ class VariableStore:
             xp.copyto(buffer, value)
         elif stale is not None and stale[0] is value:
             buffer = spare
-            buffer[stale[1]] = value[stale[1]]
+            buffer[stale[1]] = value.take(stale[1], axis=0)  # ``take`` gathers rows faster than value[rows]
         else:
             buffer = spare
             xp.copyto(buffer, value)
@@ -126,13 +131,29 @@ class VariableStore:
         return name in self.values
 
 
-@contextlib.contextmanager
-def hold(locks):
-    """Acquires ``locks`` in the order given; releases them at the end of the block."""
-    with contextlib.ExitStack() as stack:
-        for lock in locks:
-            stack.enter_context(lock)
-        yield
+class hold:  # noqa: N801 - used as a ``with`` block
+    """Acquires ``locks`` in the order given; releases them (in reverse) at the end of the block.
+    A class, not an ExitStack: every training step takes its variables' locks."""
+
+    __slots__ = ("locks", "held")
+
+    def __init__(self, locks):
+        self.locks, self.held = tuple(locks), 0
+
+    def __enter__(self):
+        try:
+            for lock in self.locks:
+                lock.acquire()
+                self.held += 1
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def __exit__(self, *exc):
+        while self.held:
+            self.held -= 1
+            self.locks[self.held].release()
+        return False
 
 
 def _same_layout(a, b):
