@@ -30,6 +30,9 @@ from .tensor_array_grad import NOT_DIFFERENTIABLE as TENSOR_ARRAY_NOT_DIFFERENTI
 from ..ops.tensor_util import constant_value
 from .grad_shapes import reduced_shape as _reduced_shape
 from .sparse_grad import GRADIENTS as SPARSE_GRADIENTS
+from .math_grad_more import GRADIENTS as MORE_MATH_GRADIENTS
+from .math_grad_more import NOT_DIFFERENTIABLE as MORE_MATH_NOT_DIFFERENTIABLE
+from .math_ops_more import mul_no_nan
 from .sparse_grad import NOT_DIFFERENTIABLE as SPARSE_NOT_DIFFERENTIABLE
 
 
@@ -133,6 +136,15 @@ def _div_no_nan_grad(op, grad):
     return _reduce_args(x, y, gx, gy)
 
 
+def _mul_no_nan_grad(op, grad):
+    """As Mul's, each product a MulNoNan: where the other factor is 0 the gradient is 0."""
+    x, y = op.inputs
+    gx, gy = mul_no_nan(grad, y), mul_no_nan(x, grad)
+    if isinstance(grad, Tensor) and _fully_equal(x, y, grad):
+        return [gx, gy]
+    return _reduce_args(x, y, gx, gy)
+
+
 def _pow_grad(op, grad):
     x, y = op.inputs
     gx = grad * y * M.pow(x, y - 1)
@@ -199,6 +211,7 @@ GRADIENTS = {
     "Mul": _mul_grad,
     "RealDiv": _real_div_grad,
     "DivNoNan": _div_no_nan_grad,
+    "MulNoNan": _mul_no_nan_grad,
     "Pow": _pow_grad,
     "Maximum": _min_max_grad(M.greater_equal),
     "Minimum": _min_max_grad(M.less_equal),
@@ -763,6 +776,8 @@ GRADIENTS.update(TENSOR_ARRAY_GRADIENTS)
 NOT_DIFFERENTIABLE |= TENSOR_ARRAY_NOT_DIFFERENTIABLE
 GRADIENTS.update(SPARSE_GRADIENTS)
 NOT_DIFFERENTIABLE |= SPARSE_NOT_DIFFERENTIABLE
+GRADIENTS.update(MORE_MATH_GRADIENTS)  # Prod, Cumprod, the segment max/min/prod/mean, NextAfter
+NOT_DIFFERENTIABLE |= MORE_MATH_NOT_DIFFERENTIABLE
 
 
 class RegisterGradient:

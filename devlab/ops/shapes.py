@@ -716,6 +716,11 @@ def unique(inputs, attrs):
     return [(inputs[0].dtype.base_dtype, (None,)), (attrs.get("out_idx", dtypes.int32), x)]
 
 
+def list_diff(inputs, attrs):
+    """ListDiff: the values of x not in y and their positions (how many is known at run time)."""
+    return [(inputs[0].dtype.base_dtype, (None,)), (attrs.get("out_idx", dtypes.int32), (None,))]
+
+
 def dynamic_partition(inputs, attrs):
     """DynamicPartition: ``num_partitions`` outputs of rows shaped like data's rows (how many each
     gets is known at run time)."""

@@ -18,6 +18,7 @@ from . import conditional_accumulator as CA
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
 from . import fifo_queue as Q
+from . import math_kernels_more as MK
 from . import input_kernels as IK
 from . import random_shuffle_queue as RQ
 from . import resource_variable_kernels as RV
@@ -26,6 +27,7 @@ from . import nn_kernels as NK
 from . import nn_shapes as NS
 from . import optimizer_kernels as OK
 from . import sampling_kernels as CS
+from . import segment_kernels as SGK
 from . import shapes as S
 from . import philox as PX
 from . import sparse_kernels as SK
@@ -206,6 +208,11 @@ OPS = _table(
     OpDef("EuclideanNorm", S.reduction, K.euclidean_norm, required_attrs=("keep_dims",)),
     OpDef("ArgMax", S.argmax, K.argmax, required_attrs=("output_type",)),
     OpDef("Cumsum", S.same_as_first, K.cumsum, required_attrs=("exclusive", "reverse")),
+    OpDef("Cumprod", S.same_as_first, MK.cumprod, required_attrs=("exclusive", "reverse")),
+    OpDef("ArgMin", S.argmax, MK.argmin, required_attrs=("output_type",)),
+    OpDef("MulNoNan", S.broadcast, MK.mul_no_nan, args=("x", "y")),
+    OpDef("NextAfter", S.broadcast, MK.next_after, args=("x1", "x2")),
+    OpDef("ListDiff", S.list_diff, MK.list_diff, devices=CPU_ONLY, args=("x", "y")),
     OpDef("OneHot", S.one_hot, K.one_hot, type_input=None),
     # neural networks
     OpDef("LogSoftmax", S.same_as_first, NK.log_softmax),
@@ -288,6 +295,10 @@ OPS = _table(
     OpDef("SparseSegmentMeanGradV2", SS.segment_reduce_grad_v2, STK.sparse_segment_mean_grad_v2),
     OpDef("SparseSegmentSqrtNGradV2", SS.segment_reduce_grad_v2, STK.sparse_segment_sqrt_n_grad_v2),
     OpDef("SegmentSum", SS.segment_reduce, STK.segment_sum),
+    OpDef("SegmentMax", SS.segment_reduce, SGK.segment_max),
+    OpDef("SegmentMin", SS.segment_reduce, SGK.segment_min),
+    OpDef("SegmentProd", SS.segment_reduce, SGK.segment_prod),
+    OpDef("SegmentMean", SS.segment_reduce, SGK.segment_mean),
     OpDef("RandomShuffle", S.same_as_first, PX.random_shuffle, stateful=True),
     # sparse writes: only the rows their indices name (colocated with the variable, as every write)
     OpDef("ScatterUpdate", S.ref_of_first, SK.scatter_update, ref_inputs=(0,), stateful=True),

@@ -52,6 +52,7 @@ SOURCES = {
     "ops.gradients_impl": ["devlab.api.gradients", "devlab.api.hessians"],
     "ops.gradients_util": ["devlab.api.gradients"],
     "ops.math_grad": ["devlab.api.grad_table"],
+    "ops.math_ops": ["devlab.api.math_ops", "devlab.api.math_ops_more", "devlab.api.segment_ops", "devlab"],
     "ops.while_loop": ["devlab.api.control_flow"],
     "ops.cond": ["devlab.api.control_flow"],
     "ops.control_flow_ops": ["devlab.api.control_flow_ops", "devlab.api.control_flow", "devlab"],
