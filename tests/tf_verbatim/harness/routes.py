@@ -75,6 +75,7 @@ SOURCES = {
     "training.learning_rate_decay": ["devlab.train.learning_rate_decay", "devlab.train"],
     "summary.summary": ["devlab.summary"],
     "util.compat": ["devlab.api.compat"],
+    "util.nest": ["devlab.api.nest"],
     "platform.tf_logging": ["devlab.tf_logging"],
     "platform.gfile": ["devlab:gfile"],  # TF1's tf.gfile names (a namespace of devlab's, not a module)
     "lib.io.file_io": ["devlab.file_io"],
