@@ -31,6 +31,7 @@ from .api import math_ops as _math_ops
 from .ops.build import convert_to_tensor as _convert_to_tensor
 from .ops.tensor_conversion import register_tensor_conversion_function
 from .api.asserts import Assert
+from .api.logging_ops import Print
 from .api.check_ops import assert_less, assert_positive
 from .api.scalar_mul import scalar_mul
 from .api.reverse_ops import reverse, reverse_sequence
@@ -118,7 +119,8 @@ gfile = _Namespace("tf.gfile", GFile=_gfile.GFile, FastGFile=_gfile.GFile, Open=
                    MakeDirs=_gfile.makedirs, MkDir=_gfile.mkdir, Glob=_gfile.glob, IsDirectory=_gfile.isdir,
                    ListDirectory=_gfile.listdir, Remove=_gfile.remove, Rename=_gfile.rename, Copy=_gfile.copy,
                    DeleteRecursively=_gfile.rmtree, Stat=_gfile.stat, Walk=_gfile.walk)
-linalg = _Namespace("tf.linalg", tensordot=tensordot)
+from .api.linalg_ops import norm  # noqa: E402 - tf.norm and tf.linalg.norm
+linalg = _Namespace("tf.linalg", tensordot=tensordot, norm=norm)
 from .api import python_io as _python_io  # noqa: E402
 from .api.parsing_ops import (FixedLenFeature, TFRecordReader, VarLenFeature, decode_raw,  # noqa: E402
                               parse_example, parse_single_example)

@@ -107,6 +107,7 @@ def _enter(data, frame_name, is_constant=False, parallel_iterations=10, use_ref=
 
 
 _Enter = _enter  # noqa: N816 - TF's name (control_flow_ops._Enter)
+_SwitchRefOrTensor = _switch_ref_or_tensor  # noqa: N816 - TF's name
 
 
 def _unary(op_type, data, name):

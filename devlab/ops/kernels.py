@@ -904,6 +904,14 @@ def merge(k, *inputs):
 
 
 
+def ref_select(k, index, *refs):
+    """The reference ``refs[index]`` itself (RefSelect), for a later op to read or write."""
+    i = int(index)
+    if not 0 <= i < len(refs):
+        raise errors.InvalidArgumentError(None, None, f"index must be in the range [0, {len(refs)}) but got {i}")
+    return refs[i]
+
+
 def forward(k, x):
     """Enter, Exit, NextIteration and LoopCond hand their input on; the executor moves it
     between the frames of a while loop."""

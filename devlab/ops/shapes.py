@@ -673,6 +673,14 @@ def ref_switch(inputs, attrs):
     return [(data.dtype, dims(data)), (data.dtype, dims(data))]
 
 
+def ref_select(inputs, attrs):
+    """RefSelect(index, inputs): one of the refs, so their shape when all agree, else unknown."""
+    refs = inputs[1:]
+    first = dims(refs[0])
+    same = first is not None and None not in first and all(dims(t) == first for t in refs[1:])
+    return [(refs[0].dtype, first if same else None)]
+
+
 def merge(inputs, attrs):
     """Merge: the inputs' common shape (unknown dims where they differ), and the value index."""
     shape = TensorShape(dims(inputs[0]))

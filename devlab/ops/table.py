@@ -18,6 +18,7 @@ from . import conditional_accumulator as CA
 from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
 from . import fifo_queue as Q
+from . import logging_kernels as LK
 from . import math_kernels_more as MK
 from . import input_kernels as IK
 from . import random_shuffle_queue as RQ
@@ -361,6 +362,10 @@ OPS = _table(
     OpDef("Enter", S.enter, K.forward, returns_view=True),
     OpDef("RefEnter", S.ref_enter, K.forward, ref_inputs=(0,), returns_view=True),
     OpDef("Exit", S.same_as_first, K.forward, returns_view=True),
+    OpDef("Print", S.same_as_first, LK.print_, devices=CPU_ONLY, stateful=True, returns_view=True),
+    OpDef("RefIdentity", S.ref_of_first, K.forward, ref_inputs=(0,), returns_view=True),
+    OpDef("RefSelect", S.ref_select, K.ref_select, ref_inputs=tuple(range(1, 64)), returns_view=True,
+          type_input=1),
     OpDef("NextIteration", S.same_as_first, K.forward, returns_view=True),
     OpDef("LoopCond", S.scalar_bool, K.forward, returns_view=True),
     OpDef("ControlTrigger", S.none, DK.control_trigger, live_controls=True),
