@@ -19,7 +19,7 @@ from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..framework.scopes import colocate_with, device, name_scope
-from .array_ops import concat, constant, identity, ones_like, zeros_like
+from .array_ops import concat, constant, identity, zeros_like
 from ..ops.build import apply_op_output, convert_to_tensor
 from .control_flow_ops import tuple_
 from .control_flow_state import maybe_create_control_flow_state, zeros_like_output
@@ -175,8 +175,11 @@ def _set_shape_of_input(op, i, t_in, in_grad):
 
 def _ones_like_y(y, name):
     """TF's default ``grad_ys``: ones shaped like y (a Shape Const and a Fill when y's shape is static)."""
-    if not y.shape.is_fully_defined():
-        return ones_like(y, name=name)
+    if not y.shape.is_fully_defined():  # a Shape op in the gradients scope, then the same Fill
+        shape = apply_op_output("Shape", [y], {"out_type": dtypes.int32}, "Shape")
+        with name_scope(name) as scope:
+            one = constant(1, dtype=y.dtype.base_dtype, name="Const")
+            return apply_op_output("Fill", [shape, one], None, scope)
     shape = constant(list(y.shape.sizes), dtype=dtypes.int32, name="Shape")
     with name_scope(name) as scope:
         one = constant(1, dtype=y.dtype.base_dtype, name="Const")

@@ -5,9 +5,12 @@ The product rules avoid dividing by the input (which fails at zeros): ``Prod``'s
 product of everything before an element times everything after it (two exclusive ``Cumprod``s
 over the reduced axes packed into one); ``SegmentProd``'s treats segments with one zero and with
 several zeros apart."""
+import numpy as np
+
 from ..framework import dtypes
 from ..framework.scopes import control_dependencies, device
 from ..ops.build import apply_op, apply_op_output
+from ..ops.tensor_util import constant_value
 from . import array_ops as A
 from . import math_ops as M
 from .grad_shapes import reduced_shape
@@ -34,8 +37,15 @@ def _prod_grad(op, grad):
         reduced_num = M.reduce_prod(A.gather(input_shape, reduced))
         other_num = M.reduce_prod(A.gather(input_shape, other))
     permuted = A.transpose(x, perm)
+    dims, axes_value = x.shape.sizes, constant_value(axes)
+    if dims is not None and None not in dims and axes_value is not None:
+        # TF's shape inference evaluates the small perm graph while building, so the permuted
+        # shape is known there and its Shape folds to a Const: the same shape, worked out here
+        first = sorted({int(a) % len(dims) for a in np.asarray(axes_value).reshape(-1)}, key=lambda a: list(
+            (int(b) % len(dims) for b in np.asarray(axes_value).reshape(-1))).index(a)) if dims else []
+        permuted.set_shape([dims[a] for a in first] + [d for a, d in enumerate(dims) if a not in first])
     permuted_shape = A.shape(permuted)
-    reshaped = A.reshape(permuted, A.stack([reduced_num, other_num]))
+    reshaped = A.reshape(permuted, [reduced_num, other_num])
     left = cumprod(reshaped, axis=0, exclusive=True)
     right = cumprod(reshaped, axis=0, exclusive=True, reverse=True)
     y = A.reshape(left * right, permuted_shape)

@@ -435,7 +435,16 @@ def concat_offset(k, axis, *shapes):
 
 
 def gather_v2(k, params, indices, axis):
-    return k.xp.take(params, indices, axis=int(axis))
+    try:
+        return k.xp.take(params, indices, axis=int(axis))
+    except IndexError:  # TF's words, naming the first index out of range
+        import numpy as np
+        ind = np.asarray(to_host(indices))
+        limit = params.shape[int(axis)]
+        bad = tuple(int(i) for i in np.argwhere((ind < -limit) | (ind >= limit))[0]) if ind.ndim else ()
+        where = f"[{','.join(str(i) for i in bad)}]" if ind.ndim else ""
+        raise errors.InvalidArgumentError(None, None, f"indices{where} = {int(ind[bad])} is not in [0, {limit})") \
+            from None
 
 
 def unsorted_segment_sum(k, data, segment_ids, num_segments):

@@ -26,7 +26,7 @@ def summarize_value(x, limit):
     x = np.asarray(x)
     flat = x.reshape(-1)
     if x.ndim == 0:
-        return _scalar_text(flat[0])
+        return _scalar_text(flat[0]) if limit > 0 else ""
     index = [0]
     out = []
 
@@ -36,6 +36,8 @@ def summarize_value(x, limit):
         if dim == x.ndim - 1:
             for i in range(x.shape[dim]):
                 if index[0] >= limit:
+                    if dim != 0:  # a row cut short says so
+                        out.append("...")
                     return
                 if i > 0:
                     out.append(" ")

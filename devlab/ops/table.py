@@ -364,8 +364,9 @@ OPS = _table(
     OpDef("Exit", S.same_as_first, K.forward, returns_view=True),
     OpDef("Print", S.same_as_first, LK.print_, devices=CPU_ONLY, stateful=True, returns_view=True),
     OpDef("RefIdentity", S.ref_of_first, K.forward, ref_inputs=(0,), returns_view=True),
-    OpDef("RefSelect", S.ref_select, K.ref_select, ref_inputs=tuple(range(1, 64)), returns_view=True,
-          type_input=1),
+    # RefSelect hands on one of its N refs: each is taken by reference; TF colocates it with the first
+    OpDef("RefSelect", S.ref_select, K.ref_select, ref_inputs=tuple(range(1, 64)), colocated_refs=(1,),
+          returns_view=True, type_input=1),
     OpDef("NextIteration", S.same_as_first, K.forward, returns_view=True),
     OpDef("LoopCond", S.scalar_bool, K.forward, returns_view=True),
     OpDef("ControlTrigger", S.none, DK.control_trigger, live_controls=True),

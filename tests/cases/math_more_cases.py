@@ -1,0 +1,78 @@
+"""The math ops beside the common ones and their gradients: the sorted-segment max/min/prod/mean,
+``tf.math.multiply_no_nan``, ``nextafter``, ``argmin``, ``cumprod``, ``reduce_prod``'s gradient
+(two exclusive cumprods), ``tf.norm`` and ``tf.Print``'s graph; with TF's run-time errors.
+The same functions run under TensorFlow 2.21 (``tools/record_cases.py math_more
+tests/data/tf_math_more.json``) and under devlab (tests/test_math_more.py compares)."""
+import numpy as np
+
+from control_flow_cases import graph_facts, run
+from rnn_cases import _values
+from script_cases import _error
+
+
+def _facts(tf, fetch, feed=None, rewrites_off=False):
+    facts = {"ops": graph_facts(tf)}
+    placed, value = run(tf, fetch, feed, rewrites_off=rewrites_off)
+    facts.update(placed=placed, values=_values(value))
+    return facts
+
+
+def case_segment_reductions_and_their_gradients(tf, rewrites_off=False):
+    data = tf.constant([[1., 2.], [3., -4.], [5., 6.], [0., 6.]], name="data")
+    ids = tf.constant([0, 0, 2, 2], dtype=tf.int64, name="ids")
+    outs = [tf.segment_max(data, ids), tf.segment_min(data, ids), tf.segment_prod(data, ids),
+            tf.segment_mean(data, ids)]
+    grads = [tf.gradients(o, data)[0] for o in outs]
+    return _facts(tf, outs + grads, rewrites_off=rewrites_off)
+
+
+def case_segment_errors(tf, rewrites_off=False):
+    data = tf.constant([[1., 2.], [3., -4.], [5., 6.]], name="data")
+    facts = {}
+    with tf.Session() as sess:
+        facts["unsorted"] = _error(lambda: sess.run(tf.segment_max(data, [1, 0, 0])))
+        facts["size"] = _error(lambda: sess.run(tf.segment_min(data, [0, 0])))
+        facts["negative"] = _error(lambda: sess.run(tf.segment_prod(data, [-1, 0, 0])))
+    return facts
+
+
+def case_mul_no_nan_nextafter_argmin_cumprod(tf, rewrites_off=False):
+    x = tf.constant([0., 1., np.nan, np.inf, -2.], name="x")
+    y = tf.constant([0., 0., 0., 2., 3.], name="y")
+    m = tf.math.multiply_no_nan(x, y)
+    a = tf.constant([[3., 1., 2.], [0., 5., -1.]], name="a")
+    n = tf.math.nextafter(a, 10.)
+    am = tf.argmin(a, 1)
+    am32 = tf.math.argmin(a, 0, output_type=tf.int32)
+    c = tf.math.cumprod(a, 1, exclusive=True, reverse=True)
+    cg = tf.gradients(tf.math.cumprod(a, 1), a)[0]
+    return _facts(tf, [m, n, am, am32, c, cg], rewrites_off=rewrites_off)
+
+
+def case_prod_gradient_with_zeros(tf, rewrites_off=False):
+    a = tf.constant([[1., 0., 2.], [3., 4., 5.]], name="a")
+    p = tf.reduce_prod(a, axis=-1)
+    g = tf.gradients(p, a)[0]
+    g_all = tf.gradients(tf.reduce_prod(a), a)[0]
+    return _facts(tf, [p, g, g_all], rewrites_off=rewrites_off)
+
+
+def case_norms(tf, rewrites_off=False):
+    x = tf.constant([[1., -2., 3.], [4., 5., -6.]], name="x")
+    outs = [tf.norm(x), tf.norm(x, axis=0), tf.norm(x, axis=1, keepdims=True), tf.norm(x, ord=1),
+            tf.norm(x, ord=np.inf, axis=1), tf.norm(x, ord=3, axis=0), tf.linalg.norm(x, ord="fro", axis=(0, 1)),
+            tf.norm(x, ord=1, axis=[0, 1]), tf.norm(x, ord=np.inf, axis=(0, 1))]
+    facts = _facts(tf, outs, rewrites_off=rewrites_off)
+    facts["bad_ord"] = _error(lambda: tf.norm(x, ord=-1))
+    return facts
+
+
+def case_print_passes_its_input_on(tf, rewrites_off=False):
+    x = tf.constant([[1., 2., 3.], [4., 5., 6.]], name="x")
+    p = tf.Print(x, [x, tf.constant(3), tf.constant(2.5)], message="x is ", summarize=4)
+    facts = _facts(tf, tf.identity(p) * 2.0, rewrites_off=rewrites_off)
+    facts["attrs"] = [p.op.get_attr("summarize"), p.op.get_attr("first_n")]
+    return facts
+
+
+CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
