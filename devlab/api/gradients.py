@@ -18,6 +18,7 @@ import enum
 from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
+from ..framework.graph import get_default_graph
 from ..framework.scopes import colocate_with, device, name_scope
 from .array_ops import concat, constant, identity, zeros_like
 from ..ops.build import apply_op_output, convert_to_tensor
@@ -59,7 +60,19 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE):
     """d(sum of ys)/d(x) for each x in xs (None, or zeros with ``unconnected_gradients="zero"``,
-    where an x does not affect ys)."""
+    where an x does not affect ys). A call that fails (a second-order gradient of a while loop)
+    leaves the graph in the control-flow context it found, so later ops are built as before."""
+    graph = get_default_graph()
+    context = graph._get_control_flow_context()
+    try:
+        return _gradients(ys, xs, grad_ys, name, colocate_gradients_with_ops, gate_gradients, aggregation_method,
+                          stop_gradients, unconnected_gradients)
+    finally:
+        graph._set_control_flow_context(context)
+
+
+def _gradients(ys, xs, grad_ys, name, colocate_gradients_with_ops, gate_gradients, aggregation_method,
+               stop_gradients, unconnected_gradients):
     check_aggregation_method(aggregation_method)
     try:
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)

@@ -54,6 +54,7 @@ SOURCES = {
     "ops.math_grad": ["devlab.api.grad_table"],
     "ops.math_ops": ["devlab.api.math_ops", "devlab.api.math_ops_more", "devlab.api.segment_ops", "devlab"],
     "ops.while_loop": ["devlab.api.control_flow"],
+    "ops.map_fn": ["devlab.api.functional_ops"],
     "ops.cond": ["devlab.api.control_flow"],
     "ops.control_flow_ops": ["devlab.api.control_flow_ops", "devlab.api.control_flow", "devlab.api.ref_ops", "devlab"],
     "ops.gen_array_ops": ["devlab.api.ref_ops", "devlab"],
