@@ -270,6 +270,8 @@ class CondContext(ControlFlowContext):
         if self.outer is not None:
             self.outer.add_inner_op(op)
 
+    _add_op_internal = add_op  # TF's CondContext.AddOp is its _AddOpInternal (a gradient's Shape comes here)
+
     def build_branch(self, fn):
         """Calls ``fn`` inside the branch; returns (its results, the same structure of the tensors
         leaving the branch: each composite's components each go out through a Switch)."""

@@ -41,6 +41,8 @@ class RewriteOptions(_Message):
 
 
 class OptimizerOptions(_Message):
+    L1, L0 = 0, -1  # TF's Level enum: the default optimizations, or none (devlab does no graph rewrites)
+    DEFAULT, OFF, ON_1, ON_2 = 0, -1, 1, 2  # TF's GlobalJitLevel enum
     _defaults = {"opt_level": 0}
 
 
