@@ -281,6 +281,11 @@ class _StepBuilder:
             # reads it when each consumer runs, which sees the same values.
             deref, opdef = (), replace(opdef, kernel=_live_read, returns_view=True)
             self.live.add(out_slots[0])
+        elif op.type == "Enter" and deref == (0,) and in_slots[0] in self.live and op.get_attr("is_constant"):
+            # such a read entering a loop as an invariant stays live in it: each iteration's consumers
+            # read the variable when they run (TF's Enter forwards the variable's buffer itself)
+            deref, opdef = (), replace(opdef, kernel=_live_read, returns_view=True)
+            self.live.add(out_slots[0])
         step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots, opdef)
         self.executed.append(op)
         self.op_steps[op] = step
