@@ -131,8 +131,8 @@ def execution_order(ops, fed, deps=None):
     executor an op runs once what it waits for has run, ready ops first come first served from
     the ops that wait for nothing (in creation order); and where TF leaves the order of a read
     and a write open (neither waits for the other), the read goes first: an op that writes a
-    variable runs only when nothing else is ready. So a run's reads see the writes they wait
-    for, and no other. A cycle is TF's InvalidArgumentError naming the ops on it."""
+    variable runs only when nothing else is ready, and an op that may wait for another run (a
+    queue's) after those. So a run's reads see the writes they wait for, and no other. A cycle is TF's InvalidArgumentError naming the ops on it."""
     ordered = sorted(ops, key=lambda op: op.id)
     if deps is None:
         deps = lambda op: [t.op for t in op.inputs if t not in fed] + list(op.control_inputs)  # noqa: E731
@@ -143,24 +143,31 @@ def execution_order(ops, fed, deps=None):
             if dep in waiting:
                 waiting[op] += 1
                 users[dep].append(op)
-    ready = collections.deque(), collections.deque()  # (other ops, ops that write a variable)
+    ready = collections.deque(), collections.deque(), collections.deque()  # (others, writes, waits)
     for op in ordered:
         if waiting[op] == 0:
-            ready[_writes(op)].append(op)
+            ready[_kind(op)].append(op)
     out = []
-    while ready[0] or ready[1]:
-        op = (ready[0] or ready[1]).popleft()
+    while ready[0] or ready[1] or ready[2]:
+        op = (ready[0] or ready[1] or ready[2]).popleft()
         out.append(op)
         for user in users[op]:
             waiting[user] -= 1
             if waiting[user] == 0:
-                ready[_writes(user)].append(user)
+                ready[_kind(user)].append(user)
     if len(out) < len(ordered):
         stuck = sorted((op for op in ordered if waiting[op] > 0), key=lambda op: op.id)
         names = ", ".join(op.name for op in stuck[:10])
         raise errors.InvalidArgumentError(
             None, stuck[0], f"Graph is invalid, contains a cycle with {len(stuck)} nodes, including: {names}")
     return out
+
+
+def _kind(op):
+    """0 for most ops; 1 for an op that writes a variable; 2 for one that may wait for another
+    run (a queue's dequeue): it goes last, so the ops TF would run beside it run first (an Assert
+    failing fails the run instead of the run waiting forever)."""
+    return 2 if lookup(op.type).blocking else int(_writes(op))
 
 
 def _writes(op):
