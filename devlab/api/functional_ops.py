@@ -78,8 +78,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
             unflatten = (lambda x: nest.pack_sequence_as(fn_output_signature, x))
         n_static = _rows(elems_flat)
         n = n_static if n_static is not None else shape(elems_flat[0])[0]
-        elems_ta = [TensorArray(dtype=t.dtype.base_dtype, size=n, dynamic_size=False, infer_shape=True).unstack(t)
-                    for t in elems_flat]
+        elems_ta = [TensorArray(dtype=t.dtype.base_dtype, size=n, dynamic_size=False, infer_shape=True)
+                    for t in elems_flat]  # all made, then all filled: TF's order of ops
+        elems_ta = [ta.unstack(t) for ta, t in zip(elems_ta, elems_flat)]
         i = constant(0)
         results_ta = [TensorArray(dtype=dt, size=n, dynamic_size=False, infer_shape=infer_shape)
                       for dt in out_dtypes]
@@ -87,7 +88,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         def compute(i, tas):
             value = fn(nest.pack_sequence_as(elems, [ta.read(i) for ta in elems_ta]))
             nest.assert_same_structure(fn_output_signature or elems, value)
-            return i + 1, [ta.write(i, v) for ta, v in zip(tas, nest.flatten(value))]
+            tas = [ta.write(i, v) for ta, v in zip(tas, nest.flatten(value))]
+            return i + 1, tas
 
         _, r_a = while_loop(lambda i, _: i < n, compute, (i, results_ta), parallel_iterations=parallel_iterations,
                             back_prop=back_prop, swap_memory=swap_memory, maximum_iterations=n)
@@ -122,7 +124,8 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         if n is None:
             n = shape(elems_flat[0])[0]
         elems_ta = [TensorArray(dtype=e.dtype.base_dtype, size=n, dynamic_size=False, element_shape=e.shape[1:],
-                                infer_shape=True).unstack(e) for e in elems_flat]
+                                infer_shape=True) for e in elems_flat]
+        elems_ta = [ta.unstack(e) for ta, e in zip(elems_ta, elems_flat)]
         if initializer is None:
             a_flat = [ta.read(n - 1 if reverse else 0) for ta in elems_ta]
             i = 1
