@@ -142,7 +142,7 @@ from .api.sparse_ops import (sparse_add, sparse_concat, sparse_fill_empty_rows, 
                              sparse_tensor_to_dense, sparse_to_indicator)
 from .api.segment_ops import segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum  # noqa: E402
 from .api.segment_ops import segment_max, segment_mean, segment_min, segment_prod  # noqa: E402
-from .api.math_ops_more import argmin, cumprod, multiply_no_nan  # noqa: E402
+from .api.math_ops_more import argmin, complex, conj, cumprod, imag, multiply_no_nan, real  # noqa: E402, A004
 from .api import math_ops_more as _math_ops_more  # noqa: E402
 sparse = _Namespace("tf.sparse", SparseTensor=SparseTensor, placeholder=sparse_placeholder, add=sparse_add,
                     concat=sparse_concat, fill_empty_rows=sparse_fill_empty_rows, merge=sparse_merge,
@@ -164,7 +164,7 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "reduce_prod", "reduce_sum", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
     "subtract", "tanh", "tensordot", "truediv", "unsorted_segment_sum", "segment_sum", "sparse_segment_sum",
     "sparse_segment_mean", "sparse_segment_sqrt_n", "segment_max", "segment_min", "segment_prod", "segment_mean",
-    "argmin", "cumprod", "multiply_no_nan")}, nextafter=_math_ops_more.nextafter,
+    "argmin", "cumprod", "multiply_no_nan", "complex", "real", "imag", "conj")}, nextafter=_math_ops_more.nextafter,
     reduce_euclidean_norm=reduce_euclidean_norm, **{n: getattr(_math_ops, n) for n in ("xdivy", "xlog1py", "xlogy")},
     **{n: getattr(nn, n) for n in ("in_top_k", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
                                    "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)

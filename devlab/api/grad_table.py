@@ -32,7 +32,7 @@ from .grad_shapes import reduced_shape as _reduced_shape
 from .sparse_grad import GRADIENTS as SPARSE_GRADIENTS
 from .math_grad_more import GRADIENTS as MORE_MATH_GRADIENTS
 from .math_grad_more import NOT_DIFFERENTIABLE as MORE_MATH_NOT_DIFFERENTIABLE
-from .math_ops_more import mul_no_nan
+from .math_ops_more import conj, imag, mul_no_nan, real
 from .sparse_grad import NOT_DIFFERENTIABLE as SPARSE_NOT_DIFFERENTIABLE
 
 
@@ -117,9 +117,11 @@ def _mul_grad(op, grad):
     x, y = op.inputs
     if _fully_equal(x, y, grad) and grad.dtype.base_dtype in (dtypes.int32, dtypes.float32):
         return [M.multiply(grad, y, name="Mul"), M.multiply(grad, x, name="Mul")]
+    if x.dtype.is_complex:  # the conjugate direction (a real tensor is its own conjugate: no op)
+        x, y = conj(x), conj(y)
     gx = M.multiply(grad, y, name="Mul")
     gy = M.multiply(x, grad, name="Mul")
-    return _reduce_args(x, y, gx, gy)
+    return _reduce_args(op.inputs[0], op.inputs[1], gx, gy)
 
 
 def _real_div_grad(op, grad):
@@ -143,6 +145,12 @@ def _mul_no_nan_grad(op, grad):
     if isinstance(grad, Tensor) and _fully_equal(x, y, grad):
         return [gx, gy]
     return _reduce_args(x, y, gx, gy)
+
+
+def _complex_grad(op, grad):
+    """The real and imaginary parts of the gradient, each summed back to its input's shape."""
+    x, y = op.inputs
+    return _reduce_args(x, y, real(grad), imag(grad))
 
 
 def _pow_grad(op, grad):
@@ -212,6 +220,7 @@ GRADIENTS = {
     "RealDiv": _real_div_grad,
     "DivNoNan": _div_no_nan_grad,
     "MulNoNan": _mul_no_nan_grad,
+    "Complex": _complex_grad,
     "Pow": _pow_grad,
     "Maximum": _min_max_grad(M.greater_equal),
     "Minimum": _min_max_grad(M.less_equal),

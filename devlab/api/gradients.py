@@ -203,6 +203,12 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+_COMPLEX_RULES = frozenset({
+    "Identity", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Pack", "Unpack", "ConcatV2", "Tile", "GatherV2",
+    "StridedSlice", "Slice", "AddV2", "Sub", "Neg", "AddN", "Sum", "Mean", "Cumsum", "Cumprod", "Mul", "Prod",
+    "ComplexAbs", "Conj", "Real", "Imag"})
+
+
 def _backpropagatable(t):
     """Whether a gradient can flow through ``t`` (TF's ``IsTrainable``: floating dtypes, and resource
     handles, whose reads pass their gradient on to the variable's handle)."""
@@ -234,9 +240,9 @@ def _pending_count(to_ops, from_ops, colocate_gradients_with_ops=False):
             between_list.append(op)
             reached.discard(op)
             queue.extend(t.op for t in op.inputs)
-    for op in between_list:  # TF differentiates complex values (conjugates in its rules); devlab's rules are real
-        for t in op.inputs:
-            if t.dtype.base_dtype.is_complex and t.op in between:
+    for op in between_list:  # TF differentiates complex values (conjugates in its rules): devlab only where
+        for t in op.inputs:  # its rule is written for them (linear ones, and those that conjugate)
+            if t.dtype.base_dtype.is_complex and t.op in between and op.type not in _COMPLEX_RULES:
                 raise NotImplementedError(
                     f"tf.gradients through the complex tensor '{t.name}' ({t.dtype.base_dtype.name}): "
                     "devlab differentiates real floating values only")

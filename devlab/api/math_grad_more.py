@@ -1,5 +1,6 @@
-"""Gradient rules of ``Prod``, ``Cumprod``, the sorted-segment max/min/prod/mean and ``NextAfter``,
-built op for op as TensorFlow 2.21's ``math_grad.py`` builds them.
+"""Gradient rules of ``Prod``, ``Cumprod``, the sorted-segment max/min/prod/mean, ``NextAfter`` and
+the complex-number ops (``ComplexAbs``, ``Conj``, ``Real``, ``Imag``; ``Complex``'s is in grad_table), built op for op
+as TensorFlow 2.21's ``math_grad.py`` builds them.
 
 The product rules avoid dividing by the input (which fails at zeros): ``Prod``'s gradient is the
 product of everything before an element times everything after it (two exclusive ``Cumprod``s
@@ -14,7 +15,7 @@ from ..ops.tensor_util import constant_value
 from . import array_ops as A
 from . import math_ops as M
 from .grad_shapes import reduced_shape
-from .math_ops_more import cumprod
+from .math_ops_more import complex as complex_, conj, cumprod
 from .segment_ops import segment_prod, segment_sum
 
 
@@ -48,7 +49,7 @@ def _prod_grad(op, grad):
     reshaped = A.reshape(permuted, [reduced_num, other_num])
     left = cumprod(reshaped, axis=0, exclusive=True)
     right = cumprod(reshaped, axis=0, exclusive=True, reverse=True)
-    y = A.reshape(left * right, permuted_shape)
+    y = A.reshape(conj(left) * conj(right), permuted_shape)  # complex: the conjugate direction
     out = grad * A.transpose(y, A.invert_permutation(perm))
     return [A.reshape(out, input_shape), None]
 
@@ -115,7 +116,17 @@ def _next_after_grad(op, grad):
                 A.reshape(M.reduce_sum(partial_x2 * grad, r_x2), s_x2)]
 
 
+def _complex_abs_grad(op, grad):
+    """grad * x / |x| (0 where x is 0), as complex numbers."""
+    return [M.div_no_nan(complex_(grad, A.zeros_like(grad)) * op.inputs[0],
+                         complex_(op.outputs[0], A.zeros_like(op.outputs[0])))]
+
+
 GRADIENTS = {
+    "ComplexAbs": _complex_abs_grad,
+    "Conj": lambda op, grad: [conj(grad)],
+    "Real": lambda op, grad: [complex_(grad, A.constant(0, dtype=grad.dtype.base_dtype))],
+    "Imag": lambda op, grad: [complex_(A.constant(0, dtype=grad.dtype.base_dtype), grad)],
     "Prod": _prod_grad,
     "Cumprod": _cumprod_grad,
     "SegmentMax": _segment_min_or_max_grad,

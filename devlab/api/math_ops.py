@@ -86,7 +86,15 @@ def xdivy(x, y, name=None):
     with name_scope(name, "xdivy", [y]):
         return _xdivy(x, y)
 negative = unary("Neg")
-abs = unary("Abs")  # noqa: A001
+_abs = unary("Abs")
+
+
+def abs(x, name=None):  # noqa: A001 - TF's name
+    """|x| elementwise; of a complex x its magnitude, a real tensor (one ``ComplexAbs``)."""
+    if isinstance(x, Tensor) and x.dtype.is_complex:
+        with name_scope(name, "Abs", [x]) as scope:
+            return apply_op_output("ComplexAbs", [x], {"Tout": x.dtype.real_dtype}, scope)
+    return _abs(x, name=name)
 sign = unary("Sign")
 sin = unary("Sin")
 cos = unary("Cos")

@@ -45,3 +45,55 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
         x = convert_to_tensor(x, name="x")
         return op_output("Cumprod", scope, [("x", x, None), ("axis", axis, None)],
                          {"exclusive": bool(exclusive), "reverse": bool(reverse)})
+
+
+# -- complex numbers --------------------------------------------------------------------------------
+def complex(real, imag, name=None):  # noqa: A001 - TF's name
+    """real + i * imag: complex64 from two float32 tensors, complex128 from two float64 ones."""
+    real = convert_to_tensor(real, name="real")
+    imag = convert_to_tensor(imag, name="imag")
+    with name_scope(name, "Complex", [real, imag]) as scope:
+        types = (real.dtype.base_dtype, imag.dtype.base_dtype)
+        if types == (dtypes.float64, dtypes.float64):
+            tout = dtypes.complex128
+        elif types == (dtypes.float32, dtypes.float32):
+            tout = dtypes.complex64
+        else:
+            raise TypeError(f"The `real` and `imag` components have incorrect types: {real.dtype.name} "
+                            f"{imag.dtype.name}. They must be consistent, and one of "
+                            f"{[dtypes.float32, dtypes.float64]}")
+        return op_output("Complex", scope, [("real", real, None), ("imag", imag, None)], {"Tout": tout})
+
+
+def _part(op_type, scope_name):
+    def part(input, name=None):  # noqa: A002 - TF's name
+        with name_scope(name, scope_name, [input]) as scope:
+            x = convert_to_tensor(input, name="input")
+            if x.dtype.is_complex:
+                return op_output(op_type, scope, [("input", x, None)], {"Tout": x.dtype.real_dtype})
+            if op_type == "Real":
+                return x  # the real part of a real tensor is itself, as TF returns it
+            from .array_ops import zeros_like
+            return zeros_like(x)
+    part.__name__ = scope_name.lower()
+    part.__doc__ = f"The {scope_name.lower()} part of each element (a real tensor)."
+    return part
+
+
+real = _part("Real", "Real")
+imag = _part("Imag", "Imag")
+
+
+def conj(x, name=None):
+    """The complex conjugate; a real tensor is its own (returned as it is, as TF does)."""
+    with name_scope(name, "Conj", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return op_output("Conj", scope, [("input", x, None)])
+        return x
+
+
+def complex_abs(x, name=None):
+    """|x| of a complex tensor (TF's raw ``ComplexAbs`` wrapper)."""
+    x = convert_to_tensor(x, name="x")
+    return op_output("ComplexAbs", name, [("x", x, None)], {"Tout": x.dtype.real_dtype})

@@ -53,3 +53,26 @@ def list_diff(k, x, y):
         raise errors.InvalidArgumentError(None, None, "x should be a 1D vector.")
     keep = np.flatnonzero(~np.isin(xs, ys))
     return [k.xp.asarray(xs[keep]), k.xp.asarray(keep.astype(k.attrs["out_idx"].as_numpy_dtype))]
+
+
+# -- complex numbers: built from two real tensors, taken apart, conjugated, measured ---------------
+def complex_(k, real, imag):
+    """real + i * imag, elementwise (broadcast), as the complex dtype ``Tout``."""
+    return (real + 1j * imag).astype(k.attrs["Tout"].as_numpy_dtype)
+
+
+def complex_abs(k, x):
+    """|x| of complex x, as its real dtype ``Tout``."""
+    return k.xp.abs(x).astype(k.attrs["Tout"].as_numpy_dtype)
+
+
+def conj(k, x):
+    return k.xp.conj(x)
+
+
+def real(k, x):
+    return k.xp.real(x).astype(k.attrs["Tout"].as_numpy_dtype)
+
+
+def imag(k, x):
+    return k.xp.imag(x).astype(k.attrs["Tout"].as_numpy_dtype)

@@ -724,6 +724,14 @@ def unique(inputs, attrs):
     return [(inputs[0].dtype.base_dtype, (None,)), (attrs.get("out_idx", dtypes.int32), x)]
 
 
+def to_tout(inputs, attrs):
+    """Complex, ComplexAbs, Real, Imag: the inputs' broadcast shape, in the dtype ``Tout``."""
+    out = dims(inputs[0])
+    for t in inputs[1:]:
+        out = broadcast_dims(out, dims(t))
+    return [(attrs["Tout"], out)]
+
+
 def list_diff(inputs, attrs):
     """ListDiff: the values of x not in y and their positions (how many is known at run time)."""
     return [(inputs[0].dtype.base_dtype, (None,)), (attrs.get("out_idx", dtypes.int32), (None,))]

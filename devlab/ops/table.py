@@ -214,6 +214,11 @@ OPS = _table(
     OpDef("MulNoNan", S.broadcast, MK.mul_no_nan, args=("x", "y")),
     OpDef("NextAfter", S.broadcast, MK.next_after, args=("x1", "x2")),
     OpDef("ListDiff", S.list_diff, MK.list_diff, devices=CPU_ONLY, args=("x", "y")),
+    OpDef("Complex", S.to_tout, MK.complex_, args=("real", "imag"), required_attrs=("Tout",)),
+    OpDef("ComplexAbs", S.to_tout, MK.complex_abs, required_attrs=("Tout",)),
+    OpDef("Conj", S.same_as_first, MK.conj),
+    OpDef("Real", S.to_tout, MK.real, required_attrs=("Tout",)),
+    OpDef("Imag", S.to_tout, MK.imag, required_attrs=("Tout",)),
     OpDef("OneHot", S.one_hot, K.one_hot, type_input=None),
     # neural networks
     OpDef("LogSoftmax", S.same_as_first, NK.log_softmax),

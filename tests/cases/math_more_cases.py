@@ -75,4 +75,31 @@ def case_print_passes_its_input_on(tf, rewrites_off=False):
     return facts
 
 
+def case_complex_numbers_and_their_gradients(tf, rewrites_off=False):
+    re = tf.constant([[1., -2.], [0.5, 3.]], name="re")
+    im = tf.constant([[2., 1.], [-1., 0.]], name="im")
+    c = tf.complex(re, im)
+    parts = [tf.math.real(c), tf.math.imag(c), tf.abs(c), tf.math.real(tf.math.conj(c))]
+    p = tf.reduce_prod(c, axis=-1)
+    seed = tf.constant(np.array([1 + 1j, 2 - 1j], np.complex64), name="seed")
+    g_prod = tf.gradients(p, c, grad_ys=seed)[0]
+    g_abs = tf.gradients(tf.abs(c), c)[0]
+    g_parts = tf.gradients(tf.abs(c), [re, im])
+    facts = _facts(tf, parts + [tf.math.real(g_prod), tf.math.imag(g_prod), tf.math.real(g_abs),
+                                tf.math.imag(g_abs)] + g_parts, rewrites_off=rewrites_off)
+    facts["dtypes"] = [c.dtype.name, parts[2].dtype.name, tf.complex(tf.cast(re, tf.float64), tf.cast(im, tf.float64)).dtype.name]
+    facts["bad_types"] = _error(lambda: tf.complex(re, tf.cast(im, tf.float64)))
+    return facts
+
+
+def case_complex_gradient_checker(tf, rewrites_off=False):
+    c = tf.constant(np.array([[1 + 3j, 2 - 1j], [3j, 4]], np.complex64), name="c")
+    out = tf.reduce_prod(c, -1)
+    with tf.Session():
+        theoretical, numerical = tf.test.compute_gradient(c, [2, 2], out, [2], x_init_value=np.array(
+            [[1 + 3j, 2 - 1j], [3j, 4]], np.complex64))
+    return {"values": [np.round(theoretical, 3).tolist(), np.round(numerical, 2).tolist()],
+            "shapes": [list(theoretical.shape), list(numerical.shape)]}
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
