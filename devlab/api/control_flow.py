@@ -17,6 +17,8 @@ The contexts hook into op creation (``Graph.create_op`` calls ``context.add_op``
 (``control_flow_state.py``): a forward value its ops read is fetched from a stack, iteration by
 iteration, instead of being entered as a constant.
 """
+import collections
+
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.indexed_slices import IndexedSlices
@@ -33,6 +35,11 @@ from ..ops.sparse_tensor import SparseTensor
 
 
 # -- the primitive ops ---------------------------------------------------------------------------
+# TF's raw wrappers return their outputs as namedtuples: ``merge(...).output``, ``.value_index``
+_SwitchOutputs = collections.namedtuple("Switch", ["output_false", "output_true"])
+_MergeOutputs = collections.namedtuple("Merge", ["output", "value_index"])
+
+
 def switch(data, pred, name=None):
     """(output_false, output_true): ``data`` comes out on the side ``pred`` selects."""
     with name_scope(name, "Switch", [data, pred]) as scope:
@@ -43,7 +50,7 @@ def switch(data, pred, name=None):
             mapped = [apply_op("Switch", [t, pred], None, "Switch").outputs for t in nest.components(data)]
             return tuple(nest.from_components(data, [m[side] for m in mapped]) for side in (0, 1))
         # always Switch, as TF's control_flow_ops.switch: a variable's ref goes in and is read
-        return tuple(apply_op("Switch", [data, pred], None, scope).outputs)
+        return _SwitchOutputs(*apply_op("Switch", [data, pred], None, scope).outputs)
 
 
 def merge(inputs, name=None):
@@ -64,7 +71,7 @@ def merge(inputs, name=None):
                       for component in zip(*[nest.components(x) for x in inputs])]
             return nest.from_components(inputs[0], [m[0] for m in merged]), merged[0][1]
         inputs = [convert_to_tensor(x) for x in inputs]
-        return tuple(apply_op("Merge", inputs, {"N": len(inputs)}, scope).outputs)
+        return _MergeOutputs(*apply_op("Merge", inputs, {"N": len(inputs)}, scope).outputs)
 
 
 def _as_indexed_slices(x):

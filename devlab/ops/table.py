@@ -70,6 +70,7 @@ OPS = _table(
     OpDef("TruncatedNormal", S.random, K.truncated_normal, stateful=True, required_attrs=("dtype",)),
     # variables
     OpDef("VariableV2", S.variable, K.variable, stateful=True, required_attrs=("shape", "dtype")),
+    OpDef("Variable", S.variable, K.variable, stateful=True, required_attrs=("shape", "dtype")),  # TF's older one
     OpDef("Assign", S.assign, K.assign, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignAdd", S.ref_of_first, K.assign_add, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignSub", S.ref_of_first, K.assign_sub, ref_inputs=(0,), stateful=True, args=("ref", "value")),

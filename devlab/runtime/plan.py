@@ -44,7 +44,7 @@ class Plan:
         self.ops = ops  # the ops this plan runs, in execution order
         self.transfers = [s for s in flat_steps(steps) if isinstance(s, TransferStep)]
         self.writes_variables = any(
-            s.op.outputs and s.op.outputs[0].dtype.is_ref and s.op.type != "VariableV2"
+            s.op.outputs and s.op.outputs[0].dtype.is_ref and s.op.type not in ("VariableV2", "Variable")
             for s in flat_steps(steps) if isinstance(s, OpStep)) or any(  # or a resource variable's
             s.op.inputs and s.op.inputs[0].dtype == dtypes.resource and lookup(s.op.type).ref_inputs
             for s in flat_steps(steps) if isinstance(s, OpStep))

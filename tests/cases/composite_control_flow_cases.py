@@ -143,4 +143,32 @@ def case_queue_chosen_when_the_graph_runs(tf, rewrites_off=False):
     return facts
 
 
+def _raw_ops(tf):
+    """(gen_state_ops.variable, control_flow_ops.ref_switch, gen_array_ops.ref_identity, merge)."""
+    if tf.__name__.startswith("devlab"):
+        from devlab.api import control_flow, gen_state_ops, ref_ops
+        return gen_state_ops.variable, ref_ops.ref_switch, ref_ops.ref_identity, control_flow.merge
+    from tensorflow.python.ops import control_flow_ops, gen_array_ops, gen_state_ops
+    return gen_state_ops.variable, control_flow_ops.ref_switch, gen_array_ops.ref_identity, control_flow_ops.merge
+
+
+def case_an_uninitialized_reference_through_a_ref_switch(tf, rewrites_off=False):
+    variable, ref_switch, ref_identity, merge = _raw_ops(tf)
+    v = variable(shape=[1], dtype=tf.float32, name="v", container="", shared_name="")
+    inited = tf.is_variable_initialized(v)
+    v_f, v_t = ref_switch(v, inited)
+    v_f_op, v_t_op = ref_identity(v_f), ref_identity(v_t)
+    with tf.control_dependencies([v_f_op]):
+        assign_v = tf.assign(v, [1.0])
+    with tf.control_dependencies([v_t_op]):
+        orig_v = tf.identity(v)
+    merged = merge([assign_v, orig_v])
+    facts = {"ops": graph_facts(tf), "dtypes": [v.dtype.name, v_f.dtype.name, v_f_op.dtype.name],
+             "fields": [merged.output.name, merged.value_index.name]}
+    with tf.Session() as sess:
+        facts["values"] = _values(sess.run([merged.output, merged.value_index]))
+        facts["again"] = _values(sess.run(merged.output))  # now initialized: the other side
+    return facts
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
