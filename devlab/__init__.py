@@ -48,7 +48,7 @@ from .api.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div_no_n
                            square, squared_difference, subtract, tanh, truediv, unsorted_segment_sum)
 from .api.control_flow import cond, while_loop
 from .api.functional_ops import map_fn, scan
-from .api.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
+from .api.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .api.control_flow_case import case
 from .api.math_ops import ceil, count_nonzero, cumsum, log1p, reduce_euclidean_norm, reduce_logsumexp
 from .api.tensordot import tensordot

@@ -205,14 +205,14 @@ def _as_list(x):
 
 _COMPLEX_RULES = frozenset({
     "Identity", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Pack", "Unpack", "ConcatV2", "Tile", "GatherV2",
-    "StridedSlice", "Slice", "AddV2", "Sub", "Neg", "AddN", "Sum", "Mean", "Cumsum", "Cumprod", "Mul", "Prod",
+    "StridedSlice", "Slice", "Split", "SplitV", "AddV2", "Sub", "Neg", "AddN", "Sum", "Mean", "Cumsum", "Cumprod", "Mul", "Prod",
     "ComplexAbs", "Conj", "Real", "Imag"})
 
 
 def _backpropagatable(t):
-    """Whether a gradient can flow through ``t`` (TF's ``IsTrainable``: floating dtypes, and resource
-    handles, whose reads pass their gradient on to the variable's handle)."""
-    return t.dtype.base_dtype.is_floating or t.dtype.base_dtype == dtypes.resource
+    """Whether a gradient can flow through ``t`` (TF's ``IsTrainable``: floating and complex dtypes,
+    and resource handles, whose reads pass their gradient on to the variable's handle)."""
+    return t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex or t.dtype.base_dtype == dtypes.resource
 
 
 def _pending_count(to_ops, from_ops, colocate_gradients_with_ops=False):

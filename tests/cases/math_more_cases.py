@@ -102,4 +102,18 @@ def case_complex_gradient_checker(tf, rewrites_off=False):
             "shapes": [list(theoretical.shape), list(numerical.shape)]}
 
 
+def case_clip_by_average_norm(tf, rewrites_off=False):
+    t = tf.constant([[-3.0, 0.0, 0.0], [4.0, 0.0, 0.0]], name="t")
+    return _facts(tf, [tf.clip_by_average_norm(t, 0.8), tf.clip_by_average_norm(t, 0.9),
+                       tf.clip_by_average_norm(t, tf.constant(0.5))], rewrites_off=rewrites_off)
+
+
+def case_complex_gradients_through_split_and_concat(tf, rewrites_off=False):
+    c = tf.constant(np.array([[1 + 1j, 2 - 1j, 3j, 4]], np.complex64), name="c")
+    parts = tf.split(c, 2, axis=1)
+    seeds = [tf.constant(np.array([[1j, 2]], np.complex64)), tf.constant(np.array([[3, -1j]], np.complex64))]
+    g = tf.gradients(parts, c, seeds)[0]
+    return _facts(tf, [tf.math.real(g), tf.math.imag(g)], rewrites_off=rewrites_off)
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
