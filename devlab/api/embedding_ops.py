@@ -8,13 +8,15 @@ outside that colocation, so what comes after is placed by its own scopes. Its gr
 A table split into shards (a list of variables, say one per parameter server) is looked up as
 TF does: each id goes to shard ``id % n`` as row ``id // n`` ("mod"), or to consecutive blocks
 ("div"); ``DynamicPartition`` splits the ids by shard, one ``GatherV2`` per shard runs beside it,
-and ``ParallelDynamicStitch`` puts the rows back in the ids' order.
+and ``ParallelDynamicStitch`` puts the rows back in the ids' order. With ``max_norm`` each row
+found is scaled down to that L2 norm at most (a ``clip_by_norm``), as in TF.
 """
 from ..framework import dtypes
 from ..framework.dimension import Dimension
 from ..framework.scopes import colocate_with, device, name_scope
 from . import array_ops, math_ops
 from .array_ops import gather, identity
+from .clip_ops import clip_by_norm
 from ..ops.build import convert_to_tensor
 from .data_flow_ops import dynamic_partition, parallel_dynamic_stitch
 from .partitioned_variables import PartitionedVariable
@@ -28,8 +30,6 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     if isinstance(params, (list, tuple)) and not params:
         raise ValueError("Length of params is currently 0. Need at least one param.")
     params = list(params) if isinstance(params, (list, tuple, PartitionedVariable)) else [params]
-    if max_norm is not None:
-        raise NotImplementedError("devlab's embedding_lookup has no max_norm")
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:
         n = len(params)
         if not any(hasattr(p, "sparse_read") for p in params):  # TF keeps resource variables: no dense read
@@ -37,7 +37,7 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         ids = convert_to_tensor(ids, name="ids")
         if n == 1:
             with colocate_with(params[0].op):
-                result = gather(params[0], ids, name=scope)
+                result = _clip(gather(params[0], ids, name=scope), ids, max_norm)
             return identity(result)
         flat_ids = array_ops.reshape(ids, [-1])
         original_indices = array_ops.range(array_ops.size(flat_ids))
@@ -66,7 +66,21 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                 element_dims = array_ops.shape(params[0])[1:]
         ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), element_dims], 0))
         ret.set_shape(ids.shape.concatenate(element_shape))
-        return ret
+        return _clip(ret, ids, max_norm)
+
+
+def _clip(rows, ids, max_norm):
+    """The rows looked up, each scaled down to an L2 norm of at most ``max_norm`` (over the axes
+    after the ids' own), as TF's ``_clip``; the rows themselves when ``max_norm`` is None."""
+    if max_norm is None:
+        return rows
+    ids_rank, rows_rank = ids.shape.ndims, rows.shape.ndims
+    if ids_rank and rows_rank:  # both known (and not 0): the axes as a list, else a Range
+        axes = list(range(ids_rank, rows_rank))
+    else:
+        axes = array_ops.range(array_ops.rank(ids) if not ids_rank else ids_rank,
+                              array_ops.rank(rows) if not rows_rank else rows_rank)
+    return clip_by_norm(rows, max_norm, axes=axes)
 
 
 def _div_assignments(params, flat_ids, n):

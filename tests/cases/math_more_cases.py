@@ -116,4 +116,13 @@ def case_complex_gradients_through_split_and_concat(tf, rewrites_off=False):
     return _facts(tf, [tf.math.real(g), tf.math.imag(g)], rewrites_off=rewrites_off)
 
 
+def case_embedding_lookup_with_max_norm(tf, rewrites_off=False):
+    table = tf.constant([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]], name="table")
+    shards = [tf.constant([[3.0, 4.0], [6.0, 8.0]], name="s0"), tf.constant([[0.3, 0.4]], name="s1")]
+    ids = tf.constant([[0, 1], [2, 0]], name="ids")
+    one = tf.nn.embedding_lookup(table, ids, max_norm=2.0)
+    sharded = tf.nn.embedding_lookup(shards, tf.constant([0, 1, 2]), max_norm=1.0)
+    return _facts(tf, [one, sharded], rewrites_off=rewrites_off)
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
