@@ -113,6 +113,16 @@ def test_refused_arguments_name_themselves():
             tf.sparse_segment_sum(tf.ones([2, 2]), [0, 1], [0, 0], num_segments=3)
         with pytest.raises(TypeError, match="Input must be a SparseTensor"):
             tf.sparse_softmax(tf.ones([2, 2]))
-        with pytest.raises(NotImplementedError, match="max_norm"):
-            tf.nn.embedding_lookup_sparse(tf.ones([2, 2]), tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64),
-                                                                           [1, 1]), None, max_norm=1.0)
+
+
+
+def test_embedding_lookup_sparse_clips_rows_to_max_norm():
+    """max_norm clips each row looked up before combining (TF 2.21: [[0.6, 0.8], [0.3, 0.4]])."""
+    with tf.Graph().as_default():
+        params = tf.constant([[3.0, 4.0], [0.3, 0.4]])
+        sp = tf.SparseTensor([[0, 0], [1, 0]], tf.constant([0, 1], tf.int64), [2, 1])
+        r = tf.nn.embedding_lookup_sparse(params, sp, None, max_norm=1.0)
+        safe = tf.nn.safe_embedding_lookup_sparse(params, sp, None, max_norm=1.0)
+        with tf.Session() as sess:
+            for got in sess.run([r, safe]):
+                np.testing.assert_allclose(got, [[0.6, 0.8], [0.3, 0.4]], rtol=1e-6)

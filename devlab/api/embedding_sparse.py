@@ -25,9 +25,6 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
     combiner = "mean" if combiner is None else combiner
     if combiner not in _COMBINERS:
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
-    if max_norm is not None:
-        raise NotImplementedError("tf.nn.embedding_lookup_sparse(max_norm=...): devlab's embedding_lookup has no "
-                                  "max_norm")
     params = list(params) if isinstance(params, (list, tuple, PartitionedVariable)) else [params]
     if not isinstance(sp_ids, SparseTensor):
         raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
@@ -41,22 +38,23 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
     with name_scope(name, "embedding_lookup_sparse", params + [sp_ids]) as scope:
         segment_ids = sp_ids.indices[:, 0]
         return _lookup(params, segment_ids, sp_weights, sp_ids.values, combiner, ignore_weights,
-                       allow_fast_lookup, partition_strategy, scope)
+                       allow_fast_lookup, partition_strategy, scope, max_norm)
 
 
 def _lookup(params, segment_ids, sp_weights, ids, combiner, ignore_weights, allow_fast_lookup,
-            partition_strategy, name):
+            partition_strategy, name, max_norm=None):
     """TF's ``embedding_lookup_sparse_impl``."""
     sparse_gradient = False
     segment_ids = convert_to_tensor(segment_ids, name="segment_ids")
     if len(params) == 1 and not hasattr(params[0], "op"):
         params = [convert_to_tensor(params[0], name="params")]
-    if len(params) == 1 and params[0].device == segment_ids.device and (allow_fast_lookup or ignore_weights):
+    if len(params) == 1 and params[0].device == segment_ids.device and max_norm is None and (
+            allow_fast_lookup or ignore_weights):
         idx, embeddings = ids, params[0]
         sparse_gradient = not allow_fast_lookup
     else:
         ids, idx = array_ops.unique(ids)
-        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy)
+        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
     if not ignore_weights:
         if segment_ids.dtype != dtypes.int32:
             segment_ids = array_ops.cast(segment_ids, dtypes.int32)
@@ -103,9 +101,6 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     gives an empty row zeros (or ``default_id``'s embedding); ids of any rank >= 2."""
     if embedding_weights is None:
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
-    if max_norm is not None:
-        raise NotImplementedError("tf.nn.safe_embedding_lookup_sparse(max_norm=...): devlab's embedding_lookup "
-                                  "has no max_norm")
     if not isinstance(sparse_ids, SparseTensor):
         raise TypeError(f"sparse_ids must be SparseTensor, got {type(sparse_ids)}")
     if sparse_weights is not None and not isinstance(sparse_weights, SparseTensor):
@@ -134,7 +129,7 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         if sparse_weights is not None:
             sparse_weights, _ = sparse_ops.sparse_fill_empty_rows(sparse_weights, 1.0)
         result = embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights, combiner=combiner,
-                                         partition_strategy=partition_strategy,
+                                         partition_strategy=partition_strategy, max_norm=max_norm,
                                          name=None if default_id is None else scope,
                                          allow_fast_lookup=allow_fast_lookup)
         if default_id is None:
