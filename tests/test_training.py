@@ -44,6 +44,12 @@ UNARY = {"Neg": tf.negative, "Abs": tf.abs, "Sin": tf.sin, "Cos": tf.cos, "Exp":
          "Fill": lambda x: tf.fill([2, 2], x[0, 0]), "Floor": lambda x: tf.floor(x * 3) + x,
          "BiasAdd": lambda x: tf.nn.bias_add(x, x[0]), "Sign": lambda x: tf.sign(x - 1.0) * x,
          "SparseToDense": lambda x: tf.sparse_to_dense([[0, 1], [1, 2]], [2, 3], x[0, :2], default_value=x[1, 1]),
+         "Prod": lambda x: tf.reduce_prod(x, 1) + tf.reduce_prod(x), "Cumprod": lambda x: tf.math.cumprod(
+             x, 1, exclusive=True, reverse=True),  # the segment ops' rows are known when they run: reshaped
+         "SegmentMax": lambda x: tf.reshape(tf.segment_max(x, [0, 0]), [1, 3]),
+         "SegmentMin": lambda x: tf.reshape(tf.segment_min(x, [0, 1]), [2, 3]),
+         "SegmentProd": lambda x: tf.reshape(tf.segment_prod(x, [0, 0]), [1, 3]),
+         "SegmentMean": lambda x: tf.reshape(tf.segment_mean(x, [0, 0]), [1, 3]),
          "SplitV_unused": lambda x: x}
 BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf.divide, "Pow": tf.pow,
           "Maximum": tf.maximum, "Minimum": tf.minimum, "MatMul": lambda a, b: tf.matmul(a, tf.transpose(b)),
@@ -52,7 +58,8 @@ BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf
           "DivNoNan": tf.div_no_nan, "FloorMod": lambda a, b: tf.floormod(a, b * 0.3) * a,
           "FloorDiv": lambda a, b: tf.floordiv(a, b) + a * b,
           "Select": lambda a, b: tf.where(a > b, a * b, a + b),
-          "SelectV2": lambda a, b: tf.where_v2(a[:1] > 1.0, a, b[0] * 2.0)}
+          "SelectV2": lambda a, b: tf.where_v2(a[:1] > 1.0, a, b[0] * 2.0),
+          "MulNoNan": tf.math.multiply_no_nan, "NextAfter": lambda a, b: tf.math.nextafter(a, b) * b}
 del UNARY["SplitV_unused"]
 # tf.cond and tf.while_loop: their gradients pass through Switch, Merge, Enter, Exit, NextIteration.
 CONTROL_FLOW = {
@@ -90,7 +97,9 @@ CHECKED_ELSEWHERE = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropy
                      "ReadVariableOp", "ResourceGather",
                      # second derivatives through a slice, against the known Hessians (test_hessians.py);
                      # PreventGradient's gradient is an error (test_gradient_seeds.py)
-                     "StridedSliceGrad", "PreventGradient"}
+                     "StridedSliceGrad", "PreventGradient",
+                     # complex numbers: tests/test_math_more.py (TF's recorded gradients and its checker)
+                     "Complex", "ComplexAbs", "Conj", "Real", "Imag"}
 
 
 def check_grads(build, *arrays, device_kind, eps=1e-3, rtol=1e-4, atol=1e-6):
