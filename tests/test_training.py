@@ -44,12 +44,6 @@ UNARY = {"Neg": tf.negative, "Abs": tf.abs, "Sin": tf.sin, "Cos": tf.cos, "Exp":
          "Fill": lambda x: tf.fill([2, 2], x[0, 0]), "Floor": lambda x: tf.floor(x * 3) + x,
          "BiasAdd": lambda x: tf.nn.bias_add(x, x[0]), "Sign": lambda x: tf.sign(x - 1.0) * x,
          "SparseToDense": lambda x: tf.sparse_to_dense([[0, 1], [1, 2]], [2, 3], x[0, :2], default_value=x[1, 1]),
-         "Prod": lambda x: tf.reduce_prod(x, 1) + tf.reduce_prod(x), "Cumprod": lambda x: tf.math.cumprod(
-             x, 1, exclusive=True, reverse=True),  # the segment ops' rows are known when they run: reshaped
-         "SegmentMax": lambda x: tf.reshape(tf.segment_max(x, [0, 0]), [1, 3]),
-         "SegmentMin": lambda x: tf.reshape(tf.segment_min(x, [0, 1]), [2, 3]),
-         "SegmentProd": lambda x: tf.reshape(tf.segment_prod(x, [0, 0]), [1, 3]),
-         "SegmentMean": lambda x: tf.reshape(tf.segment_mean(x, [0, 0]), [1, 3]),
          "SplitV_unused": lambda x: x}
 BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf.divide, "Pow": tf.pow,
           "Maximum": tf.maximum, "Minimum": tf.minimum, "MatMul": lambda a, b: tf.matmul(a, tf.transpose(b)),
@@ -58,8 +52,16 @@ BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf
           "DivNoNan": tf.div_no_nan, "FloorMod": lambda a, b: tf.floormod(a, b * 0.3) * a,
           "FloorDiv": lambda a, b: tf.floordiv(a, b) + a * b,
           "Select": lambda a, b: tf.where(a > b, a * b, a + b),
-          "SelectV2": lambda a, b: tf.where_v2(a[:1] > 1.0, a, b[0] * 2.0),
-          "MulNoNan": tf.math.multiply_no_nan, "NextAfter": lambda a, b: tf.math.nextafter(a, b) * b}
+          "SelectV2": lambda a, b: tf.where_v2(a[:1] > 1.0, a, b[0] * 2.0)}
+# issue 27's math ops, checked with a generator of their own (the one above keeps its sequence)
+MORE_MATH = {"Prod": lambda x, y: tf.reduce_prod(x, 1) + tf.reduce_prod(x),
+             "Cumprod": lambda x, y: tf.math.cumprod(x, 1, exclusive=True, reverse=True),
+             # the segment ops' rows are known when they run: reshaped to what they are
+             "SegmentMax": lambda x, y: tf.reshape(tf.segment_max(x, [0, 0]), [1, 3]),
+             "SegmentMin": lambda x, y: tf.reshape(tf.segment_min(x, [0, 1]), [2, 3]),
+             "SegmentProd": lambda x, y: tf.reshape(tf.segment_prod(x, [0, 0]), [1, 3]),
+             "SegmentMean": lambda x, y: tf.reshape(tf.segment_mean(x, [0, 0]), [1, 3]),
+             "MulNoNan": tf.math.multiply_no_nan, "NextAfter": lambda x, y: tf.math.nextafter(x, y) * y}
 del UNARY["SplitV_unused"]
 # tf.cond and tf.while_loop: their gradients pass through Switch, Merge, Enter, Exit, NextIteration.
 CONTROL_FLOW = {
@@ -177,8 +179,16 @@ def test_script_op_gradients_match_finite_differences(op_type, device_kind):
     check_grads(SCRIPT_OPS[op_type], x, device_kind=device_kind)
 
 
+@pytest.mark.parametrize("op_type", sorted(MORE_MATH))
+def test_more_math_gradients_match_finite_differences(op_type, device_kind):
+    rng = np.random.default_rng(27)
+    a, b = rng.uniform(0.5, 2.0, size=(2, 3)), rng.uniform(0.5, 2.0, size=(2, 3))
+    build = MORE_MATH[op_type]  # (y unused by the one-input ops: it gets a zero gradient)
+    check_grads(lambda x, y: build(x, y) + 0.0 * tf.reduce_sum(y), a, b, device_kind=device_kind)
+
+
 def test_every_differentiable_op_is_checked():
-    assert set(GRADIENTS) <= set(UNARY) | set(BINARY) | set(SCRIPT_OPS) | CHECKED_ELSEWHERE
+    assert set(GRADIENTS) <= set(UNARY) | set(BINARY) | set(SCRIPT_OPS) | set(MORE_MATH) | CHECKED_ELSEWHERE
 
 
 IMAGES = {
