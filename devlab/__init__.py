@@ -40,6 +40,7 @@ from .api.check_ops import (assert_equal, assert_greater, assert_greater_equal, 
                             is_strictly_increasing)
 from .api.check_ranks import (assert_integer, assert_rank, assert_rank_at_least, assert_rank_in, assert_same_float_dtype,
                               assert_scalar, assert_type, ensure_shape)
+from .api.logging_ops import Print
 from .api.scalar_mul import scalar_mul
 from .api.reverse_ops import reverse, reverse_sequence
 from .api.control_flow_ops import group, no_op
@@ -56,7 +57,8 @@ from .api.math_ops import (abs, add, add_n, argmax, clip_by_value, cos, div, div
                            reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid, sign, sin, sqrt,
                            square, squared_difference, subtract, tanh, truediv, unsorted_segment_sum)
 from .api.control_flow import cond, while_loop
-from .api.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
+from .api.functional_ops import map_fn, scan
+from .api.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .api.control_flow_case import case
 from .api.math_ops import ceil, count_nonzero, cumsum, log1p, reduce_euclidean_norm, reduce_logsumexp
 from .api.tensordot import tensordot
@@ -149,7 +151,8 @@ initializers = _Namespace(  # TF1's tf.initializers: the initializer classes und
     glorot_uniform=glorot_uniform_initializer, glorot_normal=glorot_normal_initializer,
     global_variables=global_variables_initializer, local_variables=local_variables_initializer,
     variables=variables_initializer)
-linalg = _Namespace("tf.linalg", tensordot=tensordot, eye=eye, diag=matrix_diag, set_diag=matrix_set_diag,
+from .api.linalg_ops import norm  # noqa: E402 - tf.norm and tf.linalg.norm
+linalg = _Namespace("tf.linalg", tensordot=tensordot, norm=norm, eye=eye, diag=matrix_diag, set_diag=matrix_set_diag,
                     diag_part=diag_part, matrix_transpose=matrix_transpose, transpose=matrix_transpose, qr=qr)
 from .api import python_io as _python_io  # noqa: E402
 from .api.parsing_ops import (FixedLenFeature, TFRecordReader, VarLenFeature, decode_raw,  # noqa: E402
@@ -170,6 +173,9 @@ from .api.sparse_ops import (sparse_add, sparse_concat, sparse_fill_empty_rows, 
                              sparse_maximum, sparse_minimum, sparse_reset_shape, sparse_retain, sparse_softmax, sparse_tensor_dense_matmul,
                              sparse_tensor_to_dense, sparse_to_indicator)
 from .api.segment_ops import segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum  # noqa: E402
+from .api.segment_ops import segment_max, segment_mean, segment_min, segment_prod  # noqa: E402
+from .api.math_ops_more import argmin, complex, conj, cumprod, imag, multiply_no_nan, real  # noqa: E402, A004
+from .api import math_ops_more as _math_ops_more  # noqa: E402
 sparse = _Namespace("tf.sparse", SparseTensor=SparseTensor, placeholder=sparse_placeholder, add=sparse_add,
                     concat=sparse_concat, fill_empty_rows=sparse_fill_empty_rows, merge=sparse_merge,
                     reduce_max=sparse_reduce_max, reduce_sum=sparse_reduce_sum, reorder=sparse_reorder,
@@ -189,7 +195,8 @@ math = _Namespace("tf.math", **{n: globals()[n] for n in (
     "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
     "reduce_prod", "reduce_sum", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
     "subtract", "tanh", "tensordot", "truediv", "unsorted_segment_sum", "segment_sum", "sparse_segment_sum",
-    "sparse_segment_mean", "sparse_segment_sqrt_n")},
+    "sparse_segment_mean", "sparse_segment_sqrt_n", "segment_max", "segment_min", "segment_prod", "segment_mean",
+    "argmin", "cumprod", "multiply_no_nan", "complex", "real", "imag", "conj")}, nextafter=_math_ops_more.nextafter,
     reduce_euclidean_norm=reduce_euclidean_norm, **{n: getattr(_math_ops, n) for n in ("xdivy", "xlog1py", "xlogy")},
     **{n: getattr(nn, n) for n in ("in_top_k", "l2_normalize", "log_softmax", "softmax", "softplus", "softsign",
                                    "top_k", "zero_fraction")}, divide_no_nan=div_no_nan)

@@ -99,9 +99,17 @@ def test_traced_loops_record_every_iteration():
 def test_cond_errors_match_tensorflow():
     with pytest.raises(TypeError, match="true_fn must be callable."):
         tf.cond(tf.constant(True), 1.0, lambda: 2.0)
-    with pytest.raises(ValueError, match="true_fn and false_fn must return the same number of values"):
+    # TF 2.21 compares the branches' results with nest.assert_same_structure, in its words
+    with pytest.raises(ValueError, match="The two structures don't have the same nested structure.\n\n"
+                                         "First structure: type=tuple"):
         tf.cond(tf.constant(True), lambda: (tf.constant(1.0), tf.constant(2.0)), lambda: tf.constant(2.0))
+    with pytest.raises(TypeError, match="'pred' must not be a Python bool."):
+        tf.cond(False, lambda: tf.constant(1), lambda: tf.constant(2))
+    with pytest.raises(ValueError, match="Outputs of 'true_fn' and 'false_fn' must have the same type\\(s\\). "
+                                         "Received int32 from 'true_fn' and float32 from 'false_fn'."):
+        tf.cond(tf.constant(True), lambda: tf.constant(1), lambda: tf.constant(2.0))
     with pytest.raises(ValueError, match="No loop variables provided"):
         tf.while_loop(lambda: True, lambda: (), [])
-    with pytest.raises(ValueError, match="Number of inputs and outputs of body must match loop_vars: 1, 2"):
+    with pytest.raises(ValueError, match="More specifically: The two structures don't have the same number of "
+                                         "elements. First structure: type=list str=\\[<tf.Tensor 'while_1/Identity:0'"):
         tf.while_loop(lambda v: v < 3, lambda v: (v, v), [tf.constant(0)])

@@ -288,6 +288,11 @@ ELSEWHERE = {"Placeholder", "VariableV2", "Assign", "AssignAdd", "AssignSub", "I
              "SparseDenseCwiseAdd", "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
              "SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad", "SparseSegmentSumGradV2",
              "SparseSegmentMeanGradV2", "SparseSegmentSqrtNGradV2", "SegmentSum",
+             # issue 27's math ops: tests/test_math_more.py, against TF's recording
+             "SegmentMax", "SegmentMin", "SegmentProd", "SegmentMean", "MulNoNan", "NextAfter", "ArgMin", "Cumprod",
+             "ListDiff", "Print", "Complex", "ComplexAbs", "Conj", "Real", "Imag",
+             # references passed on: tests/test_composite_control_flow.py, against TF's recording
+             "RefIdentity", "RefSelect", "Variable",
              # seeded shuffles and matched files: tests/test_input_pipeline.py, against TF's recorded orders
              "RandomShuffle", "MatchingFiles",
              # issue 27's gradient surface: tests/test_custom_gradient.py, against TF's recording

@@ -118,3 +118,16 @@ def test_refused_arguments_name_themselves():
                                                                                   [1, 1]), None, max_norm=1.0)
         with tf.Session() as s:
             np.testing.assert_allclose(s.run(clipped), [[0.70710677, 0.70710677]], rtol=1e-6)
+
+
+
+def test_embedding_lookup_sparse_clips_rows_to_max_norm():
+    """max_norm clips each row looked up before combining (TF 2.21: [[0.6, 0.8], [0.3, 0.4]])."""
+    with tf.Graph().as_default():
+        params = tf.constant([[3.0, 4.0], [0.3, 0.4]])
+        sp = tf.SparseTensor([[0, 0], [1, 0]], tf.constant([0, 1], tf.int64), [2, 1])
+        r = tf.nn.embedding_lookup_sparse(params, sp, None, max_norm=1.0)
+        safe = tf.nn.safe_embedding_lookup_sparse(params, sp, None, max_norm=1.0)
+        with tf.Session() as sess:
+            for got in sess.run([r, safe]):
+                np.testing.assert_allclose(got, [[0.6, 0.8], [0.3, 0.4]], rtol=1e-6)

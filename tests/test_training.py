@@ -53,6 +53,15 @@ BINARY = {"AddV2": tf.add, "Sub": tf.subtract, "Mul": tf.multiply, "RealDiv": tf
           "FloorDiv": lambda a, b: tf.floordiv(a, b) + a * b,
           "Select": lambda a, b: tf.where(a > b, a * b, a + b),
           "SelectV2": lambda a, b: tf.where_v2(a[:1] > 1.0, a, b[0] * 2.0)}
+# issue 27's math ops, checked with a generator of their own (the one above keeps its sequence)
+MORE_MATH = {"Prod": lambda x, y: tf.reduce_prod(x, 1) + tf.reduce_prod(x),
+             "Cumprod": lambda x, y: tf.math.cumprod(x, 1, exclusive=True, reverse=True),
+             # the segment ops' rows are known when they run: reshaped to what they are
+             "SegmentMax": lambda x, y: tf.reshape(tf.segment_max(x, [0, 0]), [1, 3]),
+             "SegmentMin": lambda x, y: tf.reshape(tf.segment_min(x, [0, 1]), [2, 3]),
+             "SegmentProd": lambda x, y: tf.reshape(tf.segment_prod(x, [0, 0]), [1, 3]),
+             "SegmentMean": lambda x, y: tf.reshape(tf.segment_mean(x, [0, 0]), [1, 3]),
+             "MulNoNan": tf.math.multiply_no_nan, "NextAfter": lambda x, y: tf.math.nextafter(x, y) * y}
 del UNARY["SplitV_unused"]
 # tf.cond and tf.while_loop: their gradients pass through Switch, Merge, Enter, Exit, NextIteration.
 CONTROL_FLOW = {
@@ -90,7 +99,9 @@ CHECKED_ELSEWHERE = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropy
                      "ReadVariableOp", "ResourceGather",
                      # second derivatives through a slice, against the known Hessians (test_hessians.py);
                      # PreventGradient's gradient is an error (test_gradient_seeds.py)
-                     "StridedSliceGrad", "PreventGradient"}
+                     "StridedSliceGrad", "PreventGradient",
+                     # complex numbers: tests/test_math_more.py (TF's recorded gradients and its checker)
+                     "Complex", "ComplexAbs", "Conj", "Real", "Imag"}
 
 
 def check_grads(build, *arrays, device_kind, eps=1e-3, rtol=1e-4, atol=1e-6):
@@ -179,8 +190,16 @@ def test_own_data_gradients_match_finite_differences(op_type, device_kind):
     check_grads(OWN_DATA[op_type], x, device_kind=device_kind)
 
 
+@pytest.mark.parametrize("op_type", sorted(MORE_MATH))
+def test_more_math_gradients_match_finite_differences(op_type, device_kind):
+    rng = np.random.default_rng(27)
+    a, b = rng.uniform(0.5, 2.0, size=(2, 3)), rng.uniform(0.5, 2.0, size=(2, 3))
+    build = MORE_MATH[op_type]  # (y unused by the one-input ops: it gets a zero gradient)
+    check_grads(lambda x, y: build(x, y) + 0.0 * tf.reduce_sum(y), a, b, device_kind=device_kind)
+
+
 def test_every_differentiable_op_is_checked():
-    assert set(GRADIENTS) <= set(UNARY) | set(BINARY) | set(SCRIPT_OPS) | set(OWN_DATA) | CHECKED_ELSEWHERE
+    assert set(GRADIENTS) <= set(UNARY) | set(BINARY) | set(SCRIPT_OPS) | set(MORE_MATH) | set(OWN_DATA) | CHECKED_ELSEWHERE
 
 
 IMAGES = {

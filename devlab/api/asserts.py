@@ -23,3 +23,9 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
             return assert_op()
         condition = convert_to_tensor(condition, name="Condition")
         return cond(condition, no_op, assert_op, name="AssertGuard").op
+
+
+def _assert(condition, data, summarize=3, name=None):
+    """TF's raw ``gen_logging_ops._assert``: one ``Assert`` op, never guarded by a cond."""
+    return op("Assert", name, [("condition", condition, dtypes.bool)] +
+              [(f"data_{i}", x, None) for i, x in enumerate(data)], {"summarize": summarize})

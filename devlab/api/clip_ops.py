@@ -96,3 +96,14 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         if isinstance(t, IndexedSlices):
             return IndexedSlices(clipped, t.indices, t.dense_shape)
         return clipped
+
+
+def clip_by_average_norm(t, clip_norm, name=None):
+    """``t`` scaled so that its L2 norm divided by its number of elements is at most
+    ``clip_norm`` (TF1's ``tf.clip_by_average_norm``, built as TF builds it)."""
+    with name_scope(name, "clip_by_average_norm", [t, clip_norm]) as scope:
+        t = convert_to_tensor(t, name="t")
+        n_element = math_ops.cast(array_ops.size(t), dtypes.float32)
+        l2norm_inv = math_ops.rsqrt(math_ops.reduce_sum(t * t, array_ops.range(array_ops.rank(t))))
+        return array_ops.identity(t * clip_norm * math_ops.minimum(l2norm_inv * n_element,
+                                                                   array_ops.constant(1.0) / clip_norm), name=scope)

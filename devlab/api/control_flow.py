@@ -17,6 +17,8 @@ The contexts hook into op creation (``Graph.create_op`` calls ``context.add_op``
 (``control_flow_state.py``): a forward value its ops read is fetched from a stack, iteration by
 iteration, instead of being entered as a constant.
 """
+import collections
+
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.indexed_slices import IndexedSlices
@@ -24,35 +26,52 @@ from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import control_flow_util as util
+from . import nest
 from . import array_ops, math_ops
 from .array_ops import constant, identity, zeros
 from ..ops.build import apply_op, convert_to_tensor
 from .tensor_array_ops import TensorArray
+from ..ops.sparse_tensor import SparseTensor
 
 
 # -- the primitive ops ---------------------------------------------------------------------------
+# TF's raw wrappers return their outputs as namedtuples: ``merge(...).output``, ``.value_index``
+_SwitchOutputs = collections.namedtuple("Switch", ["output_false", "output_true"])
+_MergeOutputs = collections.namedtuple("Merge", ["output", "value_index"])
+
+
 def switch(data, pred, name=None):
     """(output_false, output_true): ``data`` comes out on the side ``pred`` selects."""
     with name_scope(name, "Switch", [data, pred]) as scope:
-        data = convert_to_tensor(data, name="data", as_ref=True)
+        if not nest.is_composite(data):
+            data = convert_to_tensor(data, name="data", as_ref=True)
         pred = convert_to_tensor(pred, name="pred")
+        if nest.is_composite(data):  # an IndexedSlices or SparseTensor: one Switch per component
+            mapped = [apply_op("Switch", [t, pred], None, "Switch").outputs for t in nest.components(data)]
+            return tuple(nest.from_components(data, [m[side] for m in mapped]) for side in (0, 1))
         # always Switch, as TF's control_flow_ops.switch: a variable's ref goes in and is read
-        return tuple(apply_op("Switch", [data, pred], None, scope).outputs)
+        return _SwitchOutputs(*apply_op("Switch", [data, pred], None, scope).outputs)
 
 
 def merge(inputs, name=None):
     """(the first input that is alive, its index)."""
+    if any(x is None for x in inputs):
+        raise ValueError(f"At least one of the merge inputs is None: {inputs}")
     with name_scope(name, "Merge", inputs) as scope:
-        if any(isinstance(x, IndexedSlices) for x in inputs):  # TF: the tensors become IndexedSlices first
-            inputs = [x if isinstance(x, IndexedSlices) else _as_indexed_slices(x) for x in inputs]
-        if inputs and all(isinstance(x, IndexedSlices) for x in inputs):
+        if any(nest.is_composite(x) for x in inputs):
+            if all(isinstance(x, (IndexedSlices, Tensor)) for x in inputs):  # TF: tensors become IndexedSlices
+                inputs = [x if isinstance(x, IndexedSlices) else _as_indexed_slices(x) for x in inputs]
+            for x in inputs:
+                if not nest.is_composite(x):
+                    raise TypeError(f"Type {type(x)} not supported")
+            for x in inputs[1:]:
+                nest.assert_same_structure(inputs[0], x, expand_composites=True)
             # TF merges each component (values, indices, dense shape) with a Merge of its own
-            parts = [[x.values, x.indices] + ([x.dense_shape] if x.dense_shape is not None else []) for x in inputs]
             merged = [apply_op("Merge", list(component), {"N": len(inputs)}, "Merge").outputs
-                      for component in zip(*parts)]
-            return IndexedSlices(*[m[0] for m in merged]), merged[0][1]
+                      for component in zip(*[nest.components(x) for x in inputs])]
+            return nest.from_components(inputs[0], [m[0] for m in merged]), merged[0][1]
         inputs = [convert_to_tensor(x) for x in inputs]
-        return tuple(apply_op("Merge", inputs, {"N": len(inputs)}, scope).outputs)
+        return _MergeOutputs(*apply_op("Merge", inputs, {"N": len(inputs)}, scope).outputs)
 
 
 def _as_indexed_slices(x):
@@ -65,6 +84,9 @@ def _as_indexed_slices(x):
 def _switch_ref_or_tensor(data, pred, name="Switch"):
     """A Switch colocated with its data (whatever device scopes are open); a RefSwitch only for
     a ref tensor itself (a Variable is converted to its value first, as TF's)."""
+    if nest.is_composite(data):
+        with colocate_with(data.values if isinstance(data, IndexedSlices) else data.indices, ignore_existing=True):
+            return switch(data, pred, name=name)
     data = convert_to_tensor(data, name="data")
     with colocate_with(data, ignore_existing=True):
         if data.dtype.is_ref:
@@ -77,7 +99,11 @@ def _switch_ref_or_tensor(data, pred, name="Switch"):
 def _enter(data, frame_name, is_constant=False, parallel_iterations=10, use_ref=True, use_input_shape=True,
            name=None):
     """``data`` into the loop frame ``frame_name``: a RefEnter for a ref tensor (``use_ref``), else an
-    Enter, with ``data``'s shape unless ``use_input_shape`` is False (TF's ``_Enter``)."""
+    Enter, with ``data``'s shape unless ``use_input_shape`` is False (TF's ``_Enter``); a composite
+    enters component by component."""
+    if nest.is_composite(data):
+        return nest.map_structure(lambda t: _enter(t, frame_name, is_constant, parallel_iterations, use_ref,
+                                                   use_input_shape), data, expand_composites=True)
     data = convert_to_tensor(data, as_ref=use_ref)
     attrs = {"frame_name": frame_name, "is_constant": is_constant, "parallel_iterations": parallel_iterations}
     op_type = "RefEnter" if data.dtype.is_ref else "Enter"
@@ -88,9 +114,12 @@ def _enter(data, frame_name, is_constant=False, parallel_iterations=10, use_ref=
 
 
 _Enter = _enter  # noqa: N816 - TF's name (control_flow_ops._Enter)
+_SwitchRefOrTensor = _switch_ref_or_tensor  # noqa: N816 - TF's name
 
 
 def _unary(op_type, data, name):
+    if nest.is_composite(data):  # TF maps a composite's components, each op with its default name
+        return nest.map_structure(lambda t: _unary(op_type, t, None), data, expand_composites=True)
     return apply_op(op_type, [convert_to_tensor(data)], None, name or op_type).outputs[0]
 
 
@@ -248,12 +277,16 @@ class CondContext(ControlFlowContext):
         if self.outer is not None:
             self.outer.add_inner_op(op)
 
+    _add_op_internal = add_op  # TF's CondContext.AddOp is its _AddOpInternal (a gradient's Shape comes here)
+
     def build_branch(self, fn):
-        """Calls ``fn`` inside the branch; returns (its results, the tensors leaving the branch)."""
+        """Calls ``fn`` inside the branch; returns (its results, the same structure of the tensors
+        leaving the branch: each composite's components each go out through a Switch)."""
         original = fn()
         if original is None:
             raise ValueError("true_fn and false_fn must have a return value.")
-        return original, [self._output(v) for v in _flatten(original)]
+        result = nest.map_structure(self._output, original, expand_composites=True)
+        return original, result if isinstance(result, (list, tuple)) else [result]
 
     def _output(self, v):
         if not isinstance(v, Tensor) and hasattr(v, "type") and hasattr(v, "graph"):  # an Operation
@@ -399,8 +432,7 @@ class WhileContext(ControlFlowContext):
         def with_arrays(tensors):  # loop variables as the body sees them: TensorArrays rebuilt
             return _pack(loop_vars, [o._with_flow(t) if isinstance(o, TensorArray) else t
                                      for o, t in zip(flat_orig, tensors)])
-        invariants = [None] * len(flat) if shape_invariants is None else [as_shape(s) for s in
-                                                                           _flatten(shape_invariants)]
+        invariants = _component_invariants(loop_vars, shape_invariants)
         self.enter()
         try:
             self.values = set(flat)
@@ -439,13 +471,16 @@ class WhileContext(ControlFlowContext):
             switches = [_switch_ref_or_tensor(m, self.pivot) for m in merges]
             body_vars = [identity(s[1]) for s in switches]
             self.pivot_for_body = body_vars[0]
-            result = body(*with_arrays(body_vars))
-            original = result if isinstance(result, (list, tuple)) else [result]
+            packed_body_vars = with_arrays(body_vars)
+            result = body(*packed_body_vars)
+            original = result if nest.is_nested(result) else [result]
+            # the first level as lists: loop variables are usually a list, a body's result a tuple
+            nest.assert_same_structure(list(packed_body_vars), list(original), expand_composites=True)
             flat_result = _flatten(original)
             result = [convert_to_tensor(_flow_of(v)) for v in flat_result]
             if len(result) != len(merges):
-                raise ValueError(f"Number of inputs and outputs of body must match loop_vars: "
-                                 f"{len(merges)}, {len(result)}")
+                raise ValueError("Number of inputs and outputs of 'body' must match 'loop_vars'. Got "
+                                 f"{len(merges)} for the number of inputs/outputs, and {len(result)} for 'loop_vars'.")
             for m, v in zip(merges, result):
                 _add_next_and_back_edge(m, v)
             exits = [exit(s[0]) for s in switches]
@@ -638,6 +673,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     if not callable(false_fn):
         raise TypeError("false_fn must be callable.")
     with name_scope(name, "cond", [pred]):
+        if isinstance(pred, bool):
+            raise TypeError("'pred' must not be a Python bool.")
         p_2, p_1 = switch(pred, pred)
         pivot_1 = identity(p_1, name="switch_t")
         pivot_2 = identity(p_2, name="switch_f")
@@ -650,24 +687,61 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             context = CondContext(pred, pivot, branch)
             context.enter()
             try:
-                original, flat = context.build_branch(fn)
-                context.exit_result(flat)
+                original, result = context.build_branch(fn)
+                context.exit_result(nest.flatten(result, expand_composites=True))
             finally:
                 context.exit()
-            results.append((original, flat))
+            results.append((original, result))
         (orig_t, res_t), (orig_f, res_f) = results
-        if len(res_t) != len(res_f):
-            raise ValueError("true_fn and false_fn must return the same number of values: "
-                             f"{len(res_t)} and {len(res_f)}")
+        if not strict:
+            orig_t, orig_f = _unpack_if_singleton(orig_t), _unpack_if_singleton(orig_f)
+        try:
+            _assert_same_composites(orig_t, orig_f)
+            nest.assert_same_structure(orig_t, orig_f, expand_composites=True)
+        except (TypeError, ValueError):
+            # IndexedSlices whose indices differ in type (int32, int64) both take int64 ones
+            nest.map_structure(_cast_indexed_slices_indices, orig_t, orig_f)
+            nest.map_structure(_cast_indexed_slices_indices, res_t, res_f)
+            try:
+                _assert_same_composites(orig_t, orig_f)
+                nest.assert_same_structure(orig_t, orig_f, expand_composites=True)
+            except TypeError as e:
+                raise TypeError(f"Incompatible return types of 'true_fn' and 'false_fn': {e}") from None
+            except ValueError as e:
+                raise ValueError(f"Incompatible return values of 'true_fn' and 'false_fn': {e}") from None
+        res_t = nest.flatten(res_t, expand_composites=True)
+        res_f = nest.flatten(res_f, expand_composites=True)
         for t, f in zip(res_t, res_f):
             if t.dtype.base_dtype != f.dtype.base_dtype:
-                raise ValueError(f"Outputs of true_fn and false_fn must have the same type: "
-                                 f"{t.dtype.base_dtype.name}, {f.dtype.base_dtype.name}")
+                raise ValueError("Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
+                                 f"{t.dtype.base_dtype.name} from 'true_fn' and {f.dtype.base_dtype.name} from "
+                                 "'false_fn'.")
         merges = [merge([f, t])[0] for f, t in zip(res_f, res_t)]
         packed = _pack(orig_t, merges)
         if not strict and isinstance(packed, (list, tuple)) and len(packed) == 1:
             return packed[0]
         return packed
+
+
+def _unpack_if_singleton(res):
+    return res[0] if isinstance(res, (list, tuple)) and len(res) == 1 else res
+
+
+def _assert_same_composites(a, b):
+    """TF compares composites by type spec: IndexedSlices whose indices differ in dtype differ."""
+    for x, y in zip(nest.flatten(a), nest.flatten(b)):
+        if isinstance(x, IndexedSlices) and isinstance(y, IndexedSlices) and \
+                x.indices.dtype.base_dtype != y.indices.dtype.base_dtype:
+            raise TypeError(f"{x} and {y} have different types")
+
+
+def _cast_indexed_slices_indices(a, b):
+    """TF's ``_cast_indexed_slice_indices``: two IndexedSlices whose indices differ in dtype both
+    get int64 indices (in place)."""
+    if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices) and \
+            a.indices.dtype.base_dtype != b.indices.dtype.base_dtype:
+        a._indices = math_ops.cast(a.indices, dtypes.int64)
+        b._indices = math_ops.cast(b.indices, dtypes.int64)
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
@@ -713,23 +787,42 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
 # -- nested structures of tensors (lists, tuples, dicts), as TF's nest handles them --------------
 def _flatten(structure):
-    if isinstance(structure, dict):
-        return [leaf for k in sorted(structure) for leaf in _flatten(structure[k])]
-    if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in _flatten(item)]
-    return [structure]
+    """The leaves of ``structure``, each composite's components among them (a TensorArray is a leaf)."""
+    return nest.flatten(structure, expand_composites=True)
 
 
 def _pack(structure, flat):
-    it = iter(flat)
+    return nest.pack_sequence_as(structure, flat, expand_composites=True)
 
-    def build(s):
-        if isinstance(s, dict):
-            return type(s)((k, build(s[k])) for k in sorted(s))
-        if isinstance(s, tuple) and hasattr(s, "_fields"):
-            return type(s)(*[build(x) for x in s])
-        if isinstance(s, (list, tuple)):
-            return type(s)(build(x) for x in s)
-        return next(it)
 
-    return build(structure)
+def _component_invariants(loop_vars, shape_invariants):
+    """One shape invariant per component of the loop variables (None: the variable's own shape).
+    A SparseTensor's invariant is its dense shape's shape, [rank]: its components are
+    ([None, rank], [None], [rank]), and so they are by default; an IndexedSlices' is its values'
+    shape, its indices' the first dim of it (TF's ``_shape_invariant_to_type_spec``)."""
+    if shape_invariants is None:
+        return [shape for var in nest.flatten(loop_vars) for shape in _invariants_of(var, None)]
+    nest.assert_same_structure(loop_vars, shape_invariants, expand_composites=False)
+    return [shape for var, inv in zip(nest.flatten(loop_vars), nest.flatten(shape_invariants))
+            for shape in _invariants_of(var, inv)]
+
+
+def _invariants_of(var, shape):
+    if isinstance(var, SparseTensor):
+        if shape is None:
+            rank = var.dense_shape.shape.sizes[0] if var.dense_shape.shape.sizes else None
+        else:
+            shape = as_shape(shape)
+            if shape.sizes is not None and len(shape.sizes) != 1:
+                raise ValueError(f"Expected a shape with 1 dimension. Obtained: {shape} which has "
+                                 f"{len(shape.sizes)} dimensions.")
+            rank = None if shape.sizes is None else shape.sizes[0]
+        return [TensorShape([None, rank]), TensorShape([None]), TensorShape([rank])]
+    if isinstance(var, IndexedSlices):
+        if shape is None:
+            return [None] * len(nest.components(var))
+        shape = as_shape(shape)
+        rank = None if shape.sizes is None else len(shape.sizes)
+        shapes = [shape, TensorShape(None if shape.sizes is None else shape.sizes[:1])]
+        return shapes + ([TensorShape([rank])] if var.dense_shape is not None else [])
+    return [None if shape is None else as_shape(shape)]

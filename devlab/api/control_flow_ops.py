@@ -3,8 +3,11 @@ from ..framework.graph import get_default_graph
 from ..framework.scopes import colocate_with, control_dependencies, name_scope
 from ..framework.operation import Operation
 from ..framework.tensor import Tensor
+from ..framework.indexed_slices import IndexedSlices
 from ..ops.build import apply_op, convert_to_tensor
+from . import nest
 from .array_ops import identity
+from .ref_ops import ref_identity
 
 
 def no_op(name=None):
@@ -39,22 +42,57 @@ def _group_on(device, ops, name):
         return no_op(name=name)
 
 
+def _identity(data, name=None):
+    """TF's ``control_flow_ops._Identity``: an Identity, a RefIdentity for a reference (so it can
+    still be written through), one per component for an IndexedSlices or SparseTensor."""
+    if nest.is_composite(data):
+        return nest.map_structure(_identity, data, expand_composites=True)
+    data = convert_to_tensor(data, as_ref=True)
+    if data.dtype.is_ref:
+        return ref_identity(data, name=name)
+    return identity(data, name=name)
+
+
+_Identity = _identity  # noqa: N816 - TF's name
+
+
 def with_dependencies(dependencies, output_tensor, name=None):
-    """``output_tensor``, readable only after ``dependencies`` ran (an Identity beside it)."""
+    """``output_tensor``, readable only after ``dependencies`` ran (an Identity beside it; for an
+    IndexedSlices, of its values)."""
     with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
-        with colocate_with(output_tensor), control_dependencies(dependencies):
-            return identity(output_tensor, name=scope)
+        target = output_tensor
+        if nest.is_composite(target):
+            target = target.values  # TF colocates with the composite's op: its values' op
+        elif not isinstance(target, (Tensor, Operation)) and not hasattr(target, "_as_graph_element") \
+                and not hasattr(target, "handle"):
+            target = convert_to_tensor(target, as_ref=True)  # a plain value: TF converts it to colocate
+        with colocate_with(target), control_dependencies(dependencies):
+            if not nest.is_composite(output_tensor):
+                output_tensor = convert_to_tensor(output_tensor, as_ref=True)
+            if isinstance(output_tensor, IndexedSlices):
+                return IndexedSlices(_identity(output_tensor.values, name=scope), output_tensor.indices,
+                                     output_tensor.dense_shape)
+            return _identity(output_tensor, name=scope)
 
 
 def tuple_(tensors, name=None, control_inputs=None):
     """The same tensors, each readable only after all of them (and ``control_inputs``) ran."""
     tensors = [t if t is None or isinstance(t, (Tensor, Operation)) or hasattr(t, "values") else convert_to_tensor(t)
-               for t in tensors]  # as TF: a plain value becomes a tensor
+               for t in tensors]  # as TF: a plain value becomes a tensor (an IndexedSlices stays one)
     for c in control_inputs or []:
         if not isinstance(c, (Tensor, Operation)):
             raise TypeError(f"'control_inputs' must only contain Operation or Tensor. Received: {type(c)}")
     control_inputs = [c.op if isinstance(c, Tensor) else c for c in control_inputs or []]
     with name_scope(name, "tuple", tensors):
         gating = sorted({t.op for t in tensors if t is not None} | set(control_inputs or []), key=lambda op: op.id)
+        if not gating:
+            raise ValueError(f"'tensors' must have at least one Tensor. Received: {tensors}.")
         gate = group(*gating)
-        return [None if t is None else with_dependencies([gate], t) for t in tensors]
+        out = []
+        for t in tensors:
+            if isinstance(t, Operation):  # an op: a group that runs after the gate
+                with control_dependencies([gate]):
+                    out.append(group(t))
+            else:
+                out.append(None if t is None else with_dependencies([gate], t))
+        return out

@@ -6,6 +6,15 @@ by the loop's gradient loop; anything else is TF's ValueError "Cannot use 'a' as
 because they are in different while loops", raised when the op is created.
 """
 
+# TF's switch between its two builds of tf.cond / tf.while_loop: devlab builds the TF 1.x one
+# (Switch/Merge, Enter/Exit), as TF does with v2 behaviour off.
+ENABLE_CONTROL_FLOW_V2 = False
+
+
+def EnableControlFlowV2(graph):  # noqa: N802 - TF's name
+    """Whether ``graph`` gets control flow v2: never in devlab."""
+    return ENABLE_CONTROL_FLOW_V2
+
 
 def is_switch(op):
     return op.type in ("Switch", "RefSwitch")

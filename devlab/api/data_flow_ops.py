@@ -9,6 +9,8 @@ FIFOQueue is made on the CPU (``tf.device("CPU")`` inside any outer scope) outsi
 dependencies (``init_scope``). The resources themselves and their kernels are in
 ``fifo_queue.py`` and ``conditional_accumulator.py``.
 """
+import functools
+
 from ..framework import dtypes as dtypes_mod
 from ..framework.scopes import device, init_scope, name_scope
 from ..framework.tensor_shape import TensorShape, unknown_shape
@@ -48,6 +50,14 @@ def _as_shape_list(shapes):
     return shapes
 
 
+def _shape_common(s1, s2):
+    """The dims two shapes agree on (unknown where they differ, or when the ranks do)."""
+    s1, s2 = TensorShape(s1), TensorShape(s2)
+    if s1.dims is None or s2.dims is None or len(s1.dims) != len(s2.dims):
+        return unknown_shape()
+    return TensorShape([a if a is not None and a == b else None for a, b in zip(s1.dims, s2.dims)])
+
+
 class QueueBase:
     """A queue's handle and the ops on it (TF's ``tf.QueueBase``)."""
 
@@ -66,6 +76,23 @@ class QueueBase:
         self._names = list(names) if names is not None else None
         self._queue_ref = queue_ref
         self._name = queue_ref.op.name.split("/")[-1]
+
+    @staticmethod
+    def from_list(index, queues):
+        """A queue whose handle is ``queues[index]``'s, chosen when the graph runs (a Pack of the
+        handles and a GatherV2, as TF builds it); its shapes are what the queues' have in common."""
+        if not queues or not isinstance(queues, list) or not all(isinstance(q, QueueBase) for q in queues):
+            raise TypeError("A list of queues expected")
+        types = queues[0].dtypes
+        if not all(types == q.dtypes for q in queues[1:]):
+            raise TypeError("Queues do not have matching component dtypes.")
+        names = queues[0].names
+        if not all(names == q.names for q in queues[1:]):
+            raise TypeError("Queues do not have matching component names.")
+        shapes = [functools.reduce(_shape_common, s) for s in zip(*[q.shapes for q in queues])]
+        from .array_ops import gather, stack
+        selected = gather(stack([q.queue_ref for q in queues]), index)
+        return QueueBase(dtypes=types, shapes=shapes, names=names, queue_ref=selected)
 
     @property
     def queue_ref(self):
@@ -193,9 +220,35 @@ class FIFOQueue(QueueBase):
                                  f"len(names)={len(names)},len(dtypes)={len(dtypes)}")
         attrs = {"component_types": dtypes, "shapes": [tuple(s.dims) for s in shapes] if shapes else [],
                  "capacity": int(capacity), "container": b"", "shared_name": shared_name or ""}
-        with init_scope(), device("CPU"):
+        with init_scope(), device("CPU"):  # container: TF's get_attr gives a string attr as bytes
             queue_ref = apply_op("FIFOQueueV2", [], attrs, name).outputs[0]
         super().__init__(dtypes, shapes, names, queue_ref)
+
+
+class GPUCompatibleFIFOQueue(QueueBase):
+    """A FIFOQueue that may be placed on a GPU as well (no CPU pin); only enqueue and dequeue."""
+
+    def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"):
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes)
+        if names is not None:
+            names = list(names) if isinstance(names, (list, tuple)) else [names]
+            if len(names) != len(dtypes):
+                raise ValueError("List of names must have the same length as the list of dtypes, received "
+                                 f"len(names)={len(names)},len(dtypes)={len(dtypes)}")
+        attrs = {"component_types": dtypes, "shapes": [tuple(s.dims) for s in shapes] if shapes else [],
+                 "capacity": int(capacity), "container": b"", "shared_name": shared_name or ""}
+        with init_scope():
+            queue_ref = apply_op("FIFOQueueV2", [], attrs, name).outputs[0]
+        super().__init__(dtypes, shapes, names, queue_ref)
+
+    def enqueue_many(self, vals, name=None):
+        raise NotImplementedError("GPUCompatibleFIFOQueue does not support enqueue_many or dequeue_many, "
+                                  "only enqueue and dequeue.")
+
+    def dequeue_many(self, n, name=None):
+        raise NotImplementedError("GPUCompatibleFIFOQueue does not support enqueue_many or dequeue_many, "
+                                  "only enqueue and dequeue.")
 
 
 class RandomShuffleQueue(QueueBase):

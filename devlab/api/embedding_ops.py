@@ -8,7 +8,8 @@ outside that colocation, so what comes after is placed by its own scopes. Its gr
 A table split into shards (a list of variables, say one per parameter server) is looked up as
 TF does: each id goes to shard ``id % n`` as row ``id // n`` ("mod"), or to consecutive blocks
 ("div"); ``DynamicPartition`` splits the ids by shard, one ``GatherV2`` per shard runs beside it,
-and ``ParallelDynamicStitch`` puts the rows back in the ids' order.
+and ``ParallelDynamicStitch`` puts the rows back in the ids' order. With ``max_norm`` each row
+found is scaled down to that L2 norm at most (a ``clip_by_norm``), as in TF.
 """
 from ..framework import dtypes
 from ..framework.dimension import Dimension

@@ -30,6 +30,9 @@ from .tensor_array_grad import NOT_DIFFERENTIABLE as TENSOR_ARRAY_NOT_DIFFERENTI
 from ..ops.tensor_util import constant_value
 from .grad_shapes import reduced_shape as _reduced_shape
 from .sparse_grad import GRADIENTS as SPARSE_GRADIENTS
+from .math_grad_more import GRADIENTS as MORE_MATH_GRADIENTS
+from .math_grad_more import NOT_DIFFERENTIABLE as MORE_MATH_NOT_DIFFERENTIABLE
+from .math_ops_more import conj, imag, mul_no_nan, real
 from .sparse_grad import NOT_DIFFERENTIABLE as SPARSE_NOT_DIFFERENTIABLE
 
 
@@ -114,9 +117,11 @@ def _mul_grad(op, grad):
     x, y = op.inputs
     if _fully_equal(x, y, grad) and grad.dtype.base_dtype in (dtypes.int32, dtypes.float32):
         return [M.multiply(grad, y, name="Mul"), M.multiply(grad, x, name="Mul")]
+    if x.dtype.is_complex:  # the conjugate direction (a real tensor is its own conjugate: no op)
+        x, y = conj(x), conj(y)
     gx = M.multiply(grad, y, name="Mul")
     gy = M.multiply(x, grad, name="Mul")
-    return _reduce_args(x, y, gx, gy)
+    return _reduce_args(op.inputs[0], op.inputs[1], gx, gy)
 
 
 def _real_div_grad(op, grad):
@@ -131,6 +136,21 @@ def _div_no_nan_grad(op, grad):
     gx = M.div_no_nan(grad, y)
     gy = grad * M.div_no_nan(M.div_no_nan(-x, y), y)
     return _reduce_args(x, y, gx, gy)
+
+
+def _mul_no_nan_grad(op, grad):
+    """As Mul's, each product a MulNoNan: where the other factor is 0 the gradient is 0."""
+    x, y = op.inputs
+    gx, gy = mul_no_nan(grad, y), mul_no_nan(x, grad)
+    if isinstance(grad, Tensor) and _fully_equal(x, y, grad):
+        return [gx, gy]
+    return _reduce_args(x, y, gx, gy)
+
+
+def _complex_grad(op, grad):
+    """The real and imaginary parts of the gradient, each summed back to its input's shape."""
+    x, y = op.inputs
+    return _reduce_args(x, y, real(grad), imag(grad))
 
 
 def _pow_grad(op, grad):
@@ -200,6 +220,8 @@ GRADIENTS = {
     "Mul": _mul_grad,
     "RealDiv": _real_div_grad,
     "DivNoNan": _div_no_nan_grad,
+    "MulNoNan": _mul_no_nan_grad,
+    "Complex": _complex_grad,
     "Pow": _pow_grad,
     "Maximum": _min_max_grad(M.greater_equal),
     "Minimum": _min_max_grad(M.less_equal),
@@ -775,6 +797,8 @@ GRADIENTS.update(TENSOR_ARRAY_GRADIENTS)
 NOT_DIFFERENTIABLE |= TENSOR_ARRAY_NOT_DIFFERENTIABLE
 GRADIENTS.update(SPARSE_GRADIENTS)
 NOT_DIFFERENTIABLE |= SPARSE_NOT_DIFFERENTIABLE
+GRADIENTS.update(MORE_MATH_GRADIENTS)  # Prod, Cumprod, the segment max/min/prod/mean, NextAfter
+NOT_DIFFERENTIABLE |= MORE_MATH_NOT_DIFFERENTIABLE
 
 
 class RegisterGradient:

@@ -13,15 +13,17 @@ from ..framework.indexed_slices import IndexedSlices
 from .array_ops import constant, identity
 from .gradients import gradients
 
-_ALLOWED = ("float16", "bfloat16", "float32", "float64")
+_ALLOWED = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
 
 
 def _check_dtype(t, what):
     if t.dtype.base_dtype.name not in _ALLOWED:
-        if t.dtype.base_dtype.is_complex:
-            raise NotImplementedError(f"compute_gradient: devlab does not check complex gradients ({what} is "
-                                      f"{t.dtype.base_dtype.name})")
         raise AssertionError(f"Don't support type {t.dtype.base_dtype.name} for {what}")
+
+
+def _real(dtype):
+    """The numpy dtype of a tensor dtype's real part (the dtype itself for a real one)."""
+    return dtype.base_dtype.real_dtype.as_numpy_dtype
 
 
 def _run_dense(sess, dx, feed, x_shape):
@@ -35,27 +37,36 @@ def _run_dense(sess, dx, feed, x_shape):
 
 
 def _theoretical(sess, x, x_data, dx, dy, y_shape, feed):
-    x_size, y_size = int(np.prod(x_data.shape)), int(np.prod(y_shape))
-    jacobian = np.zeros((x_size, y_size), dtype=x.dtype.base_dtype.as_numpy_dtype)
+    """Column by column, from the gradient of each element of y. A complex tensor counts as twice
+    as many reals (real and imaginary parts interleaved), as in TF's checker."""
+    x_size = int(np.prod(x_data.shape)) * (2 if x.dtype.is_complex else 1)
+    y_size = int(np.prod(y_shape)) * (2 if dy.dtype.is_complex else 1)
+    jacobian = np.zeros((x_size, y_size), dtype=_real(x.dtype))
     dy_data = np.zeros(y_shape, dtype=dy.dtype.base_dtype.as_numpy_dtype)
-    flat = dy_data.reshape(-1)
+    flat = dy_data.reshape(-1).view(_real(dy.dtype))
     for col in range(y_size):
         flat[:] = 0
         flat[col] = 1
-        jacobian[:, col] = _run_dense(sess, dx, {**feed, x: x_data, dy: dy_data}, x_data.shape).reshape(x_size)
+        backprop = _run_dense(sess, dx, {**feed, x: x_data, dy: dy_data}, x_data.shape)
+        jacobian[:, col] = np.ascontiguousarray(backprop, dtype=x.dtype.base_dtype.as_numpy_dtype).reshape(
+            -1).view(_real(x.dtype))
     return jacobian
 
 
 def _numerical(sess, x, x_data, y, y_shape, delta, feed):
-    x_size, y_size = int(np.prod(x_data.shape)), int(np.prod(y_shape))
-    jacobian = np.zeros((x_size, y_size), dtype=x.dtype.base_dtype.as_numpy_dtype)
+    """Row by row, from central differences; the real and imaginary parts of a complex x (and y)
+    are moved (and read) one at a time."""
+    x_size = int(np.prod(x_data.shape)) * (2 if x.dtype.is_complex else 1)
+    y_size = int(np.prod(y_shape)) * (2 if y.dtype.is_complex else 1)
+    jacobian = np.zeros((x_size, y_size), dtype=_real(x.dtype))
+    wide = np.complex128 if y.dtype.is_complex else np.float64
     for row in range(x_size):
         pos, neg = x_data.copy(), x_data.copy()
-        pos.reshape(-1)[row] += delta
-        neg.reshape(-1)[row] -= delta
-        y_pos = np.asarray(sess.run(y, {**feed, x: pos}), dtype=np.float64)
-        y_neg = np.asarray(sess.run(y, {**feed, x: neg}), dtype=np.float64)
-        jacobian[row, :] = ((y_pos - y_neg) / (2 * delta)).reshape(y_size)
+        pos.reshape(-1).view(_real(x.dtype))[row] += delta
+        neg.reshape(-1).view(_real(x.dtype))[row] -= delta
+        y_pos = np.asarray(sess.run(y, {**feed, x: pos}), dtype=wide)
+        y_neg = np.asarray(sess.run(y, {**feed, x: neg}), dtype=wide)
+        jacobian[row, :] = np.ascontiguousarray((y_pos - y_neg) / (2 * delta)).reshape(-1).view(np.float64)
     return jacobian
 
 
@@ -64,7 +75,9 @@ def _checked_init(x, x_shape, y, x_data):
     _check_dtype(x, "x")
     _check_dtype(y, "y")
     if x_data is None:
-        x_data = np.random.random_sample(x_shape)
+        x_data = np.random.random_sample(x_shape).astype(x.dtype.base_dtype.as_numpy_dtype)
+        if x.dtype.is_complex:
+            x_data.imag = np.random.random_sample(x_shape)
     x_data = np.asarray(x_data, dtype=x.dtype.base_dtype.as_numpy_dtype)
     if list(x_shape) != list(x_data.shape):
         raise AssertionError(f"x_shape = {list(x_shape)}, init_data shape = {list(x_data.shape)}")

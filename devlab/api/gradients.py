@@ -72,9 +72,22 @@ def _GradientsHelper(ys, xs, grad_ys=None, name="gradients", colocate_gradients_
                      unconnected_gradients=UnconnectedGradients.NONE, src_graph=None, optimize_identity_n=False):
     """``gradients``, as TF's helper of that name: ``optimize_identity_n`` passes an IdentityN's
     missing output gradients on as None (no zeros), so an output the ys do not use gives its
-    input no gradient. ``src_graph`` (the graph of a function's body) only as the default graph."""
+    input no gradient. ``src_graph`` (the graph of a function's body) only as the default graph.
+    A call that fails (a second-order gradient of a while loop) leaves the graph in the
+    control-flow context it found, so later ops are built as before."""
     if src_graph is not None and src_graph is not get_default_graph():
         raise argument("src_graph", "gradients_util._GradientsHelper (a graph other than the default)")
+    graph = get_default_graph()
+    context = graph._get_control_flow_context()
+    try:
+        return _gradients(ys, xs, grad_ys, name, colocate_gradients_with_ops, gate_gradients, aggregation_method,
+                          stop_gradients, unconnected_gradients, optimize_identity_n)
+    finally:
+        graph._set_control_flow_context(context)
+
+
+def _gradients(ys, xs, grad_ys, name, colocate_gradients_with_ops, gate_gradients, aggregation_method,
+               stop_gradients, unconnected_gradients, optimize_identity_n):
     check_aggregation_method(aggregation_method)
     try:
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
@@ -206,10 +219,16 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+_COMPLEX_RULES = frozenset({
+    "Identity", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Pack", "Unpack", "ConcatV2", "Tile", "GatherV2",
+    "StridedSlice", "Slice", "Split", "SplitV", "AddV2", "Sub", "Neg", "AddN", "Sum", "Mean", "Cumsum", "Cumprod", "Mul", "Prod",
+    "ComplexAbs", "Conj", "Real", "Imag"})
+
+
 def _backpropagatable(t):
-    """Whether a gradient can flow through ``t`` (TF's ``IsTrainable``: floating dtypes, and resource
-    handles, whose reads pass their gradient on to the variable's handle)."""
-    return t.dtype.base_dtype.is_floating or t.dtype.base_dtype == dtypes.resource
+    """Whether a gradient can flow through ``t`` (TF's ``IsTrainable``: floating and complex dtypes,
+    and resource handles, whose reads pass their gradient on to the variable's handle)."""
+    return t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex or t.dtype.base_dtype == dtypes.resource
 
 
 def _pending_count(to_ops, from_ops, colocate_gradients_with_ops=False):
@@ -237,9 +256,9 @@ def _pending_count(to_ops, from_ops, colocate_gradients_with_ops=False):
             between_list.append(op)
             reached.discard(op)
             queue.extend(t.op for t in op.inputs)
-    for op in between_list:  # TF differentiates complex values (conjugates in its rules); devlab's rules are real
-        for t in op.inputs:
-            if t.dtype.base_dtype.is_complex and t.op in between:
+    for op in between_list:  # TF differentiates complex values (conjugates in its rules): devlab only where
+        for t in op.inputs:  # its rule is written for them (linear ones, and those that conjugate)
+            if t.dtype.base_dtype.is_complex and t.op in between and op.type not in _COMPLEX_RULES:
                 raise NotImplementedError(
                     f"tf.gradients through the complex tensor '{t.name}' ({t.dtype.base_dtype.name}): "
                     "devlab differentiates real floating values only")

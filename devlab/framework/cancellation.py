@@ -11,6 +11,8 @@ import contextlib
 import itertools
 import threading
 
+from . import errors
+
 
 class CancellationManager:
     """The callbacks to call when one run is cancelled (each wakes a kernel that waits)."""
@@ -65,6 +67,14 @@ def active(manager):
         yield manager
     finally:
         _local.manager = previous
+
+
+def check():
+    """Raises CancelledError if the current run was cancelled: a while loop calls it before each
+    further iteration, so a loop that would run forever ends when the run's time limit passes."""
+    manager = current()
+    if manager is not None and manager.cancelled:
+        raise errors.CancelledError(None, None, "Run cancelled")
 
 
 def wait(condition, ready, cancelled):

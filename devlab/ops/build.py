@@ -305,8 +305,8 @@ def apply_op(op_type, inputs, attrs=None, name=None):
     except ShapeError as e:
         node = name[:-1] if name.endswith("/") else graph.unique_name(name, mark_as_used=False)
         raise ValueError(_describe(e, node, op_type, inputs, attrs)) from None
-    refs = [inputs[i] for i in opdef.ref_inputs if i < len(inputs) and inputs[i].dtype.is_ref] \
-        if opdef.ref_inputs else ()
+    colocated = opdef.ref_inputs if opdef.colocated_refs is None else opdef.colocated_refs
+    refs = [inputs[i] for i in colocated if i < len(inputs) and inputs[i].dtype.is_ref] if colocated else ()
     if graph._get_control_flow_context() is not None and op_type != "Const":
         # TF makes an op inside its own name scope (not a constant: tf.constant creates its op
         # directly, so what a loop adds for it is named in the enclosing scope: ``Less/Identity``), so the Switch or Enter that a tf.cond or

@@ -66,8 +66,17 @@ class FIFOQueue:
         """Whether a dequeue of ``n`` may take its elements now (the queue is open)."""
         return len(self._items) >= n
 
+    def _can_take(self, n):
+        """Whether ``n`` more elements may be taken now: a closed queue gives all it has."""
+        return len(self._items) >= n if self._closed else self._enough(n)
+
     def _pop(self):
         return self._items.popleft()
+
+    def _put_back(self, elements):
+        """Elements taken by a dequeue that could not complete, back at the front, in order."""
+        for element in reversed(elements):
+            self._items.insert(0, element)
 
     # -- state --------------------------------------------------------------------------------------
     def size(self):
@@ -140,17 +149,34 @@ class FIFOQueue:
         with self._cond:
             me = object()
             self._dequeuers.append(me)
+            taken = []
             try:
-                cancellation.wait(self._cond, lambda: self._dequeuers[0] is me and (
-                    self._enough(n) or (self._closed and not self._pending_enqueues)), _dequeue_cancelled)
-                if len(self._items) < n and not (up_to and self._items):
-                    raise errors.OutOfRangeError(
-                        None, None, f"{self.KIND} '{self.name}' is closed and has insufficient elements (requested "
-                        f"{n}, current size {len(self._items)})")
-                taken = [self._pop() for _ in range(min(n, len(self._items)))]
+                # At the head of the waiting dequeues, take elements as they come (a dequeue of more
+                # than the capacity fills up while enqueues go on), as TF's queues do.
+                while len(taken) < n:
+                    cancellation.wait(self._cond, lambda: self._dequeuers[0] is me and (
+                        self._can_take(1) or (self._closed and not self._pending_enqueues)), _dequeue_cancelled)
+                    if self._closed and not self._pending_enqueues and len(self._items) < n - len(taken):
+                        self._put_back(taken)  # the partial batch goes back, in order
+                        taken = []
+                        if not (up_to and self._items):
+                            raise errors.OutOfRangeError(
+                                None, None, f"{self.KIND} '{self.name}' is closed and has insufficient elements "
+                                f"(requested {n}, current size {len(self._items)})")
+                        n = len(self._items)
+                    while len(taken) < n and self._can_take(1):
+                        taken.append(self._pop())
+                    self._cond.notify_all()  # room for the waiting enqueues
+            except BaseException:
+                self._put_back(taken)
+                raise
             finally:
                 self._dequeuers.remove(me)
                 self._cond.notify_all()
+            # As TF's queue runs the waiting enqueues before a dequeue completes, the room made here
+            # is filled before this returns (a size read right after sees the queue full again).
+            cancellation.wait(self._cond, lambda: not self._pending_enqueues or len(self._items) >= self.capacity
+                              or self._closed, _dequeue_cancelled)
         if not many:
             return list(taken[0])
         return [xp.stack([e[i] for e in taken]) if taken else xp.zeros((0,) + self.shapes[i], self.dtypes[i])

@@ -474,7 +474,16 @@ def concat_offset(k, axis, *shapes):
 
 
 def gather_v2(k, params, indices, axis):
-    return params.take(indices, axis=int(axis))  # the method: np.take is a layer of Python over it
+    try:
+        return params.take(indices, axis=int(axis))  # the method: np.take is a layer of Python over it
+    except IndexError:  # TF's words, naming the first index out of range
+        import numpy as np
+        ind = np.asarray(to_host(indices))
+        limit = params.shape[int(axis)]
+        bad = tuple(int(i) for i in np.argwhere((ind < -limit) | (ind >= limit))[0]) if ind.ndim else ()
+        where = f"[{','.join(str(i) for i in bad)}]" if ind.ndim else ""
+        raise errors.InvalidArgumentError(None, None, f"indices{where} = {int(ind[bad])} is not in [0, {limit})") \
+            from None
 
 
 def unsorted_segment_sum(k, data, segment_ids, num_segments):
@@ -982,6 +991,14 @@ def merge(k, *inputs):
 
 
 
+def ref_select(k, index, *refs):
+    """The reference ``refs[index]`` itself (RefSelect), for a later op to read or write."""
+    i = int(index)
+    if not 0 <= i < len(refs):
+        raise errors.InvalidArgumentError(None, None, f"index must be in the range [0, {len(refs)}) but got {i}")
+    return refs[i]
+
+
 def forward(k, x):
     """Enter, Exit, NextIteration and LoopCond hand their input on; the executor moves it
     between the frames of a while loop."""
@@ -1021,11 +1038,6 @@ def py_func(k, *args):
                                                           f"{got.tf_type_name}, but expects {want.tf_type_name}")
         out.append(arr)
     return out[0] if len(out) == 1 else tuple(out)
-
-
-def complex_abs(k, x):
-    """The modulus of each complex element, in the real dtype ``Tout``."""
-    return k.xp.abs(x).astype(k.attrs["Tout"].as_numpy_dtype)
 
 
 def check_bad_indices_policy(k, op_type):

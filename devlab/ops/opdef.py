@@ -23,6 +23,7 @@ class OpDef:
     kernel: object  # f(k, *inputs), written once against ``k.xp`` (kernels.py)
     devices: tuple = BOTH  # device types with a kernel: the placer reads this
     ref_inputs: tuple = ()  # inputs taken by reference (or a resource variable's handle) that the op writes
+    colocated_refs: tuple = None  # the ref inputs it is colocated with (None: all of ref_inputs)
     stateful: bool = False  # never pruned, never folded
     args: tuple = ()  # input names that share one dtype ``T``, for TF's type-mismatch error
     type_input: int = 0  # the input whose dtype is the op's ``T`` attr (None: the builder sets it)

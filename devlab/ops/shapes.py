@@ -277,11 +277,6 @@ def broadcast_args(inputs, attrs):
     return [(inputs[0].dtype.base_dtype, (length,))]
 
 
-def complex_abs(inputs, attrs):
-    """ComplexAbs: the modulus, of the real dtype ``Tout``, shaped like the input."""
-    return [(attrs.get("Tout") or inputs[0].dtype.base_dtype.real_dtype, dims(inputs[0]))]
-
-
 def scatter_update(inputs, attrs):
     """ScatterUpdate/Add/Sub: the variable's ref; the updates (unless a scalar) must merge with
     ``indices.shape + var.shape[1:]`` (TF's ScatterUpdateShape, and its words)."""
@@ -707,6 +702,14 @@ def ref_switch(inputs, attrs):
     return [(data.dtype, dims(data)), (data.dtype, dims(data))]
 
 
+def ref_select(inputs, attrs):
+    """RefSelect(index, inputs): one of the refs, so their shape when all agree, else unknown."""
+    refs = inputs[1:]
+    first = dims(refs[0])
+    same = first is not None and None not in first and all(dims(t) == first for t in refs[1:])
+    return [(refs[0].dtype, first if same else None)]
+
+
 def merge(inputs, attrs):
     """Merge: the inputs' common shape (unknown dims where they differ), and the value index."""
     shape = TensorShape(dims(inputs[0]))
@@ -748,6 +751,19 @@ def unique(inputs, attrs):
     if x is not None and len(x) != 1:
         raise ShapeError(f"Shape must be rank 1 but is rank {len(x)}")
     return [(inputs[0].dtype.base_dtype, (None,)), (attrs.get("out_idx", dtypes.int32), x)]
+
+
+def to_tout(inputs, attrs):
+    """Complex, ComplexAbs, Real, Imag: the inputs' broadcast shape, in the dtype ``Tout``."""
+    out = dims(inputs[0])
+    for t in inputs[1:]:
+        out = broadcast_dims(out, dims(t))
+    return [(attrs["Tout"], out)]
+
+
+def list_diff(inputs, attrs):
+    """ListDiff: the values of x not in y and their positions (how many is known at run time)."""
+    return [(inputs[0].dtype.base_dtype, (None,)), (attrs.get("out_idx", dtypes.int32), (None,))]
 
 
 def dynamic_partition(inputs, attrs):

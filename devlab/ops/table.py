@@ -20,6 +20,8 @@ from . import data_flow_kernels as DK
 from . import data_flow_shapes as DS
 from . import ensure_shape as ES
 from . import fifo_queue as Q
+from . import logging_kernels as LK
+from . import math_kernels_more as MM
 from . import input_kernels as IK
 from . import lookup_table as LT
 from . import random_shuffle_queue as RQ
@@ -30,6 +32,7 @@ from . import nn_kernels as NK
 from . import nn_shapes as NS
 from . import optimizer_kernels as OK
 from . import sampling_kernels as CS
+from . import segment_kernels as SGK
 from . import shapes as S
 from . import philox as PX
 from . import sparse_kernels as SK
@@ -71,6 +74,7 @@ OPS = _table(
     OpDef("TruncatedNormal", S.random, K.truncated_normal, stateful=True, required_attrs=("dtype",)),
     # variables
     OpDef("VariableV2", S.variable, K.variable, stateful=True, required_attrs=("shape", "dtype")),
+    OpDef("Variable", S.variable, K.variable, stateful=True, required_attrs=("shape", "dtype")),  # TF's older one
     OpDef("Assign", S.assign, K.assign, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignAdd", S.ref_of_first, K.assign_add, ref_inputs=(0,), stateful=True, args=("ref", "value")),
     OpDef("AssignSub", S.ref_of_first, K.assign_sub, ref_inputs=(0,), stateful=True, args=("ref", "value")),
@@ -140,7 +144,6 @@ OPS = _table(
     OpDef("MatrixSetDiagV3", MK.set_diag_shape, MK.matrix_set_diag),
     OpDef("DiagPart", MK.diag_part_shape, MK.diag_part),
     OpDef("Qr", MK.qr_shape, MK.qr),
-    OpDef("ComplexAbs", S.complex_abs, K.complex_abs),
     OpDef("StopGradient", S.same_as_first, K.stop_gradient, returns_view=True, forwards=True),
     OpDef("PreventGradient", S.same_as_first, K.stop_gradient, returns_view=True, forwards=True),  # an identity when run
     _elementwise("AddV2", S.broadcast, "add", _infix("+"), args=("x", "y")),
@@ -217,6 +220,16 @@ OPS = _table(
     OpDef("EuclideanNorm", S.reduction, K.euclidean_norm, required_attrs=("keep_dims",)),
     OpDef("ArgMax", S.argmax, K.argmax, required_attrs=("output_type",)),
     OpDef("Cumsum", S.same_as_first, K.cumsum, required_attrs=("exclusive", "reverse")),
+    OpDef("Cumprod", S.same_as_first, MM.cumprod, required_attrs=("exclusive", "reverse")),
+    OpDef("ArgMin", S.argmax, MM.argmin, required_attrs=("output_type",)),
+    OpDef("MulNoNan", S.broadcast, MM.mul_no_nan, args=("x", "y")),
+    OpDef("NextAfter", S.broadcast, MM.next_after, args=("x1", "x2")),
+    OpDef("ListDiff", S.list_diff, MM.list_diff, devices=CPU_ONLY, args=("x", "y")),
+    OpDef("Complex", S.to_tout, MM.complex_, args=("real", "imag"), required_attrs=("Tout",)),
+    OpDef("ComplexAbs", S.to_tout, MM.complex_abs, required_attrs=("Tout",)),
+    OpDef("Conj", S.same_as_first, MM.conj),
+    OpDef("Real", S.to_tout, MM.real, required_attrs=("Tout",)),
+    OpDef("Imag", S.to_tout, MM.imag, required_attrs=("Tout",)),
     OpDef("OneHot", S.one_hot, K.one_hot, type_input=None),
     # neural networks
     OpDef("LogSoftmax", S.same_as_first, NK.log_softmax),
@@ -299,6 +312,10 @@ OPS = _table(
     OpDef("SparseSegmentMeanGradV2", SS.segment_reduce_grad_v2, STK.sparse_segment_mean_grad_v2),
     OpDef("SparseSegmentSqrtNGradV2", SS.segment_reduce_grad_v2, STK.sparse_segment_sqrt_n_grad_v2),
     OpDef("SegmentSum", SS.segment_reduce, STK.segment_sum),
+    OpDef("SegmentMax", SS.segment_reduce, SGK.segment_max),
+    OpDef("SegmentMin", SS.segment_reduce, SGK.segment_min),
+    OpDef("SegmentProd", SS.segment_reduce, SGK.segment_prod),
+    OpDef("SegmentMean", SS.segment_reduce, SGK.segment_mean),
     OpDef("RandomShuffle", S.same_as_first, PX.random_shuffle, stateful=True),
     # sparse writes: only the rows their indices name (colocated with the variable, as every write)
     OpDef("ScatterUpdate", S.scatter_update, SK.scatter_update, ref_inputs=(0,), stateful=True),
@@ -361,6 +378,11 @@ OPS = _table(
     OpDef("Enter", S.enter, K.forward, returns_view=True),
     OpDef("RefEnter", S.ref_enter, K.forward, ref_inputs=(0,), returns_view=True),
     OpDef("Exit", S.same_as_first, K.forward, returns_view=True),
+    OpDef("Print", S.same_as_first, LK.print_, devices=CPU_ONLY, stateful=True, returns_view=True),
+    OpDef("RefIdentity", S.ref_of_first, K.forward, ref_inputs=(0,), returns_view=True),
+    # RefSelect hands on one of its N refs: each is taken by reference; TF colocates it with the first
+    OpDef("RefSelect", S.ref_select, K.ref_select, ref_inputs=tuple(range(1, 64)), colocated_refs=(1,),
+          returns_view=True, type_input=1),
     OpDef("NextIteration", S.same_as_first, K.forward, returns_view=True),
     OpDef("LoopCond", S.scalar_bool, K.forward, returns_view=True),
     OpDef("ControlTrigger", S.none, DK.control_trigger, live_controls=True),

@@ -105,7 +105,7 @@ class AbstractRun(Run):
             for slot, value in zip(step.outputs, outs):
                 values[slot] = value
             flops = op_flops(op.type, [v.shape or () for v in ins], [v.shape or () for v in outs])
-            if op.type == "VariableV2" or step.preloaded:
+            if op.type in ("VariableV2", "Variable") or step.preloaded:
                 flops, moved = 0, 0
             else:
                 moved = sum(v.nbytes for v in ins if not v.dtype.is_ref) + sum(v.nbytes for v in outs)

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..devices.parallel import matmul
 from ..devices.transfer import transfer
+from ..framework import cancellation
 from ..ops.kernels import DEAD, forward, identity
 from .plan import REF_FORWARDERS, written_variables
 from .program import Program, _deref, _describe
@@ -316,6 +317,8 @@ class FlowProgram(Program):
         loop_lines = list(head_lines)
         loop_lines.append((None, f"if {test}:"))
         loop_lines.append((None, "    break"))
+        loop_lines.append((None, "check_cancelled()"))  # as the interpreter: a run past its time limit stops
+        self._ns["check_cancelled"] = cancellation.check
         for sw in switches:
             if sw.outputs[1] in self._reads:
                 loop_lines.append((None, f"s{sw.outputs[1]} = s{sw.inputs[0]}"))

@@ -44,7 +44,7 @@ class Plan:
         self.ops = ops  # the ops this plan runs, in execution order
         self.transfers = [s for s in flat_steps(steps) if isinstance(s, TransferStep)]
         self.writes_variables = any(
-            s.op.outputs and s.op.outputs[0].dtype.is_ref and s.op.type != "VariableV2"
+            s.op.outputs and s.op.outputs[0].dtype.is_ref and s.op.type not in ("VariableV2", "Variable")
             for s in flat_steps(steps) if isinstance(s, OpStep)) or any(  # or a resource variable's
             s.op.inputs and s.op.inputs[0].dtype == dtypes.resource and lookup(s.op.type).ref_inputs
             for s in flat_steps(steps) if isinstance(s, OpStep))
@@ -131,8 +131,8 @@ def execution_order(ops, fed, deps=None):
     executor an op runs once what it waits for has run, ready ops first come first served from
     the ops that wait for nothing (in creation order); and where TF leaves the order of a read
     and a write open (neither waits for the other), the read goes first: an op that writes a
-    variable runs only when nothing else is ready. So a run's reads see the writes they wait
-    for, and no other. A cycle is TF's InvalidArgumentError naming the ops on it."""
+    variable runs only when nothing else is ready, and an op that may wait for another run (a
+    queue's) after those. So a run's reads see the writes they wait for, and no other. A cycle is TF's InvalidArgumentError naming the ops on it."""
     ordered = sorted(ops, key=lambda op: op.id)
     if deps is None:
         deps = lambda op: [t.op for t in op.inputs if t not in fed] + list(op.control_inputs)  # noqa: E731
@@ -143,24 +143,31 @@ def execution_order(ops, fed, deps=None):
             if dep in waiting:
                 waiting[op] += 1
                 users[dep].append(op)
-    ready = collections.deque(), collections.deque()  # (other ops, ops that write a variable)
+    ready = collections.deque(), collections.deque(), collections.deque()  # (others, writes, waits)
     for op in ordered:
         if waiting[op] == 0:
-            ready[_writes(op)].append(op)
+            ready[_kind(op)].append(op)
     out = []
-    while ready[0] or ready[1]:
-        op = (ready[0] or ready[1]).popleft()
+    while ready[0] or ready[1] or ready[2]:
+        op = (ready[0] or ready[1] or ready[2]).popleft()
         out.append(op)
         for user in users[op]:
             waiting[user] -= 1
             if waiting[user] == 0:
-                ready[_writes(user)].append(user)
+                ready[_kind(user)].append(user)
     if len(out) < len(ordered):
         stuck = sorted((op for op in ordered if waiting[op] > 0), key=lambda op: op.id)
         names = ", ".join(op.name for op in stuck[:10])
         raise errors.InvalidArgumentError(
             None, stuck[0], f"Graph is invalid, contains a cycle with {len(stuck)} nodes, including: {names}")
     return out
+
+
+def _kind(op):
+    """0 for most ops; 1 for an op that writes a variable; 2 for one that may wait for another
+    run (a queue's dequeue): it goes last, so the ops TF would run beside it run first (an Assert
+    failing fails the run instead of the run waiting forever)."""
+    return 2 if lookup(op.type).blocking else int(_writes(op))
 
 
 def _writes(op):
@@ -279,6 +286,11 @@ class _StepBuilder:
             # TF's ``v/read`` hands on the variable's own buffer, so an op that runs after an
             # in-place update in the same run sees the new value. devlab keeps the reference and
             # reads it when each consumer runs, which sees the same values.
+            deref, opdef = (), replace(opdef, kernel=_live_read, returns_view=True)
+            self.live.add(out_slots[0])
+        elif op.type == "Enter" and deref == (0,) and in_slots[0] in self.live and op.get_attr("is_constant"):
+            # such a read entering a loop as an invariant stays live in it: each iteration's consumers
+            # read the variable when they run (TF's Enter forwards the variable's buffer itself)
             deref, opdef = (), replace(opdef, kernel=_live_read, returns_view=True)
             self.live.add(out_slots[0])
         step = OpStep(op, device, ctx, tuple(in_slots), deref, out_slots, opdef)

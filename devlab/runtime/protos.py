@@ -68,6 +68,8 @@ class RewriteOptions(_Message):
 
 
 class OptimizerOptions(_Message):
+    L1, L0 = 0, -1  # TF's Level enum: the default optimizations, or none (devlab does no graph rewrites)
+    DEFAULT, OFF, ON_1, ON_2 = 0, -1, 1, 2  # TF's GlobalJitLevel enum
     _defaults = {"opt_level": 0}
 
 
@@ -108,6 +110,29 @@ class CallableOptions(_Message):
 
 
 @dataclass
+class AllocationDescription:
+    """Where an output's buffer is (TF's ``allocation_description``: ``ptr`` is its address)."""
+    requested_bytes: int = 0
+    allocated_bytes: int = 0
+    allocator_name: str = ""
+    ptr: int = 0
+
+
+@dataclass
+class TensorDescription:
+    dtype: str = ""
+    shape: tuple = ()
+    allocation_description: AllocationDescription = field(default_factory=AllocationDescription)
+
+
+@dataclass
+class NodeOutput:
+    """One output of an executed node (TF's ``NodeOutput``): its slot and its buffer."""
+    slot: int = 0
+    tensor_description: TensorDescription = field(default_factory=TensorDescription)
+
+
+@dataclass
 class NodeExecStats:
     """One executed node: TF's fields, plus devlab's modelled timing and transfer details."""
     node_name: str
@@ -120,6 +145,7 @@ class NodeExecStats:
     bytes: int = 0
     transfer_from: str = ""  # for a transfer: the source device
     tensor: str = ""  # for a transfer: the tensor it moves
+    output: list = field(default_factory=list)  # TF's NodeOutput per array output (a buffer forwarded keeps its ptr)
 
 
 @dataclass

@@ -22,7 +22,7 @@ the step events (``events.py``).
 import numpy as np
 
 from ..devices.transfer import transfer
-from ..framework import errors
+from ..framework import cancellation, errors
 from ..ops.kernels import DEAD
 from .events import Value
 from .executor import compute, compute_dead_aware, execute_traced, read
@@ -61,7 +61,10 @@ class Run:
         if loop.cond_slot is None:  # a frame of Enters and Exits only (no LoopCond) runs once
             return False
         condition = self.values[loop.cond_slot]
-        return condition is not DEAD and bool(condition)
+        if condition is DEAD or not bool(condition):
+            return False
+        cancellation.check()  # a run past its time limit stops here, between iterations
+        return True
 
     def shown(self, value, tensor, device):
         """``value`` (of ``tensor``, on ``device``) as a host array a learner can read (None if the

@@ -13,7 +13,7 @@ from ..devices import parallel
 from ..ops.philox import Philox
 
 
-PRELOADED = ("Const", "VariableV2", "VarHandleOp")  # computed once per plan (constants) or per run (references)
+PRELOADED = ("Const", "VariableV2", "Variable", "VarHandleOp")  # computed once per plan (constants) or per run (references)
 
 
 class KernelContext:

@@ -6,8 +6,9 @@ accumulator's take_grad, a reader's read: ``OpDef.blocking``) gets a ``Cancellat
 kernel wakes when the run is cancelled. The run is cancelled when its time limit passes
 (``RunOptions.timeout_in_ms``, else the session's ``ConfigProto.operation_timeout_in_ms``; TF's
 DeadlineExceededError "Timed out waiting for notification") or when the session is closed from
-another thread (the waiting kernel's own CancelledError). A cancelled run commits nothing. A run
-of ops that never wait finishes on its own and needs none of this; a run on Dask workers (a
+another thread (the waiting kernel's own CancelledError). A run with a while loop gets one too:
+the loop checks it between iterations, so a loop that never ends stops at the limit. A cancelled
+run commits nothing. A run of ops that never wait or loop finishes on its own and needs none of this; a run on Dask workers (a
 cluster backend) gets its manager on the task that waits (``cluster/task_runtime.py``), which
 keeps the limit ``timeout_ms`` chooses here; closing the session tells the tasks.
 """
@@ -33,10 +34,11 @@ def timeout_ms(session, options):
 
 
 def may_wait(plan):
-    """Whether a run of ``plan`` may wait for another run."""
+    """Whether a run of ``plan`` may wait for another run, or loop until its time limit."""
     found = _blocking.get(plan)
     if found is None:
-        found = _blocking[plan] = any(isinstance(s, OpStep) and lookup(s.op.type).blocking for s in plan.flat_steps())
+        found = _blocking[plan] = any(isinstance(s, OpStep) and (lookup(s.op.type).blocking or s.op.type == "LoopCond")
+                                      for s in plan.flat_steps())
     return found
 
 

@@ -12,19 +12,28 @@ import numpy as np
 from ..devices.cost_model import DEFAULT, op_flops
 from ..devices.transfer import nbytes
 from .events import StepFinished, Transfer
-from .protos import DeviceStepStats, NodeExecStats, StepStats
+from .protos import (AllocationDescription, DeviceStepStats, NodeExecStats, NodeOutput, StepStats,
+                     TensorDescription)
 from .steps import OpStep
 from .variable_store import VarRef
 
 
 @dataclass
 class StepRecord:
-    """What one step did: the step, its measured start/end (seconds), bytes touched, FLOPs."""
+    """What one step did: the step, its measured start/end (seconds), bytes touched, FLOPs, and
+    per array output (slot, dtype, shape, bytes, buffer address)."""
     step: object
     start: float
     end: float
     nbytes: int
     flops: int
+    outputs: tuple = ()
+
+
+def _buffer(value):
+    """The address of an array's data (numpy's or CuPy's), or None for other values."""
+    interface = getattr(value, "__array_interface__", None) or getattr(value, "__cuda_array_interface__", None)
+    return None if interface is None else interface["data"][0]
 
 
 class Tracer:
@@ -39,7 +48,10 @@ class Tracer:
             ins = [v for v in event.inputs if not isinstance(v, VarRef)]
             outs = [v for v in event.outputs if v is not None and not isinstance(v, VarRef)]
             flops = op_flops(event.step.op.type, [np.shape(v) for v in ins], [np.shape(v) for v in outs])
-            self._add(StepRecord(event.step, event.start, event.end, sum(map(nbytes, ins + outs)), flops))
+            described = tuple((slot, str(v.dtype), tuple(np.shape(v)), nbytes(v), _buffer(v))
+                              for slot, v in enumerate(event.outputs)
+                              if v is not None and not isinstance(v, VarRef) and _buffer(v) is not None)
+            self._add(StepRecord(event.step, event.start, event.end, sum(map(nbytes, ins + outs)), flops, described))
         elif isinstance(event, Transfer):
             self._add(StepRecord(event.step, event.start, event.end, event.nbytes, 0))
 
@@ -63,7 +75,10 @@ class Tracer:
                 label = f"{node} = _Recv({step.tensor.name}) from {step.src.name}"
                 source, tensor = step.src.name, step.tensor.name
             stats = NodeExecStats(node, op_type, (rec.start - self.origin) * 1e6, (rec.end - rec.start) * 1e6, label,
-                                  m_start * 1e6, m_dur * 1e6, rec.nbytes, source, tensor)
+                                  m_start * 1e6, m_dur * 1e6, rec.nbytes, source, tensor,
+                                  [NodeOutput(slot, TensorDescription(dtype, shape, AllocationDescription(
+                                      size, size, step.device.device_type.lower() if isinstance(step, OpStep)
+                                      else "", ptr))) for slot, dtype, shape, size, ptr in rec.outputs])
             dev = by_device.setdefault(step.device.name, DeviceStepStats(step.device.name, [], step.device.simulated))
             dev.node_stats.append(stats)
         return StepStats([by_device[k] for k in sorted(by_device)])
