@@ -45,7 +45,7 @@ from ..devices import parallel
 from ..framework import cancellation, errors, publishing
 from ..ops.resource_mgr import ResourceMgr
 from ..runtime.server_state import SharedStore
-from . import channel
+from . import channel, heap
 from .split import task_name, task_of_name
 from .task_run import TaskRun, is_recv
 from .task_steps import RecvStep, TaskPlan, random_generators
@@ -482,6 +482,7 @@ async def start_runtime(name, dask_worker=None):
     runtime = _runtimes.get(name)
     if runtime is None:
         parallel.blas_on_one_thread_from_now()  # as a session's run holds it, for good in a task's process
+        heap.keep_freed_buffers()  # a step's tensors reuse the last step's memory (heap.py)
         runtime = _runtimes[name] = TaskRuntime(name)
         runtime._worker_ = dask_worker
     return await runtime.info()
