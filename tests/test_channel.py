@@ -122,3 +122,32 @@ def test_messages_larger_than_the_socket_buffers_go_both_ways(echo):
         assert np.array_equal(pool.call("echo", big), big)
     finally:
         pool.close()
+
+
+def test_a_requests_callback_sees_its_reply_or_the_lost_connection(echo):
+    loop, endpoint = echo
+    seen = []
+
+    async def requests():
+        link = channel.Link(endpoint)
+        assert not link.tell_now("echo", 1)  # not open yet: the caller falls back to ``tell``
+        first = link.request("echo", np.arange(3), lambda f: seen.append(("first", f.done(), f.result())))
+        await first
+        assert link.tell_now("echo", 2)  # open: written at once
+        failed = link.request("fail", None, lambda f: seen.append(("failed", f.done(), type(f.exception()))))
+        with pytest.raises(RuntimeError, match="ValueError: no"):
+            await failed
+        return link
+
+    link = asyncio.run(requests())
+    assert seen[0][:2] == ("first", True) and list(seen[0][2]) == [0, 1, 2]
+    assert seen[1] == ("failed", True, RuntimeError)
+
+    async def lost():  # a peer that is not there: the callback gets the error, the awaiting caller too
+        dead = channel.Link(("127.0.0.1", 1))
+        future = dead.request("echo", 1, lambda f: seen.append(("lost", type(f.exception()))))
+        with pytest.raises(OSError):
+            await future
+
+    asyncio.run(lost())
+    assert seen[2][0] == "lost" and issubclass(seen[2][1], OSError)
