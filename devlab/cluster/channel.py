@@ -89,6 +89,10 @@ class _Reader:
         self._direct = None  # the frame being read straight into its buffer
         self._direct_got = 0
 
+    def large_frame_due(self):
+        """Whether the reader waits for the rest of a large frame (read straight into it)."""
+        return self._direct is not None
+
     def buffer(self):
         if self._direct is not None:
             return memoryview(self._direct)[self._direct_got:]
@@ -161,7 +165,7 @@ class _Framed(asyncio.BufferedProtocol):
     def __init__(self, on_message, on_lost=None):
         self._on_message, self._on_lost = on_message, on_lost
         self.transport = None
-        self._fd = None  # the socket's descriptor, for writing a message's frames in one call
+        self._fd = None  # the socket's descriptor: a message's frames written in one call, a large frame read at once
         self._writable = asyncio.Event()
         self._writable.set()
         self._lost = None
@@ -171,7 +175,18 @@ class _Framed(asyncio.BufferedProtocol):
         return self._reader.buffer()
 
     def buffer_updated(self, nbytes):
-        for frames in self._reader.got(nbytes):
+        messages = self._reader.got(nbytes)
+        while self._reader.large_frame_due() and self._fd is not None and self._lost is None:
+            # the rest of a large frame is most likely in the socket already (a peer writes a
+            # message in one call): read it now rather than a turn of the event loop later
+            try:
+                n = os.readv(self._fd, [self._reader.buffer()])
+            except OSError:  # not there yet (BlockingIOError), or an error the transport's next read finds
+                break
+            if not n:
+                break  # the end of the stream: the transport's next read finds it
+            messages += self._reader.got(n)
+        for frames in messages:
             if self._lost is not None:
                 return
             try:
@@ -185,7 +200,7 @@ class _Framed(asyncio.BufferedProtocol):
     def connection_made(self, transport):
         self.transport = transport
         sock = transport.get_extra_info("socket")
-        if sock is not None and hasattr(os, "writev"):
+        if sock is not None and hasattr(os, "writev") and hasattr(os, "readv"):
             self._fd = sock.fileno()
 
     def write(self, message):
