@@ -9,7 +9,9 @@ worker per step, more CPU than its two matmuls. A task's process keeps buffers u
 ``MMAP_THRESHOLD`` on the heap and up to ``TRIM_THRESHOLD`` of freed heap before giving it back,
 so a step reuses the memory of the last one; larger tensors are still mapped and unmapped.
 
-glibc only (``mallopt``); elsewhere (macOS, musl) nothing changes.
+It is set once per process, as BLAS's thread count is, so on a cluster from ``connect`` it
+holds for whatever else the worker's process runs. glibc only (``mallopt``); elsewhere (macOS,
+musl) nothing changes.
 """
 import ctypes
 import ctypes.util
