@@ -151,3 +151,24 @@ def test_a_requests_callback_sees_its_reply_or_the_lost_connection(echo):
 
     asyncio.run(lost())
     assert seen[2][0] == "lost" and issubclass(seen[2][1], OSError)
+
+
+def test_a_part_closed_with_its_ended_event_loop_answers_nothing():
+    """A worker process that ends closes its event loop with a run still waiting; the run's
+    coroutine is closed later (GeneratorExit). It must not answer the master with the error its
+    cleanup meets on the closed loop (the master would raise InternalError, not UnavailableError)."""
+    import types
+
+    from devlab.cluster.task_runtime import TaskRuntime
+    runtime = TaskRuntime("/job:ps/task:0")
+    runtime.plans["s/0"] = types.SimpleNamespace(writes=False)  # a part that first waits for its feeds
+    sent = []
+    protocol = types.SimpleNamespace(transport=types.SimpleNamespace(is_closing=lambda: False), write=sent.append)
+    request = {"run": "r", "plan": "s/0", "peers": {}, "feeds": None, "vote_to": [], "voters": []}
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(channel._answer(protocol, "call", 0, "run", request, runtime._dispatch))
+    loop.run_until_complete(asyncio.sleep(0.05))
+    assert not task.done() and sent == []
+    loop.close()
+    task.get_coro().close()  # what the garbage collector does to the abandoned task's coroutine
+    assert sent == []

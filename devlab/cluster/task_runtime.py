@@ -244,6 +244,10 @@ class TaskRuntime:
                 else:
                     await asyncio.wait_for(asyncio.gather(*votes), DECISION_TIMEOUT)
         except BaseException as e:  # noqa: BLE001 - every failure is reported to the master
+            if isinstance(e, GeneratorExit):
+                # the coroutine is being closed after its event loop was (a worker process that
+                # is ending): nothing can be cleaned up or answered; the master finds the socket gone
+                raise
             outbox.cancel()
             if run is not None:
                 run.abandon()
