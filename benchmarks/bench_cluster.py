@@ -13,6 +13,11 @@ the worker's process), in this Python when it imports TensorFlow, else in ``--tf
 running beside so that rounds alternate. The ratio is TF's time over devlab's (>= 1: devlab is
 as fast or faster).
 
+Then the same step in the issue's between-graph layout: ``ps=1, worker=2``, each worker its own
+client (its own graph and session on its own server's target), both stepping the one shared
+variable at once (a thread each, in devlab's process and in TensorFlow's); the chief initialises
+it. The time is wall seconds over the steps each worker ran.
+
 Then the MLP below on the cluster against the in-process simulated cluster.
 
 The program: a small MLP (64 -> 32 -> 10, softmax cross-entropy, batch 32) whose variables sit on
@@ -83,27 +88,88 @@ def step_program(tf):
     return g, w.initializer, train, w
 
 
+def between_graph_program(tf, index):
+    """Worker ``index``'s own graph of the between-graph program: the same ``w`` on the ps
+    (shared by every worker's client), its gradient from the worker's own 32 rows."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            w = tf.Variable(tf.zeros([256, 256]), name="w")
+        with tf.device(f"/job:worker/task:{index}"):
+            x = tf.constant(np.random.default_rng(index).standard_normal((32, 256)).astype(np.float32))
+            grad = tf.gradients(tf.reduce_sum(tf.matmul(x, w)), [w])[0]
+        with tf.device("/job:ps/task:0"):
+            train = tf.train.GradientDescentOptimizer(0.001).apply_gradients([(grad, w)])
+    return g, w.initializer, train
+
+
+def between_graph_sessions(tf, targets):
+    """One client per worker (a graph and a session each, on the worker's own target); the chief
+    (worker 0) initialises ``w``. Returns [(session, train)]."""
+    clients = []
+    for index, target in enumerate(targets):
+        g, init, train = between_graph_program(tf, index)
+        sess = tf.Session(target, graph=g)
+        if index == 0:
+            sess.run(init)
+        clients.append((sess, train))
+    return clients
+
+
+def between_graph_seconds(clients, n):
+    """Every worker's client runs ``n`` steps at once (a thread each); wall seconds / n."""
+    import threading
+    start = threading.Barrier(len(clients) + 1)
+
+    def worker(sess, train):
+        start.wait()
+        for _ in range(n):
+            sess.run(train)
+    threads = [threading.Thread(target=worker, args=c) for c in clients]
+    for t in threads:
+        t.start()
+    start.wait()
+    t0 = time.perf_counter()
+    for t in threads:
+        t.join()
+    return (time.perf_counter() - t0) / n
+
+
 def tf_servers():
-    """TensorFlow's in-process servers (a ps and a worker on free localhost ports) and a session
-    on the worker's target running the step; reads a step count per line, answers seconds/step."""
+    """TensorFlow's in-process servers on free localhost ports: a ps and a worker with a session
+    on the worker's target running the step, and a ps and two workers with a client each for the
+    between-graph program; reads "step N" or "between N" per line, answers seconds/step."""
     import socket
     import tensorflow.compat.v1 as tft
     tft.disable_v2_behavior()
-    socks = [socket.socket() for _ in range(2)]
-    for sock in socks:
-        sock.bind(("localhost", 0))
-    ports = [sock.getsockname()[1] for sock in socks]
-    for sock in socks:
-        sock.close()
-    spec = tft.train.ClusterSpec({"ps": [f"localhost:{ports[0]}"], "worker": [f"localhost:{ports[1]}"]})
+
+    def free_ports(k):
+        socks = [socket.socket() for _ in range(k)]
+        for sock in socks:
+            sock.bind(("localhost", 0))
+        ports = [sock.getsockname()[1] for sock in socks]
+        for sock in socks:
+            sock.close()
+        return [f"localhost:{p}" for p in ports]
+    ps, worker = free_ports(2)
+    spec = tft.train.ClusterSpec({"ps": [ps], "worker": [worker]})
     tft.train.Server(spec, "ps", 0)
     worker = tft.train.Server(spec, "worker", 0)
     g, init, train, w = step_program(tft)
     sess = tft.Session(worker.target, graph=g)
     sess.run(init)
+    addresses = free_ports(3)
+    spec2 = tft.train.ClusterSpec({"ps": addresses[:1], "worker": addresses[1:]})
+    tft.train.Server(spec2, "ps", 0)
+    workers = [tft.train.Server(spec2, "worker", i) for i in range(2)]
+    clients = between_graph_sessions(tft, [s.target for s in workers])
     print(f"ready TensorFlow {tft.__version__}", flush=True)
     for line in sys.stdin:
-        print(steps_per_second(sess, train, None, int(line)), flush=True)
+        kind, n = line.split()
+        if kind == "step":
+            print(steps_per_second(sess, train, None, int(n)), flush=True)
+        else:
+            print(between_graph_seconds(clients, int(n)), flush=True)
 
 
 class TensorFlowSide:
@@ -126,8 +192,8 @@ class TensorFlowSide:
             raise RuntimeError("the TensorFlow side did not start")
         self.version = line.split()[-1]
 
-    def seconds_per_step(self, n):
-        self.process.stdin.write(f"{n}\n")
+    def seconds_per_step(self, n, kind="step"):
+        self.process.stdin.write(f"{kind} {n}\n")
         self.process.stdin.flush()
         return float(self.process.stdout.readline())
 
@@ -161,6 +227,26 @@ def compare_with_tensorflow(args, rounds, n):
         print(f"  devlab.cluster.local (2 Dask worker processes) {mine * 1e3:8.3f} ms/step   "
               f"ratio {tf_time / mine:.2f}x TF (best rounds: {min(theirs) / min(ours):.2f}x)")
         sess.close()
+    finally:
+        spec.close()
+    spec = devlab.cluster.local(ps=1, worker=2, dashboard=False, verbose=False)
+    try:
+        targets = [tf.train.Server(spec, job_name="worker", task_index=i).target for i in range(2)]
+        clients = between_graph_sessions(tf, targets)
+        between_graph_seconds(clients, 20)
+        side.seconds_per_step(20, "between")
+        ours, theirs = [], []
+        for _ in range(rounds):
+            theirs.append(side.seconds_per_step(n, "between"))
+            ours.append(between_graph_seconds(clients, n))
+        mine, tf_time = statistics.median(ours), statistics.median(theirs)
+        print(f"between-graph: 2 workers, each its own client (a thread each) stepping the shared 256x256 "
+              f"variable on /job:ps; {rounds} rounds x {n} steps each, medians")
+        print(f"  TensorFlow {side.version} in-process gRPC servers   {tf_time * 1e3:8.3f} ms/step (both workers)")
+        print(f"  devlab.cluster.local (3 Dask worker processes) {mine * 1e3:8.3f} ms/step   "
+              f"ratio {tf_time / mine:.2f}x TF (best rounds: {min(theirs) / min(ours):.2f}x)")
+        for sess, _ in clients:
+            sess.close()
     finally:
         spec.close()
         side.close()

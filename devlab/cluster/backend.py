@@ -382,7 +382,14 @@ class RemoteVariables:
         self._session = weakref.ref(session)
         self.key = f"{backend.uid}/s{next(backend._ids)}"
         self._write_locks = {}  # variable name -> the lock a run of this session writing it holds
-        self.last_run = None  # the RunReport of the last run
+        self._last = None  # the last run committed, or its RunReport once asked for
+
+    @property
+    def last_run(self):
+        """The RunReport of the last run (made when asked: a step does not pay for it)."""
+        if isinstance(self._last, DistributedRun):
+            self._last = self._last._report()
+        return self._last
 
     def locked(self, names):
         """The locks a run holds from start to commit: one per variable it writes, taken in name
@@ -446,10 +453,11 @@ class DistributedRun:
         return out
 
     def commit(self):
-        """The tasks committed when every one of them had prepared; this keeps the run's report."""
+        """The tasks committed when every one of them had prepared; this keeps the run for its
+        report (``RemoteVariables.last_run``)."""
         if not self.closed:
             self.closed = True
-            self.state.last_run = self._report()
+            self.state._last = self
 
     def abandon(self):
         """Nothing to undo here: a run that failed on any task was aborted on every task."""

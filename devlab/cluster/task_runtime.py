@@ -45,7 +45,7 @@ from ..devices import parallel
 from ..framework import cancellation, errors, publishing
 from ..ops.resource_mgr import ResourceMgr
 from ..runtime.server_state import SharedStore
-from . import channel
+from . import channel, heap
 from .split import task_name, task_of_name
 from .task_run import TaskRun, is_recv
 from .task_steps import RecvStep, TaskPlan, random_generators
@@ -95,7 +95,9 @@ class Outbox:
         if final and self.coordinator is not None:
             held = (time.time(), self.pending.pop(self.coordinator, []))
         for dst, items in self.pending.items():
-            self.sending.append(asyncio.ensure_future(self.runtime._send(self.peers[dst], dst, self.run_id, items)))
+            payload = (self.run_id, items, time.time())
+            if not self.runtime._link(self.peers[dst]).tell_now("deliver", payload):  # written at once, mostly
+                self.sending.append(asyncio.ensure_future(self.runtime._send(self.peers[dst], dst, payload)))
         self.pending = {}
         return held
 
@@ -169,15 +171,16 @@ class TaskRuntime:
         def start(bundles):
             for t, sub in others.items():
                 sub = dict(sub, early=(time.time(), bundles.pop(t, [])), coordinator=self.task)
-                call = asyncio.ensure_future(self._call_peer(peers[t], "run", sub))
-                call.add_done_callback(functools.partial(self._peer_done, run_id, t, failures, peers))
-                calls[t] = call
+                # the peer's reply is taken (_peer_done) as soon as it is read
+                calls[t] = self._link(peers[t]).request(
+                    "run", sub, functools.partial(self._peer_done, run_id, t, failures, peers))
 
         mine = await self._part(request["mine"], start)
         if "error" in mine or failures:
             self._abort_everywhere(run_id, peers, others)
-        if calls:
-            await asyncio.gather(*calls.values(), return_exceptions=True)
+        waiting = [c for c in calls.values() if not c.done()]
+        if waiting:
+            await asyncio.gather(*waiting, return_exceptions=True)
         if "error" in mine or "need_plan" in mine or failures:
             if "need_plan" in mine:
                 failures[self.task] = ("NeedPlan", None, "", self.task)
@@ -235,9 +238,16 @@ class TaskRuntime:
             await outbox.delivered()
             if plan.writes:  # phase two: commit once every other task of the run prepared
                 votes = [self._mail(run_id, ("vote", t)) for t in request["voters"]]
-                if votes:
+                if all(v.done() for v in votes):  # they came with the values (no turn of the loop)
+                    for v in votes:
+                        v.result()  # an aborted run's raise
+                else:
                     await asyncio.wait_for(asyncio.gather(*votes), DECISION_TIMEOUT)
         except BaseException as e:  # noqa: BLE001 - every failure is reported to the master
+            if isinstance(e, GeneratorExit):
+                # the coroutine is being closed after its event loop was (a worker process that
+                # is ending): nothing can be cleaned up or answered; the master finds the socket gone
+                raise
             outbox.cancel()
             if run is not None:
                 run.abandon()
@@ -368,9 +378,9 @@ class TaskRuntime:
         with cancellation.active(manager), publishing.publishing(publish):
             run.run_until(is_recv)
 
-    async def _send(self, peer, dst, run_id, items):
+    async def _send(self, peer, dst, payload):
         try:  # one way: no reply (a peer that died is found by the master, whose call to it fails)
-            await self._tell(peer, "deliver", (run_id, items, time.time()), quiet=False)
+            await self._tell(peer, "deliver", payload, quiet=False)
         except (OSError, asyncio.TimeoutError) as e:
             raise Unreachable(dst, e) from None
 
@@ -381,9 +391,6 @@ class TaskRuntime:
         except (OSError, asyncio.TimeoutError):
             if not quiet:
                 raise
-
-    async def _call_peer(self, peer, function, payload):
-        return await self._link(peer).call(function, payload)
 
     def _link(self, peer):
         link = self._links.get(peer)
@@ -482,6 +489,7 @@ async def start_runtime(name, dask_worker=None):
     runtime = _runtimes.get(name)
     if runtime is None:
         parallel.blas_on_one_thread_from_now()  # as a session's run holds it, for good in a task's process
+        heap.keep_freed_buffers()  # a step's tensors reuse the last step's memory (heap.py)
         runtime = _runtimes[name] = TaskRuntime(name)
         runtime._worker_ = dask_worker
     return await runtime.info()
