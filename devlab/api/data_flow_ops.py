@@ -9,6 +9,7 @@ FIFOQueue is made on the CPU (``tf.device("CPU")`` inside any outer scope) outsi
 dependencies (``init_scope``). The resources themselves and their kernels are in
 ``fifo_queue.py`` and ``conditional_accumulator.py``.
 """
+import contextlib
 import functools
 
 from ..framework import dtypes as dtypes_mod
@@ -207,40 +208,35 @@ class QueueBase:
         return apply_op("QueueSizeV2", [self._queue_ref], None, name or f"{self._name}_Size").outputs[0]
 
 
+def _fifo_queue(capacity, dtypes, shapes, names, shared_name, name, on_cpu):
+    """The checked dtypes, shapes and names of a FIFO queue and its FIFOQueueV2 handle, made under
+    ``init_scope`` and ``placement`` (TF pins a FIFOQueue to the CPU)."""
+    dtypes = _as_type_list(dtypes)
+    shapes = _as_shape_list(shapes)
+    if names is not None:
+        names = list(names) if isinstance(names, (list, tuple)) else [names]
+        if len(names) != len(dtypes):
+            raise ValueError("List of names must have the same length as the list of dtypes, received "
+                             f"len(names)={len(names)},len(dtypes)={len(dtypes)}")
+    attrs = {"component_types": dtypes, "shapes": [tuple(s.dims) for s in shapes] if shapes else [],
+             "capacity": int(capacity), "container": b"", "shared_name": shared_name or ""}
+    with init_scope(), device("CPU") if on_cpu else contextlib.nullcontext():
+        queue_ref = apply_op("FIFOQueueV2", [], attrs, name).outputs[0]
+    return dtypes, shapes, names, queue_ref
+
+
 class FIFOQueue(QueueBase):
     """A queue that dequeues elements in the order they came (TF's ``tf.FIFOQueue``)."""
 
     def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"):
-        dtypes = _as_type_list(dtypes)
-        shapes = _as_shape_list(shapes)
-        if names is not None:
-            names = list(names) if isinstance(names, (list, tuple)) else [names]
-            if len(names) != len(dtypes):
-                raise ValueError("List of names must have the same length as the list of dtypes, received "
-                                 f"len(names)={len(names)},len(dtypes)={len(dtypes)}")
-        attrs = {"component_types": dtypes, "shapes": [tuple(s.dims) for s in shapes] if shapes else [],
-                 "capacity": int(capacity), "container": b"", "shared_name": shared_name or ""}
-        with init_scope(), device("CPU"):  # container: TF's get_attr gives a string attr as bytes
-            queue_ref = apply_op("FIFOQueueV2", [], attrs, name).outputs[0]
-        super().__init__(dtypes, shapes, names, queue_ref)
+        super().__init__(*_fifo_queue(capacity, dtypes, shapes, names, shared_name, name, True))
 
 
 class GPUCompatibleFIFOQueue(QueueBase):
     """A FIFOQueue that may be placed on a GPU as well (no CPU pin); only enqueue and dequeue."""
 
     def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"):
-        dtypes = _as_type_list(dtypes)
-        shapes = _as_shape_list(shapes)
-        if names is not None:
-            names = list(names) if isinstance(names, (list, tuple)) else [names]
-            if len(names) != len(dtypes):
-                raise ValueError("List of names must have the same length as the list of dtypes, received "
-                                 f"len(names)={len(names)},len(dtypes)={len(dtypes)}")
-        attrs = {"component_types": dtypes, "shapes": [tuple(s.dims) for s in shapes] if shapes else [],
-                 "capacity": int(capacity), "container": b"", "shared_name": shared_name or ""}
-        with init_scope():
-            queue_ref = apply_op("FIFOQueueV2", [], attrs, name).outputs[0]
-        super().__init__(dtypes, shapes, names, queue_ref)
+        super().__init__(*_fifo_queue(capacity, dtypes, shapes, names, shared_name, name, False))
 
     def enqueue_many(self, vals, name=None):
         raise NotImplementedError("GPUCompatibleFIFOQueue does not support enqueue_many or dequeue_many, "

@@ -344,16 +344,27 @@ _C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}  # the n
 
 
 def argmax(k, x, dimension):
+    return arg_index(k, x, dimension, k.xp.argmax)
+
+
+def arg_index(k, x, dimension, find):
+    """ArgMax/ArgMin: where ``find`` (``xp.argmax``/``xp.argmin``) points along ``dimension``, as
+    ``output_type``."""
     axis = int(dimension.reshape(-1)[0])
     if not -max(x.ndim, 1) <= axis < x.ndim:
         raise errors.InvalidArgumentError(None, None, f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got "
                                           f"{axis}")
-    return k.xp.argmax(x, axis=axis).astype(k.attrs["output_type"].as_numpy_dtype)
+    return find(x, axis=axis).astype(k.attrs["output_type"].as_numpy_dtype)
 
 
 def cumsum(k, x, axis):
-    """Running sums along ``axis`` (TF's ScanOp): ``exclusive`` starts each from 0, ``reverse`` runs
-    from the far end."""
+    """Running sums along ``axis``."""
+    return scan(k, x, axis, k.xp.cumsum, 0)
+
+
+def scan(k, x, axis, running, identity):
+    """TF's ScanOp: ``running`` (``xp.cumsum``/``xp.cumprod``) along ``axis``; ``exclusive`` starts
+    each from ``identity`` (its own element left out), ``reverse`` runs from the far end."""
     xp = k.xp
     if axis.ndim != 0:
         raise errors.InvalidArgumentError(None, None, f"ScanOp: axis must be a scalar, not {list(axis.shape)}")
@@ -364,14 +375,10 @@ def cumsum(k, x, axis):
     a %= x.ndim
     if k.attrs["reverse"]:
         x = xp.flip(x, axis=a)
-    out = xp.cumsum(x, axis=a, dtype=x.dtype)
-    if k.attrs["exclusive"]:  # each sum without its own element: the inclusive sums moved one along
-        shifted = xp.zeros_like(out)
-        inner = [slice(None)] * x.ndim
-        inner[a], outer = slice(1, None), list(inner)
-        outer[a] = slice(None, -1)
-        shifted[tuple(inner)] = out[tuple(outer)]
-        out = shifted
+    if k.attrs["exclusive"] and x.shape[a]:  # the identity in front, the last element left out
+        first = xp.full_like(xp.take(x, [0], axis=a), identity)
+        x = xp.concatenate([first, xp.take(x, xp.arange(x.shape[a] - 1), axis=a)], axis=a)
+    out = running(x, axis=a, dtype=x.dtype)
     return xp.flip(out, axis=a) if k.attrs["reverse"] else out
 
 

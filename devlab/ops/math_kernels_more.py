@@ -4,7 +4,7 @@ build, and the ops ``tf.math`` offers next to them)."""
 import numpy as np
 
 from ..framework import errors
-from .kernels import to_host
+from .kernels import arg_index, scan, to_host
 
 
 def mul_no_nan(k, x, y):
@@ -19,31 +19,12 @@ def next_after(k, x1, x2):
 
 
 def argmin(k, x, dimension):
-    axis = int(dimension.reshape(-1)[0])
-    if not -max(x.ndim, 1) <= axis < x.ndim:
-        raise errors.InvalidArgumentError(None, None, f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got "
-                                          f"{axis}")
-    return k.xp.argmin(x, axis=axis).astype(k.attrs["output_type"].as_numpy_dtype)
+    return arg_index(k, x, dimension, k.xp.argmin)
 
 
 def cumprod(k, x, axis):
-    """Running products along ``axis``: ``exclusive`` starts each from 1, ``reverse`` runs from the
-    far end (TF's ScanOp, as ``kernels.cumsum``)."""
-    xp = k.xp
-    if axis.ndim != 0:
-        raise errors.InvalidArgumentError(None, None, f"ScanOp: axis must be a scalar, not {list(axis.shape)}")
-    a = int(axis)
-    if not -x.ndim <= a < x.ndim:
-        raise errors.InvalidArgumentError(None, None, f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), "
-                                          f"but got {a}")
-    a %= x.ndim
-    if k.attrs["reverse"]:
-        x = xp.flip(x, axis=a)
-    if k.attrs["exclusive"]:  # each product without its own element: a 1 in front, the last left out
-        ones = xp.ones_like(xp.take(x, [0], axis=a))
-        x = xp.concatenate([ones, xp.take(x, xp.arange(x.shape[a] - 1), axis=a)], axis=a)
-    out = xp.cumprod(x, axis=a, dtype=x.dtype)
-    return xp.flip(out, axis=a) if k.attrs["reverse"] else out
+    """Running products along ``axis`` (TF's ScanOp, as ``kernels.cumsum``)."""
+    return scan(k, x, axis, k.xp.cumprod, 1)
 
 
 def list_diff(k, x, y):
