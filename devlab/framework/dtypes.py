@@ -202,8 +202,8 @@ globals().update({name: dt for name, dt in _BY_NAME.items() if dt.is_ref})
 
 
 def as_dtype(type_value):  # TF's argument name
-    value = type_value
     """Converts a DType, a dtype name, a numpy dtype or a Python type to a DType."""
+    value = type_value
     if value is None:  # numpy would read None as float64; TF refuses it (so no DType equals None)
         raise TypeError("Cannot convert the argument `type_value`: None to a TensorFlow DType.")
     if isinstance(value, DType):
