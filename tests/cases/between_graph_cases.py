@@ -202,6 +202,12 @@ def replica_program(tf, addresses, steps=8):
                     opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1),
                                                          replicas_to_aggregate=2, total_num_replicas=2)
                     train = opt.minimize(loss, global_step=global_step)
+                    # The chief's last step may have begun before the other worker saw the last
+                    # global step and stopped: it then waits for a token no one will make (TF's race
+                    # too). The other worker, done, lets it through with one (the step's gradient is
+                    # never taken: nothing changes). A worker still waiting when the chief stops is
+                    # woken by the chief closing the token queue.
+                    release = None if is_chief else opt.get_init_tokens_op(num_tokens=1)
                 hooks = [opt.make_session_run_hook(is_chief), tf.train.StopAtStepHook(last_step=steps)]
                 with tf.train.MonitoredTrainingSession(master=workers[task_index].target, is_chief=is_chief,
                                                        hooks=hooks, stop_grace_period_secs=1) as sess:
@@ -212,6 +218,12 @@ def replica_program(tf, addresses, steps=8):
                     results["w"], results["b"], results["step"] = reader.run([w, b, global_step])
                     results["loss"] = reader.run(loss, {x: x_data, y: y_data})
                     reader.close()
+                else:
+                    with tf.Session(workers[task_index].target, graph=g) as done:
+                        try:
+                            done.run(release)
+                        except tf.errors.CancelledError:
+                            pass  # the chief closed the token queue: it is done, no one waits
         except Exception as e:  # noqa: BLE001 - the test reports it
             errors.append(repr(e))
 
