@@ -49,11 +49,10 @@ class VariableStore:
     def locked(self, names):
         """Holds the write locks of the variables ``names`` for a block (in name order, so two runs
         never wait for each other's locks)."""
+        names = tuple(names)  # a plan's are a tuple already; any other iterable is keyed as one too
         locks = self._locks_of.get(names)
         if locks is None:  # a run's plan asks with the same names each time: look them up once
-            locks = [self.lock_of(n) for n in sorted(set(names))]
-            if isinstance(names, tuple):
-                self._locks_of[names] = locks
+            locks = self._locks_of[names] = [self.lock_of(n) for n in sorted(set(names))]
         return hold(locks)
 
     def open_run(self):
