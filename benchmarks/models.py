@@ -13,11 +13,14 @@ The sizes are arguments so the tests can build the same programs small.
 import numpy as np
 
 
-def cnn_towers(tf, batch=64, image=24, channels=64, hidden=384, classes=10, towers=2, seed=0):
+def cnn_towers(tf, batch=64, image=24, channels=64, hidden=384, classes=10, towers=2, seed=0,
+               devices=None, variables="/cpu:0"):
+    """``devices``: each tower's device (default ``/cpu:0``, ``/cpu:1``, ...); ``variables``: theirs."""
+    devices = devices or [f"/cpu:{t}" for t in range(towers)]
     g = tf.Graph()
     with g.as_default():
         tf.set_random_seed(seed)
-        with tf.device("/cpu:0"):
+        with tf.device(variables):
             init = tf.truncated_normal_initializer(stddev=0.05, seed=seed)
             side = -(-(-(-image // 2)) // 2)  # two SAME pools of stride 2
             w1 = tf.get_variable("conv1/w", [5, 5, 3, channels], initializer=init)
@@ -32,7 +35,7 @@ def cnn_towers(tf, batch=64, image=24, channels=64, hidden=384, classes=10, towe
         per = batch // towers
         images, labels, tower_grads, losses = [], [], [], []
         for t in range(towers):
-            with tf.device(f"/cpu:{t}"), tf.name_scope(f"tower_{t}"):
+            with tf.device(devices[t]), tf.name_scope(f"tower_{t}"):
                 x = tf.placeholder(tf.float32, [per, image, image, 3], name="images")
                 y = tf.placeholder(tf.int32, [per], name="labels")
                 h = tf.nn.relu(tf.nn.conv2d(x, w1, [1, 1, 1, 1], "SAME") + b1)
@@ -47,7 +50,7 @@ def cnn_towers(tf, batch=64, image=24, channels=64, hidden=384, classes=10, towe
                 images.append(x)
                 labels.append(y)
                 losses.append(loss)
-        with tf.device("/cpu:0"):
+        with tf.device(variables):
             averaged = [(tf.add_n([g_ for g_, _ in pairs]) * (1.0 / towers), pairs[0][1]) for pairs in zip(*tower_grads)]
             train = opt.apply_gradients(averaged)
             loss = tf.add_n(losses) * (1.0 / towers)
