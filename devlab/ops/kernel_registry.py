@@ -13,7 +13,7 @@ the in-memory dataset) keep the device types of their entry in the op table.
 import functools
 
 from ..framework.dtypes import DType
-from .recorded import KERNELS
+from .recorded import KERNELS, OP_DEFS
 
 # TF's device-type priorities: of two device types with a kernel, the placer picks the higher.
 PRIORITY = {"GPU": 210, "CPU": 60}
@@ -64,6 +64,32 @@ def _match(alternatives, attrs):
         if all(k not in attrs or attrs[k] in allowed for k, allowed in alt.get("constraints", {}).items()):
             return alt
     return None
+
+
+def host_memory_inputs(op):
+    """The indices of ``op``'s inputs that TF's GPU kernel for it reads from host memory (its
+    ``HostMemory`` args: shapes, axes, sizes, which the kernel reads on the CPU before it launches
+    anything); () where TF registers no GPU kernel for the op's dtypes or does not know the op."""
+    entry, op_def = KERNELS.get(op.type), OP_DEFS.get(op.type)
+    if not entry or not op_def:
+        return ()
+    attrs = dict(type_attrs(op.attrs))
+    kernel = _match(entry.get("GPU", ()), attrs) or _match(entry.get("DEFAULT", ()), attrs)
+    names = set(kernel.get("host_memory", ())) if kernel else set()
+    if not names:
+        return ()
+    found, at = [], 0
+    for arg in op_def.get("inputs", ()):
+        if "number_attr" in arg:
+            count = int(op.attrs.get(arg["number_attr"], 1))
+        elif "type_list_attr" in arg:
+            count = len(op.attrs.get(arg["type_list_attr"]) or ())
+        else:
+            count = 1
+        if arg["name"] in names:
+            found.extend(range(at, at + count))
+        at += count
+    return tuple(i for i in found if i < len(op.inputs))
 
 
 def registered_kernels(op_type):

@@ -20,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..framework import dtypes, errors
+from ..ops.kernel_registry import host_memory_inputs
 from ..ops.table import lookup, opdef_of
 from ..placer.placer import graph_order
 from .steps import KernelContext, LoopStep, OpStep, TransferStep, flat_steps
@@ -192,7 +193,7 @@ def compile_plan(fetches, feeds, placement, rngs, client_task=None):
     replicas = _replicated_constants(needed, placement, fed)
     if control_flow:
         device_of = _control_flow_devices(items, device_of, needed, fed, replicas)
-    builder = _StepBuilder(device_of, rngs, fed, replicas)
+    builder = _StepBuilder(device_of, rngs, fed, replicas, placement.devices)
     feed_slots = [(builder.slot(t, device_of[t.op.name]), t, device_of[t.op.name]) for t in feeds]
     steps = builder.build(items)
     fetch_devices = [device_of[f.op.name] if hasattr(f, "value_index") else None for f in fetches]
@@ -217,8 +218,12 @@ def compile_plan(fetches, feeds, placement, rngs, client_task=None):
 class _StepBuilder:
     """Turns ordered ops (and loop frames) into steps, giving every value its slot."""
 
-    def __init__(self, device_of, rngs, fed, replicas=None):
+    def __init__(self, device_of, rngs, fed, replicas=None, devices=()):
         self.device_of, self.rngs, self.fed = device_of, rngs, fed
+        self.hosts = {}  # (job, replica, task) -> its first CPU: where a GPU kernel's host-memory inputs go
+        for d in devices:
+            if d.device_type == "CPU":
+                self.hosts.setdefault((d.job, d.replica, d.task), d)
         self.replicas = replicas or {}  # a small constant -> {consumer's device name: device of its copy}
         self.live = set()  # slots that hold a variable's reference read "live" (see _op)
         self.slot_of, self.initial, self.variable_slots, self.executed = {}, [], [], []
@@ -259,22 +264,14 @@ class _StepBuilder:
             self._replicate(op, steps)
             return
         device = self.device_of[op.name]
+        # a real GPU's kernel reads some inputs (shapes, axes, sizes) from host memory, as TF's
+        # GPU kernels do with their HostMemory args: those values come to the task's CPU instead
+        on_host = host_memory_inputs(op) if device.backend == "cupy" else ()
         in_slots = []
-        for t in op.inputs:
-            s = self.slot_of.get((t, device.name))
-            if s is None:
-                src = self.replicas[t.op][device.name] if t.op in self.replicas else self.device_of[t.op.name]
-                if src is device:
-                    s = self.slot(t, device)
-                else:  # a transfer, once per (tensor, destination)
-                    source = self.slot(t, src)
-                    alias = src.backend == device.backend == "numpy" and not t.dtype.is_ref
-                    if alias:
-                        self.slot_of[(t, device.name)] = source
-                    s = self.slot(t, device)
-                    (transfers_to if transfers_to is not None else steps).append(
-                        TransferStep(t, src, device, source, s, alias))
-            in_slots.append(s)
+        for i, t in enumerate(op.inputs):
+            wanted = self.hosts[(device.job, device.replica, device.task)] \
+                if i in on_host and not t.dtype.is_ref else device
+            in_slots.append(self._input_slot(t, wanted, steps, transfers_to))
         opdef = opdef_of(op)
         deref = ()  # inputs read as values: variable references, and reads of one made "live"
         for i, t in enumerate(op.inputs):
@@ -308,6 +305,22 @@ class _StepBuilder:
                 else:
                     self.variable_slots.append((out_slots[0], op.name, shape, device.xp, VarRef))
         steps.append(step)
+
+    def _input_slot(self, t, device, steps, transfers_to):
+        """The slot holding ``t`` on ``device``, after a transfer, once per (tensor, destination)."""
+        s = self.slot_of.get((t, device.name))
+        if s is not None:
+            return s
+        src = self.replicas[t.op][device.name] if t.op in self.replicas else self.device_of[t.op.name]
+        if src is device:
+            return self.slot(t, device)
+        source = self.slot(t, src)
+        alias = src.backend == device.backend == "numpy" and not t.dtype.is_ref
+        if alias:
+            self.slot_of[(t, device.name)] = source
+        s = self.slot(t, device)
+        (transfers_to if transfers_to is not None else steps).append(TransferStep(t, src, device, source, s, alias))
+        return s
 
     def _replicate(self, op, steps):
         """A constant TF copies to each device that reads it: one step per copy, each preloaded."""
