@@ -161,23 +161,25 @@ def mixed_sum(sync):
 
 
 def model_step(sync, build, config, repeat, **kw):
-    """(median seconds of a training step, loss after the timed steps) of ``build``'s model."""
+    """(median seconds of a training step, (loss before training, after one step), the devices of
+    its products) of ``build``'s model."""
     g, init, train, loss, feed = build(tf, **kw)
     with g.as_default():
         s = tf.Session(graph=g, config=config)
     s.run(init)
-    for _ in range(2):
-        s.run(train, feed)
+    before = float(s.run(loss, feed))
+    s.run(train, feed)
+    after_one = float(s.run(loss, feed))  # the same on every device up to float32 rounding
+    s.run(train, feed)
     t = timed(lambda: s.run(train, feed), sync, repeat)
     placed = sorted({getattr(d, "name", str(d)).rsplit("/", 1)[-1] for d in
                      (s.placement.device_of(op) for op in g.get_operations() if op.type in ("Conv2D", "MatMul"))})
-    value = float(s.run(loss, feed))
     s.close()
-    return t, value, placed
+    return t, (before, after_one), placed
 
 
 def models(sync, repeat):
-    print("training steps (bench_models.py's models), median of", repeat, "steps, loss after 2 + repeat + 1 steps")
+    print("training steps (bench_models.py's models), median of", repeat, "steps; loss before training and after one step")
     runs = [
         ("CNN towers on the CPU (/cpu:0, /cpu:1)", cnn_towers, {"CPU": 2, "GPU": 0}, 1, {}),
         ("CNN towers both on one real GPU", cnn_towers, {"CPU": 1, "GPU": 1}, 1,
@@ -194,8 +196,8 @@ def models(sync, repeat):
     for title, build, count, per_card, kw in runs:
         tf.config.set_logical_gpus_per_card(per_card)
         try:
-            t, value, placed = model_step(sync, build, tf.ConfigProto(device_count=count), repeat, **kw)
-            print(f"  {title:50s} {t * 1e3:9.2f} ms  loss {value:.6f}  products on {', '.join(placed)}")
+            t, (before, after), placed = model_step(sync, build, tf.ConfigProto(device_count=count), repeat, **kw)
+            print(f"  {title:50s} {t * 1e3:9.2f} ms  loss {before:.6f} -> {after:.6f}  products on {', '.join(placed)}")
         except Exception as e:  # noqa: BLE001 - one failing model must not hide the others' figures
             print(f"  {title:50s} FAILED: {type(e).__name__}: {str(e).splitlines()[0][:300]}")
         finally:

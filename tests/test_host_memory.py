@@ -7,7 +7,7 @@ import pytest
 
 import devlab as tf
 from devlab.devices.device import Device
-from devlab.ops.kernel_registry import host_memory_inputs
+from devlab.ops.kernel_registry import host_memory_args
 from devlab.placer.placer import Placement
 from devlab.runtime.plan import compile_plan
 
@@ -22,7 +22,7 @@ def _plan(fetch, gpu):
 
 def _build():
     with tf.device("/gpu:0"):
-        dims = tf.constant([2, 3], name="dims")
+        dims = tf.constant([2, 3], tf.int64, name="dims")  # an int64 constant TF keeps on the GPU
         x = tf.fill(dims, tf.constant(1.5, name="value"), name="fill")
         y = tf.reshape(tf.tile(x, tf.constant([1, 2], name="multiples")), tf.constant([4, 3], name="shape"))
         return tf.reduce_sum(y * 2.0, axis=tf.constant(1, name="axis"))
@@ -34,9 +34,11 @@ def test_a_real_gpus_host_memory_inputs_are_moved_to_the_tasks_cpu():
     assert gpu.backend == "cupy"
     plan = _plan(total, gpu)
     moved = sorted((t.tensor.op.name, t.src.device_type, t.device.device_type) for t in plan.transfers)
-    # the dims, multiples, shape and axis go to the CPU; the filled value and the data stay on the GPU
-    assert moved == [("axis", "GPU", "CPU"), ("dims", "GPU", "CPU"), ("multiples", "GPU", "CPU"),
-                     ("shape", "GPU", "CPU")]
+    # the int64 dims go to the CPU; the int32 constants are made there (TF keeps int32 in host
+    # memory); the filled value and the data stay on the GPU
+    assert moved == [("dims", "GPU", "CPU")]
+    made = {s.op.name: s.device.device_type for s in plan.flat_steps() if not hasattr(s, "alias")}
+    assert [made[n] for n in ("multiples", "shape", "axis", "value", "fill")] == ["CPU", "CPU", "CPU", "GPU", "GPU"]
     fill = next(s for s in plan.flat_steps() if getattr(s, "op", None) is not None and s.op.name == "fill"
                 and not hasattr(s, "alias"))
     slots_on_cpu = {t.output for t in plan.transfers}
@@ -52,10 +54,27 @@ def test_a_simulated_gpu_keeps_every_input_where_it_is_and_computes_the_same():
 
 
 @pytest.mark.parametrize("build, expected", [
-    (lambda: tf.fill([2], 1.0), (0,)),
-    (lambda: tf.range(0, 4, 2), (0, 1, 2)),
-    (lambda: tf.concat([tf.ones([2]), tf.ones([2]), tf.ones([1])], 0), (3,)),  # the axis after N values
-    (lambda: tf.ones([2]) + 1.0, ()),
+    (lambda: tf.fill([2], 1.0), ((0,), False)),
+    (lambda: tf.range(0, 4, 2), ((0, 1, 2), True)),  # int32: TF's "GPU" kernel runs on the host
+    (lambda: tf.range(0.0, 4.0, 2.0), ((0, 1, 2), False)),
+    (lambda: tf.concat([tf.ones([2]), tf.ones([2]), tf.ones([1])], 0), ((3,), False)),  # the axis after N values
+    (lambda: tf.concat([tf.constant([1]), tf.constant([2])], 0), ((0, 1, 2), True)),
+    (lambda: tf.shape(tf.ones([2, 3])), ((), True)),  # the shape is read on the host; the data stays
+    (lambda: tf.ones([2]) + 1.0, ((), False)),
 ])
-def test_host_memory_inputs_follow_tfs_gpu_kernel_registry(build, expected):
-    assert host_memory_inputs(build().op) == expected
+def test_host_memory_args_follow_tfs_gpu_kernel_registry(build, expected):
+    assert host_memory_args(build().op) == expected
+
+
+def test_int32_ops_on_a_real_gpu_run_on_the_host_and_their_float_readers_get_device_copies():
+    with tf.device("/gpu:0"):
+        n = tf.constant([3], name="n")
+        size = tf.add(n, tf.constant([1], name="one"), name="size")  # int32: lives in host memory
+        x = tf.fill(size, 2.0, name="x")
+        y = tf.cast(size, tf.float32, name="y") * x  # a float kernel on the GPU reads the int32 sum
+    gpu = Device("localhost", 0, 0, "GPU", 0, np, physical_id=0)
+    plan = _plan(y, gpu)
+    steps = {s.op.name: s for s in plan.flat_steps() if not hasattr(s, "alias")}
+    assert steps["size"].device.device_type == "CPU" and steps["x"].device is gpu
+    moved = sorted((t.tensor.op.name, t.src.device_type, t.device.device_type) for t in plan.transfers)
+    assert moved == [("size", "CPU", "GPU")]  # to Cast; Fill reads its dims where they are

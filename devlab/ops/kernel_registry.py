@@ -66,20 +66,28 @@ def _match(alternatives, attrs):
     return None
 
 
-def host_memory_inputs(op):
-    """The indices of ``op``'s inputs that TF's GPU kernel for it reads from host memory (its
-    ``HostMemory`` args: shapes, axes, sizes, which the kernel reads on the CPU before it launches
-    anything); () where TF registers no GPU kernel for the op's dtypes or does not know the op."""
+def host_memory_args(op):
+    """Where TF's GPU kernel for ``op`` keeps its arguments: the indices of the inputs it reads from
+    host memory (its ``HostMemory`` args: shapes, axes, sizes, and every int32 of most kernels),
+    and whether all its outputs are in host memory too (then the kernel runs on the CPU, as TF's
+    int32 "GPU" kernels do). ((), False) where TF registers no GPU kernel for the op's dtypes."""
     entry, op_def = KERNELS.get(op.type), OP_DEFS.get(op.type)
     if not entry or not op_def:
-        return ()
+        return (), False
     attrs = dict(type_attrs(op.attrs))
     kernel = _match(entry.get("GPU", ()), attrs) or _match(entry.get("DEFAULT", ()), attrs)
     names = set(kernel.get("host_memory", ())) if kernel else set()
     if not names:
-        return ()
-    found, at = [], 0
-    for arg in op_def.get("inputs", ()):
+        return (), False
+    inputs = tuple(i for i in _arg_indices(op, op_def.get("inputs", ()), names) if i < len(op.inputs))
+    outputs = op_def.get("outputs", ())
+    return inputs, bool(op.outputs) and all(a["name"] in names for a in outputs)
+
+
+def _arg_indices(op, args, names):
+    """The positions of the args named in ``names`` among ``args`` (an arg may be a list)."""
+    at = 0
+    for arg in args:
         if "number_attr" in arg:
             count = int(op.attrs.get(arg["number_attr"], 1))
         elif "type_list_attr" in arg:
@@ -87,9 +95,8 @@ def host_memory_inputs(op):
         else:
             count = 1
         if arg["name"] in names:
-            found.extend(range(at, at + count))
+            yield from range(at, at + count)
         at += count
-    return tuple(i for i in found if i < len(op.inputs))
 
 
 def registered_kernels(op_type):

@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..framework import dtypes, errors
-from ..ops.kernel_registry import host_memory_inputs
+from ..ops.kernel_registry import host_memory_args
 from ..ops.table import lookup, opdef_of
 from ..placer.placer import graph_order
 from .steps import KernelContext, LoopStep, OpStep, TransferStep, flat_steps
@@ -196,7 +196,7 @@ def compile_plan(fetches, feeds, placement, rngs, client_task=None):
     builder = _StepBuilder(device_of, rngs, fed, replicas, placement.devices)
     feed_slots = [(builder.slot(t, device_of[t.op.name]), t, device_of[t.op.name]) for t in feeds]
     steps = builder.build(items)
-    fetch_devices = [device_of[f.op.name] if hasattr(f, "value_index") else None for f in fetches]
+    fetch_devices = [builder.value_device(f.op) if hasattr(f, "value_index") else None for f in fetches]
     fetch_slots = [builder.fetch_slot(f, d) if d is not None else None for f, d in zip(fetches, fetch_devices)]
     if client_task is not None:
         _send_remote_variables(steps, builder, placement, client_task, fetches, fetch_devices, fetch_slots)
@@ -221,6 +221,7 @@ class _StepBuilder:
     def __init__(self, device_of, rngs, fed, replicas=None, devices=()):
         self.device_of, self.rngs, self.fed = device_of, rngs, fed
         self.hosts = {}  # (job, replica, task) -> its first CPU: where a GPU kernel's host-memory inputs go
+        self.lives_on = {}  # op name -> the host, for a real GPU's op whose outputs TF keeps in host memory
         for d in devices:
             if d.device_type == "CPU":
                 self.hosts.setdefault((d.job, d.replica, d.task), d)
@@ -264,13 +265,16 @@ class _StepBuilder:
             self._replicate(op, steps)
             return
         device = self.device_of[op.name]
-        # a real GPU's kernel reads some inputs (shapes, axes, sizes) from host memory, as TF's
-        # GPU kernels do with their HostMemory args: those values come to the task's CPU instead
-        on_host = host_memory_inputs(op) if device.backend == "cupy" else ()
+        # A real GPU's kernel reads some inputs (shapes, axes, sizes, most int32s) from host memory,
+        # as TF's GPU kernels do with their HostMemory args: those values come to the task's CPU.
+        # A kernel whose outputs are all in host memory runs there (TF's int32 "GPU" kernels).
+        on_host, outputs_on_host = host_memory_args(op) if device.backend == "cupy" else ((), False)
+        host = self.hosts.get((device.job, device.replica, device.task)) if on_host or outputs_on_host else None
+        if host is not None and outputs_on_host and not any(t.dtype.is_ref for t in outputs):
+            device = self.lives_on[op.name] = host
         in_slots = []
         for i, t in enumerate(op.inputs):
-            wanted = self.hosts[(device.job, device.replica, device.task)] \
-                if i in on_host and not t.dtype.is_ref else device
+            wanted = host if host is not None and i in on_host and not t.dtype.is_ref else device
             in_slots.append(self._input_slot(t, wanted, steps, transfers_to))
         opdef = opdef_of(op)
         deref = ()  # inputs read as values: variable references, and reads of one made "live"
@@ -306,12 +310,16 @@ class _StepBuilder:
                     self.variable_slots.append((out_slots[0], op.name, shape, device.xp, VarRef))
         steps.append(step)
 
+    def value_device(self, op):
+        """Where ``op``'s outputs are: its device, or its task's CPU (see ``lives_on``)."""
+        return self.lives_on.get(op.name) or self.device_of[op.name]
+
     def _input_slot(self, t, device, steps, transfers_to):
         """The slot holding ``t`` on ``device``, after a transfer, once per (tensor, destination)."""
         s = self.slot_of.get((t, device.name))
         if s is not None:
             return s
-        src = self.replicas[t.op][device.name] if t.op in self.replicas else self.device_of[t.op.name]
+        src = self.replicas[t.op][device.name] if t.op in self.replicas else self.value_device(t.op)
         if src is device:
             return self.slot(t, device)
         source = self.slot(t, src)
