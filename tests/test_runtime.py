@@ -257,13 +257,14 @@ BINARY = [tf.add, tf.subtract, tf.multiply, tf.maximum]
 @settings(max_examples=40, deadline=None)
 @given(ops=st.lists(st.tuples(st.integers(0, len(UNARY) + len(BINARY) - 1), st.integers(0, 5), st.integers(0, 1)),
                     min_size=2, max_size=30),
-       size=st.sampled_from([1, 16, 5000]), fetch_middle=st.booleans())
+       size=st.sampled_from([0, 1, 16, 5000]), fetch_middle=st.booleans())
 def test_compiled_programs_compute_what_the_interpreter_computes(numexpr, ops, size, fetch_middle):
     assert fusion.numexpr_module() is not None, "the test extra installs numexpr"
     module = fusion.numexpr_module if numexpr else (lambda: None)
+    shape = [size] if size else []  # 0: scalars (a ufunc of 0-d arrays returns a numpy scalar)
     with mock.patch.object(fusion, "numexpr_module", module), tf.Graph().as_default():
-        x = tf.placeholder(tf.float32, [size], name="x")
-        y = tf.placeholder(tf.float32, [size], name="y")
+        x = tf.placeholder(tf.float32, shape, name="x")
+        y = tf.placeholder(tf.float32, shape, name="y")
         values = [x, y]
         for kind, pick, device in ops:
             with tf.device(f"/cpu:{device}"):
@@ -275,7 +276,7 @@ def test_compiled_programs_compute_what_the_interpreter_computes(numexpr, ops, s
             values.append(out)
         fetches = [values[-1]] + ([values[len(values) // 2]] if fetch_middle else [])
         rng = np.random.default_rng(size)
-        feed = {x: rng.standard_normal(size).astype(np.float32), y: rng.standard_normal(size).astype(np.float32)}
+        feed = {x: rng.standard_normal(shape).astype(np.float32), y: rng.standard_normal(shape).astype(np.float32)}
         sess = tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}))
         interpreted, compiled, again = run_three_times(sess, fetches, feed)
         assert sess.compiled_program(sess.last_plan)

@@ -281,7 +281,8 @@ class Program:
                 target, out = f"t{m.outputs[0]}", "None"
                 if free != "None" and shape == root_shape:
                     out, free = free, "None"
-            writable.add(target)
+            if shape[0]:  # a ufunc of 0-d arrays returns a numpy scalar, which no later out= takes
+                writable.add(target)
             assign = "" if target == out and target != buffer else f"{target} = "  # into an array it reads
             lines.append((m, f"{assign}{ufunc}({', '.join(args[:2])}, out={out})"))
             for a in args[2:]:
