@@ -78,3 +78,33 @@ def test_int32_ops_on_a_real_gpu_run_on_the_host_and_their_float_readers_get_dev
     assert steps["size"].device.device_type == "CPU" and steps["x"].device is gpu
     moved = sorted((t.tensor.op.name, t.src.device_type, t.device.device_type) for t in plan.transfers)
     assert moved == [("size", "CPU", "GPU")]  # to Cast; Fill reads its dims where they are
+
+
+def _written(plan):
+    slots = {s for s, v in enumerate(plan.initial) if v is not None}
+    for step in plan.flat_steps():
+        slots.update(getattr(step, "outputs", ()) if not hasattr(step, "alias") else (step.output,))
+    return slots
+
+
+def test_a_loops_int32_counter_on_a_real_gpu_stays_on_the_host_back_edge_included():
+    with tf.device("/gpu:0"):
+        _, total = tf.while_loop(lambda i, acc: i < 3, lambda i, acc: (i + 1, acc * 2.0),
+                                 [tf.constant(0), tf.constant(1.5)])
+    gpu = Device("localhost", 0, 0, "GPU", 0, np, physical_id=0)
+    plan = _plan(total, gpu)
+    written = _written(plan)
+    assert all(t.input in written for t in plan.transfers)  # no copy of a value no step makes
+    where = {(s.op.type, s.op.outputs[0].dtype.name): s.device.device_type for s in plan.flat_steps()
+             if not hasattr(s, "alias") and s.op.outputs}
+    assert where[("NextIteration", "int32")] == where[("Merge", "int32")] == where[("Less", "bool")] == "CPU"
+    assert where[("NextIteration", "float32")] == where[("Mul", "float32")] == "GPU"
+
+
+def test_tensor_array_handles_are_not_moved_to_the_host_as_arrays():
+    with tf.device("/gpu:0"):
+        ta = tf.TensorArray(tf.float32, size=2).unstack(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+        out = ta.read(1)
+    gpu = Device("localhost", 0, 0, "GPU", 0, np, physical_id=0)
+    plan = _plan(out, gpu)
+    assert not [t for t in plan.transfers if t.tensor.dtype in (tf.resource, tf.variant, tf.string)]

@@ -227,8 +227,11 @@ def test_image_gradients_match_finite_differences(name, device_kind):
         check_grads(IMAGES[name], x, w, device_kind=device_kind)
     else:
         build = IMAGES_FLOAT32[name]
+        # batch norm's gradients are large (~300) and curved: the float32 central difference with
+        # eps 1e-2 is off by up to ~0.4% (measured on an H100, whose sums round differently)
+        rtol = 5e-3 if name == "FusedBatchNormV3 training" else 3e-3
         check_grads(lambda x, w: build(tf.cast(x, tf.float32), tf.cast(w, tf.float32)), x, w, device_kind=device_kind,
-                    eps=1e-2, rtol=3e-3, atol=3e-4)
+                    eps=1e-2, rtol=rtol, atol=3e-4)
 
 
 def test_sparse_softmax_cross_entropy_gradient(device_kind):

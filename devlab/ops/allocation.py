@@ -112,7 +112,7 @@ OUTPUTS = {
     "Tile": lambda k, x, multiples: ([d * m for d, m in zip(np.shape(x), _ints(multiples))], x.dtype),
     "Range": _range,
     "Pad": _padded, "PadV2": _padded, "MirrorPad": _padded,
-    "OneHot": lambda k, indices, depth, on, off: (list(np.shape(indices)) + [int(depth)], np.asarray(on).dtype),
+    "OneHot": lambda k, indices, depth, on, off: (list(np.shape(indices)) + [int(depth)], on.dtype),
     "ScatterNd": lambda k, indices, updates, shape: (_ints(shape), updates.dtype),
     "DynamicStitch": _stitched, "ParallelDynamicStitch": _stitched,
     "UnsortedSegmentSum": lambda k, data, ids, n: ([int(n)] + list(np.shape(data)[np.ndim(ids):]), data.dtype),

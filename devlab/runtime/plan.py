@@ -221,7 +221,7 @@ class _StepBuilder:
     def __init__(self, device_of, rngs, fed, replicas=None, devices=()):
         self.device_of, self.rngs, self.fed = device_of, rngs, fed
         self.hosts = {}  # (job, replica, task) -> its first CPU: where a GPU kernel's host-memory inputs go
-        self.lives_on = {}  # op name -> the host, for a real GPU's op whose outputs TF keeps in host memory
+        self.lives_on = {}  # op name -> where it runs and its outputs are (see value_device)
         for d in devices:
             if d.device_type == "CPU":
                 self.hosts.setdefault((d.job, d.replica, d.task), d)
@@ -268,13 +268,12 @@ class _StepBuilder:
         # A real GPU's kernel reads some inputs (shapes, axes, sizes, most int32s) from host memory,
         # as TF's GPU kernels do with their HostMemory args: those values come to the task's CPU.
         # A kernel whose outputs are all in host memory runs there (TF's int32 "GPU" kernels).
-        on_host, outputs_on_host = host_memory_args(op) if device.backend == "cupy" else ((), False)
-        host = self.hosts.get((device.job, device.replica, device.task)) if on_host or outputs_on_host else None
-        if host is not None and outputs_on_host and not any(t.dtype.is_ref for t in outputs):
-            device = self.lives_on[op.name] = host
+        on_host = host_memory_args(op)[0] if device.backend == "cupy" else ()
+        host = self.hosts.get((device.job, device.replica, device.task))
+        device = self.value_device(op)
         in_slots = []
         for i, t in enumerate(op.inputs):
-            wanted = host if host is not None and i in on_host and not t.dtype.is_ref else device
+            wanted = host if i in on_host and _array(t) else device
             in_slots.append(self._input_slot(t, wanted, steps, transfers_to))
         opdef = opdef_of(op)
         deref = ()  # inputs read as values: variable references, and reads of one made "live"
@@ -311,8 +310,17 @@ class _StepBuilder:
         steps.append(step)
 
     def value_device(self, op):
-        """Where ``op``'s outputs are: its device, or its task's CPU (see ``lives_on``)."""
-        return self.lives_on.get(op.name) or self.device_of[op.name]
+        """Where ``op`` runs and its outputs are: its device, or for a real GPU's op whose outputs
+        TF's GPU kernel keeps in host memory, its task's CPU. Decided once per op, so an input
+        read before its producer's step is built (a loop's back edge) finds the same place."""
+        where = self.lives_on.get(op.name)
+        if where is None:
+            where = device = self.device_of[op.name]
+            if device.backend == "cupy" and op.outputs and all(_array(t) for t in op.outputs) \
+                    and host_memory_args(op)[1]:
+                where = self.hosts.get((device.job, device.replica, device.task), device)
+            self.lives_on[op.name] = where
+        return where
 
     def _input_slot(self, t, device, steps, transfers_to):
         """The slot holding ``t`` on ``device``, after a transfer, once per (tensor, destination)."""
@@ -591,6 +599,12 @@ def _order_items(frame, fed, needed):
             if waiting[id(user)] == 0:
                 heapq.heappush(ready, (key[id(user)], items.index(user), user))
     frame.items = out
+
+
+def _array(t):
+    """Whether ``t``'s values are arrays a GPU could hold (not references, handles or strings,
+    which live on the host as Python objects)."""
+    return not t.dtype.is_ref and t.dtype.base_dtype not in (dtypes.resource, dtypes.variant, dtypes.string)
 
 
 def _live_read(k, ref):
