@@ -209,6 +209,7 @@ def main():
     ap.add_argument("--simulated", action="store_true", help="run on numpy-backed GPUs where no GPU exists")
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="small sizes only")
+    ap.add_argument("parts", nargs="*", help=f"some of {', '.join(PARTS)} (default: all)")
     args = ap.parse_args()
     cp = gpu.cupy_module()
     if cp is None and not args.simulated:
@@ -224,15 +225,24 @@ def main():
     else:
         cp, sync, to_host = np, (lambda: None), np.asarray
         print("simulated GPUs (numpy): the script's check, not a GPU figure")
-    sizes = (256, 512) if args.quick else (1024, 2048, 4096, 8192)
-    matmuls(cp, to_host, sync, sizes)
-    shapes = [(32, 24, 3, 64, 5), (32, 12, 64, 64, 5)]  # the CNN's two convolutions (one tower)
-    convs(cp, to_host, sync, shapes + ([] if args.quick else [(64, 32, 64, 128, 3), (128, 56, 64, 64, 3)]))
-    chain(sync)
-    copies(cp, sync, real)
-    mixed_sum(sync)
-    models(sync, args.repeat)
+    parts = args.parts or PARTS
+    if "matmul" in parts:
+        matmuls(cp, to_host, sync, (256, 512) if args.quick else (1024, 2048, 4096, 8192))
+    if "conv" in parts:
+        shapes = [(32, 24, 3, 64, 5), (32, 12, 64, 64, 5)]  # the CNN's two convolutions (one tower)
+        convs(cp, to_host, sync, shapes + ([] if args.quick else [(64, 32, 64, 128, 3), (128, 56, 64, 64, 3)]))
+    if "chain" in parts:
+        chain(sync)
+    if "copies" in parts:
+        copies(cp, sync, real)
+    if "mixed" in parts:
+        mixed_sum(sync)
+    if "models" in parts:
+        models(sync, args.repeat)
     return 0
+
+
+PARTS = ("matmul", "conv", "chain", "copies", "mixed", "models")
 
 
 if __name__ == "__main__":

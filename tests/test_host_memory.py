@@ -108,3 +108,18 @@ def test_tensor_array_handles_are_not_moved_to_the_host_as_arrays():
     gpu = Device("localhost", 0, 0, "GPU", 0, np, physical_id=0)
     plan = _plan(out, gpu)
     assert not [t for t in plan.transfers if t.tensor.dtype in (tf.resource, tf.variant, tf.string)]
+
+
+def test_a_loop_gradients_stack_handles_reach_host_kernels_as_they_are():
+    """The gradient of a loop with a cond pushes the cond's bool branch on a stack from a kernel TF
+    runs on the host: the stack's handle, made on the GPU, is a host object: handed over, never copied."""
+    with tf.device("/gpu:0"):
+        x = tf.constant([1.0, 2.0], name="x")
+        _, y = tf.while_loop(lambda i, v: i < 4, lambda i, v: (i + 1, tf.cond(i < 2, lambda: v * x, lambda: v + x)),
+                             [tf.constant(0), x])
+        grad = tf.gradients(y, x)[0]
+    gpu = Device("localhost", 0, 0, "GPU", 0, np, physical_id=0)
+    plan = _plan(grad, gpu)
+    handles = [t for t in plan.transfers if t.tensor.dtype in (tf.resource, tf.variant)]
+    assert handles and all(t.alias for t in handles)
+    assert all(t.input in _written(plan) for t in plan.transfers)

@@ -331,7 +331,8 @@ class _StepBuilder:
         if src is device:
             return self.slot(t, device)
         source = self.slot(t, src)
-        alias = src.backend == device.backend == "numpy" and not t.dtype.is_ref
+        # handles and strings are Python objects on the host wherever their op runs: never copied
+        alias = not t.dtype.is_ref and (src.backend == device.backend == "numpy" or not _array(t))
         if alias:
             self.slot_of[(t, device.name)] = source
         s = self.slot(t, device)
