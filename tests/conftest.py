@@ -29,6 +29,17 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture(autouse=True)
+def cpu_only_machine(request, monkeypatch):
+    """Every test but the real-GPU ones describes a machine without a GPU (simulated GPUs only),
+    so the suite asserts the same placements, devices and messages on a GPU machine too."""
+    if request.node.get_closest_marker("gpu") is None:
+        monkeypatch.setenv("DEVLAB_DISABLE_CUPY", "1")
+    gpu.cupy_module.cache_clear()
+    yield
+    gpu.cupy_module.cache_clear()
+
+
+@pytest.fixture(autouse=True)
 def fresh_graph():
     tf.config.simulate_gpus(None)
     with tf.Graph().as_default() as g:

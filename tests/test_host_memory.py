@@ -123,3 +123,28 @@ def test_a_loop_gradients_stack_handles_reach_host_kernels_as_they_are():
     handles = [t for t in plan.transfers if t.tensor.dtype in (tf.resource, tf.variant)]
     assert handles and all(t.alias for t in handles)
     assert all(t.input in _written(plan) for t in plan.transfers)
+
+
+def test_a_kernel_reading_a_variables_reference_stays_beside_the_variable():
+    with tf.device("/gpu:0"):
+        v = tf.Variable([1.0, 2.0], name="v")
+        ready = tf.is_variable_initialized(v)  # its bool output is host memory on a GPU
+    gpu = Device("localhost", 0, 0, "GPU", 0, np, physical_id=0)
+    plan = _plan(ready, gpu)
+    assert not plan.transfers
+    assert next(s for s in plan.flat_steps() if s.op is ready.op).device is gpu
+
+
+class _DeviceScalar:
+    """Stands for a real GPU's 0-d array: readable with float(), never converted implicitly."""
+
+    def __float__(self):
+        return 3.0
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed")
+
+
+def test_a_tensor_arrays_flow_from_a_gpu_is_read_explicitly():
+    from devlab.ops.data_flow_kernels import _flow
+    assert _flow(_DeviceScalar()) == np.float32(3.0)

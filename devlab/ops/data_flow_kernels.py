@@ -115,7 +115,7 @@ class TensorArray:
 
 
 def _flow(flow_in):
-    return np.float32(flow_in)
+    return np.float32(float(flow_in))  # float(): a real GPU's 0-d array is read explicitly
 
 
 def tensor_array(k, size):

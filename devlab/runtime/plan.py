@@ -317,7 +317,8 @@ class _StepBuilder:
         if where is None:
             where = device = self.device_of[op.name]
             if device.backend == "cupy" and op.outputs and all(_array(t) for t in op.outputs) \
-                    and host_memory_args(op)[1]:
+                    and not any(t.dtype.is_ref for t in op.inputs) and host_memory_args(op)[1]:
+                # (a kernel reading a variable's reference stays beside the variable)
                 where = self.hosts.get((device.job, device.replica, device.task), device)
             self.lives_on[op.name] = where
         return where
