@@ -27,12 +27,24 @@ def train(name, traced, steps=3):
     sess = tf.Session(graph=g, config=tf.ConfigProto(device_count={"CPU": 2}))
     sess.run(init)
     options = TRACED if traced else None
-    losses = [sess.run([loss, train_op], feed, options=options)[0] for _ in range(steps)]
+    losses = [sess.run(loss, feed, options=options)]  # the loss alone, then with each step
+    losses += [sess.run([loss, train_op], feed, options=options)[0] for _ in range(steps)]
     return losses, sess.run(variables)
 
 
+def numpy_only(monkeypatch):
+    """devlab as installed with numpy alone: no numexpr fusion, no OpenVINO convolutions."""
+    from devlab.ops import fast_conv
+    from devlab.runtime import fusion
+    monkeypatch.setattr(fusion, "numexpr_module", lambda: None)
+    monkeypatch.setattr(fast_conv, "ENABLED", False)
+
+
+@pytest.mark.parametrize("extras", [True, False], ids=["with-extras", "numpy-only"])
 @pytest.mark.parametrize("name", sorted(SMALL))
-def test_compiled_steps_give_the_interpreted_values(name):
+def test_compiled_steps_give_the_interpreted_values(name, extras, monkeypatch):
+    if not extras:
+        numpy_only(monkeypatch)
     losses, values = train(name, traced=False)
     want_losses, want_values = train(name, traced=True)
     np.testing.assert_allclose(losses, want_losses, rtol=1e-5, atol=1e-6)
