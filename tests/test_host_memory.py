@@ -148,3 +148,16 @@ class _DeviceScalar:
 def test_a_tensor_arrays_flow_from_a_gpu_is_read_explicitly():
     from devlab.ops.data_flow_kernels import _flow
     assert _flow(_DeviceScalar()) == np.float32(3.0)
+
+
+def test_a_fed_int32_tensor_on_a_real_gpu_is_fed_where_its_readers_look_for_it():
+    with tf.device("/gpu:0"):
+        dims = tf.placeholder_with_default(tf.constant([2], name="two"), [1], name="dims")  # int32: host memory
+        x = tf.fill(dims, 1.0, name="x")
+    cpu = Device("localhost", 0, 0, "CPU", 0, np)
+    gpu = Device("localhost", 0, 0, "GPU", 0, np, physical_id=0)
+    placement = Placement([cpu, gpu], assigned={op.name: gpu for op in x.graph.get_operations()})
+    plan = compile_plan([x], [dims], placement, {})
+    (slot, _, device), = plan.feed_slots
+    fill = next(s for s in plan.flat_steps() if s.op is x.op)
+    assert device is cpu and fill.inputs[0] == slot and not plan.transfers

@@ -194,7 +194,7 @@ def compile_plan(fetches, feeds, placement, rngs, client_task=None):
     if control_flow:
         device_of = _control_flow_devices(items, device_of, needed, fed, replicas)
     builder = _StepBuilder(device_of, rngs, fed, replicas, placement.devices)
-    feed_slots = [(builder.slot(t, device_of[t.op.name]), t, device_of[t.op.name]) for t in feeds]
+    feed_slots = [(builder.slot(t, builder.value_device(t.op)), t, builder.value_device(t.op)) for t in feeds]
     steps = builder.build(items)
     fetch_devices = [builder.value_device(f.op) if hasattr(f, "value_index") else None for f in fetches]
     fetch_slots = [builder.fetch_slot(f, d) if d is not None else None for f, d in zip(fetches, fetch_devices)]
@@ -269,7 +269,7 @@ class _StepBuilder:
         # as TF's GPU kernels do with their HostMemory args: those values come to the task's CPU.
         # A kernel whose outputs are all in host memory runs there (TF's int32 "GPU" kernels).
         on_host = host_memory_args(op)[0] if device.backend == "cupy" else ()
-        host = self.hosts.get((device.job, device.replica, device.task))
+        host = self.hosts.get((device.job, device.replica, device.task), device)
         device = self.value_device(op)
         in_slots = []
         for i, t in enumerate(op.inputs):
