@@ -161,3 +161,22 @@ def test_a_fed_int32_tensor_on_a_real_gpu_is_fed_where_its_readers_look_for_it()
     (slot, _, device), = plan.feed_slots
     fill = next(s for s in plan.flat_steps() if s.op is x.op)
     assert device is cpu and fill.inputs[0] == slot and not plan.transfers
+
+
+def test_a_replicated_constant_reaches_an_int32_kernel_a_gpu_runs_on_the_host():
+    """TF copies a small CPU constant read on several devices to each reader's task CPU; an int32
+    reader placed on a GPU runs on that CPU, and reads the copy there."""
+    cpu0, cpu1 = Device("localhost", 0, 0, "CPU", 0, np), Device("localhost", 0, 0, "CPU", 1, np)
+    gpu = Device("localhost", 0, 0, "GPU", 0, np, physical_id=0)
+    with tf.device("/cpu:0"):
+        k = tf.constant([3], name="k")
+    with tf.device("/cpu:1"):
+        a = tf.add(k, 1, name="a")
+    with tf.device("/gpu:0"):
+        b = tf.add(k, 2, name="b")  # int32: TF's GPU kernel is a host one
+    total = tf.add(a, b, name="total")
+    assigned = {op.name: {"a": cpu1, "b": gpu}.get(op.name, cpu0) for op in total.graph.get_operations()}
+    plan = compile_plan([total], [], Placement([cpu0, cpu1, gpu], assigned=assigned), {})
+    steps = {s.op.name: s for s in plan.flat_steps() if not hasattr(s, "alias")}
+    assert steps["b"].device is cpu0
+    assert all(t.input in _written(plan) for t in plan.transfers)

@@ -328,7 +328,7 @@ class _StepBuilder:
         s = self.slot_of.get((t, device.name))
         if s is not None:
             return s
-        src = self.replicas[t.op][device.name] if t.op in self.replicas else self.value_device(t.op)
+        src = self._replica_for(t.op, device) if t.op in self.replicas else self.value_device(t.op)
         if src is device:
             return self.slot(t, device)
         source = self.slot(t, src)
@@ -339,6 +339,15 @@ class _StepBuilder:
         s = self.slot(t, device)
         (transfers_to if transfers_to is not None else steps).append(TransferStep(t, src, device, source, s, alias))
         return s
+
+    def _replica_for(self, const, device):
+        """The device of the copy of a replicated constant that a reader on ``device`` reads: the
+        copy made for that device's readers, one already there, or else the first copy."""
+        copies = self.replicas[const]
+        if device.name in copies:
+            return copies[device.name]
+        places = sorted(set(copies.values()), key=lambda d: d.sort_key())
+        return device if device in places else places[0]
 
     def _replicate(self, op, steps):
         """A constant TF copies to each device that reads it: one step per copy, each preloaded."""
