@@ -1,18 +1,20 @@
 """Convolutions through OpenVINO's CPU plugin, when the ``fastconv`` extra is installed.
 
 OpenVINO runs convolutions with oneDNN, the library TensorFlow's own CPU kernels call. On the CNN
-of ``benchmarks/bench_models.py`` (5x5x64 filters on 32x12x12x64 images, one thread, CPU time) it
-takes 7.8 ms forward, 8.1 ms for the input gradient and 8.7 ms for the filter gradient, where
-im2col and OpenBLAS take 12.8, 13.3 and 13.9 ms and TensorFlow 7.7, 7.7 and 8.2 ms
-(``benchmarks/bench_conv.py``).
+of ``benchmarks/bench_models.py`` (one thread, CPU time, 32 images) it takes 7.4 ms for 5x5x64
+filters on 12x12x64 images forward, 7.3 ms for their input gradient and 8.4 ms for their filter
+gradient, and 2.3 ms for 5x5x3x64 filters on 24x24 RGB images; im2col and OpenBLAS take 12.8,
+11.5, 14.3 and 3.0 ms, TensorFlow 7.5, 7.5, 8.1 and 2.4 ms (``benchmarks/bench_conv.py``).
 
 Each function is given the kernel's window geometry (``nn_kernels.Windows``) and returns its
-result, or None when this path cannot compute it (OpenVINO not
-installed, ``DEVLAB_FASTCONV=0``, not float32 host arrays, a data format, padding or shape it is
-not given) and the numpy kernels of ``nn_kernels.py`` run instead: they stay the reference.
+result, or None when this path cannot compute it (OpenVINO not installed, ``DEVLAB_FASTCONV=0``,
+not float32 host arrays, a data format, padding or shape it is not given) and the numpy kernels
+of ``nn_kernels.py`` run instead: they stay the reference.
 
 Each (shape, strides, padding, dilations) gets a small model made once: transposes from TF's
-NHWC images and HWIO filters to OpenVINO's NCHW and OIHW, the convolution, a transpose back.
+NHWC images and HWIO filters to OpenVINO's NCHW and OIHW, the convolution, a transpose back
+(OpenVINO folds the transposes into the reorders its kernels need anyway). The model writes
+straight into the result's memory (a copy of 4.7 MB out of OpenVINO's own took 0.6 ms).
 OpenVINO is held to one thread; the images go to the cores in parts through ``k.parts``, the
 same threads the numpy kernels use, so devlab keeps the one pool of threads.
 """
@@ -24,7 +26,9 @@ import threading
 import numpy as np
 
 ENABLED = os.environ.get("DEVLAB_FASTCONV", "1") != "0"  # tests and benchmarks set it to compare both paths
-FEW_CHANNELS = 16  # below this many input channels numpy's im2col is as fast (see conv2d, backprop_filter)
+# Below this many input channels numpy's kernels are faster for the gradients (see backprop_input,
+# backprop_filter); the forward convolution runs here with any number.
+FEW_CHANNELS = 16
 
 
 @functools.lru_cache(maxsize=None)
@@ -56,7 +60,8 @@ def _usable(k, win, *arrays):
 
 def _conv_args(win):
     """OpenVINO's convolution arguments: strides, padding before and after, dilations."""
-    return [win.sh, win.sw], [win.top, win.left], [win.bottom, win.right], [win.dh, win.dw]
+    return tuple(tuple(v) for v in ([win.sh, win.sw], [win.top, win.left], [win.bottom, win.right],
+                                    [win.dh, win.dw]))
 
 
 _SETTINGS = {
@@ -86,34 +91,62 @@ def _compile(kind, first, second, args):
                                          output_padding=list(args[4]))
         y = turn(y, [0, 2, 3, 1])
     else:  # "filter": x NHWC as (C, N, H, W), dy NHWC as filters (O, N, oh, ow): dw as (C, O, kh', kw')
+        kh, kw = args[4]
         y = op.convolution(turn(a, [3, 0, 1, 2]), turn(b, [3, 0, 1, 2]), dilations, before, after, strides)
+        if tuple(y.get_output_shape(0))[2:] != (kh, kw):  # a stride's last rows reach past the filter
+            y = op.slice(y, op.constant(np.array([0, 0], np.int64)), op.constant(np.array([kh, kw], np.int64)),
+                         op.constant(np.array([1, 1], np.int64)), op.constant(np.array([2, 3], np.int64)))
+        y = turn(y, [2, 3, 0, 1])  # HWIO
     return core.compile_model(ov.Model([y], [a, b]), "CPU", _SETTINGS)
 
 
-MODELS = 128  # compiled models kept (each about 200 ms to make), the least recently used dropped
-_models = collections.OrderedDict()  # key -> compiled model, the most recently used last
-_requests = {}  # (thread, key) -> infer request: a request runs one inference at a time
+class _Runner:
+    """One compiled model and its infer request, with the request's own tensors: a compiled model
+    runs one inference at a time (OpenVINO locks its graph), so threads that run the same kernel
+    at once (a part of the images each, or the towers of a model side by side) take one each."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self.request = compiled.create_infer_request()
+        self.own = [self.request.get_input_tensor(0), self.request.get_input_tensor(1),
+                    self.request.get_output_tensor()]
+
+    def __call__(self, first, second, out):
+        ov = _openvino()[0]
+        request = self.request
+        request.set_output_tensor(ov.Tensor(out, shared_memory=True))
+        try:
+            request.infer([first, second], share_inputs=True, share_outputs=True)
+        finally:  # hold no reference to the caller's arrays while idle
+            request.set_input_tensor(0, self.own[0])
+            request.set_input_tensor(1, self.own[1])
+            request.set_output_tensor(self.own[2])
+
+
+MODELS = 128  # kernels (shape and geometry) whose models are kept, the least recently used dropped
+_models = collections.OrderedDict()  # key -> [idle _Runner], the most recently used key last
 _lock = threading.Lock()
 _forked = False
 
 
-def _infer(kind, first, second, args):
-    """The kernel's model run on ``first`` and ``second``, made on first use."""
+def _infer(kind, first, second, args, out):
+    """The kernel's model run on ``first`` and ``second`` into ``out`` (C-contiguous float32 of
+    the model's output shape); a model is made on first use, and for each thread running the
+    kernel while the others are busy with it (about 40 ms each; 150 ms the very first)."""
     key = (kind, first.shape, second.shape, args)
-    mine = (threading.get_ident(), key)
-    request = _requests.get(mine)
-    if request is None:
+    with _lock:
+        idle = _models.get(key)
+        runner = idle.pop() if idle else None
+    if runner is None:
+        runner = _Runner(_compile(kind, first.shape, second.shape, args))
+    try:
+        runner(first, second, out)
+    finally:
         with _lock:
-            model = _models.get(key)
-            if model is None:
-                model = _models[key] = _compile(kind, first.shape, second.shape, args)
-                while len(_models) > MODELS:
-                    old, _ = _models.popitem(last=False)
-                    for gone in [r for r in _requests if r[1] == old]:
-                        del _requests[gone]
+            _models.setdefault(key, []).append(runner)
             _models.move_to_end(key)
-            request = _requests[mine] = model.create_infer_request()
-    return request.infer([first, second], share_inputs=True)[0]
+            while len(_models) > MODELS:
+                _models.popitem(last=False)
 
 
 def _in_child():
@@ -124,7 +157,8 @@ def _in_child():
     _forked = True
     if _openvino.cache_info().currsize:
         import ctypes
-        kept = [_openvino()] + list(_models.values()) + list(_requests.values())
+        runners = [r for idle in _models.values() for r in idle]
+        kept = [_openvino()] + [obj for r in runners for obj in [r, r.compiled, r.request] + r.own]
         for obj in kept:
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
 
@@ -133,8 +167,9 @@ os.register_at_fork(after_in_child=_in_child)
 
 
 def _in_parts(k, n, fn):
-    """``fn(lo, hi)`` over a part of the ``n`` images per core, through ``k.parts`` when the context
-    offers it: a few equal parts, so that a shape makes at most two models (part sizes)."""
+    """``fn(lo, hi)`` over parts of the ``n`` images, one per core, through ``k.parts`` when the
+    context offers it: a few equal parts, so that a shape makes at most three models (part sizes,
+    and the whole batch where ``k.parts`` makes one call: when no other thread is free)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -145,24 +180,32 @@ def _in_parts(k, n, fn):
         fn(0, n)
         return
 
-    def some(first, last):
-        for i in range(first, last):
-            fn(n * i // parts, n * (i + 1) // parts)
+    def some(first, last):  # consecutive parts, in one run of the model
+        fn(n * first // parts, n * last // parts)
 
     parts_of(some, parts, False)
 
 
+def _output(k, shape):
+    """Where the result goes: the buffer the run planned for it (``k.out``) when it fits, else a
+    new array."""
+    out = getattr(k, "out", None)
+    if type(out) is np.ndarray and out.shape == shape and out.dtype == np.float32 and out.flags.c_contiguous:
+        return out
+    return np.empty(shape, np.float32)
+
+
 def conv2d(k, win, x, filters):
-    """Conv2D of NHWC ``x`` by HWIO ``filters``, or None (see the module's docstring). An RGB image
-    is left to numpy: 32x24x24x3 by 5x5x3x64 takes 3.6 ms here, 3.0 ms as im2col (CPU time)."""
+    """Conv2D of NHWC ``x`` by HWIO ``filters``, or None (see the module's docstring)."""
     kh, kw, cin, cout = filters.shape
-    if cin < FEW_CHANNELS or x.ndim != 4 or x.shape[3] != cin or not _usable(k, win, x, filters):
+    if x.ndim != 4 or x.shape[3] != cin or not _usable(k, win, x, filters):
         return None
-    out = np.empty((win.n, win.oh, win.ow, cout), np.float32)
-    args = tuple(tuple(v) for v in _conv_args(win))
+    x, filters = np.ascontiguousarray(x), np.ascontiguousarray(filters)
+    out = _output(k, (win.n, win.oh, win.ow, cout))
+    args = _conv_args(win)
 
     def part(lo, hi):
-        out[lo:hi] = _infer("forward", x[lo:hi], filters, args)
+        _infer("forward", x[lo:hi], filters, args, out[lo:hi])
 
     _in_parts(k, win.n, part)
     return out
@@ -170,7 +213,7 @@ def conv2d(k, win, x, filters):
 
 def backprop_input(k, win, filters, dy):
     """Conv2DBackpropInput: the gradient of ``conv2d`` by its input, or None. The gradient of an
-    RGB image is left to numpy: 32x24x24x3 from 5x5x3x64 filters takes 8.7 ms here, 6.3 ms in
+    RGB image is left to numpy: 32x24x24x3 from 5x5x3x64 filters takes 7.9 ms here, 6.3 ms in
     numpy's channels-first shares (CPU time, one thread)."""
     kh, kw, cin, cout = filters.shape
     if cin < FEW_CHANNELS or win.c != cin or min(win.n, win.h, win.w) < 1 or dy.shape != (win.n, win.oh, win.ow, cout) \
@@ -182,11 +225,12 @@ def backprop_input(k, win, filters, dy):
              win.w - ((win.ow - 1) * win.sw + (kw - 1) * win.dw + 1 - win.left - win.right)]
     if min(extra) < 0 or extra[0] >= max(win.sh, win.dh) or extra[1] >= max(win.sw, win.dw):
         return None
-    args = tuple(tuple(v) for v in _conv_args(win)) + (tuple(extra),)
-    out = np.empty((win.n, win.h, win.w, cin), np.float32)
+    filters, dy = np.ascontiguousarray(filters), np.ascontiguousarray(dy)
+    args = _conv_args(win) + (tuple(extra),)
+    out = _output(k, (win.n, win.h, win.w, cin))
 
     def part(lo, hi):
-        out[lo:hi] = _infer("input", dy[lo:hi], filters, args)
+        _infer("input", dy[lo:hi], filters, args, out[lo:hi])
 
     _in_parts(k, win.n, part)
     return out
@@ -197,20 +241,22 @@ def backprop_filter(k, win, x, dy, filter_shape):
     too: of the images, channels taken as the batch and images as the channels, by ``dy`` as the
     filter (the strides becoming dilations), each part of the images giving its share of the sum.
     With few input channels (an RGB image) that convolution is long and narrow: 32x24x24x3 by
-    5x5x3x64 takes 6.1 ms here, 3.3 ms as im2col in numpy, which then runs."""
+    5x5x3x64 takes 4.4 ms here, 3.3 ms as im2col in numpy, which then runs."""
     kh, kw, cin, cout = filter_shape
     if cin < FEW_CHANNELS or x.ndim != 4 or x.shape[3] != cin or dy.shape != (win.n, win.oh, win.ow, cout) \
             or not _usable(k, win, x, dy):
         return None
-    args = tuple(tuple(v) for v in _conv_args(win))
+    x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
+    args = _conv_args(win) + ((kh, kw),)
+    out = np.empty((kh, kw, cin, cout), np.float32)
     shares = {}
 
     def part(lo, hi):
-        shares[lo] = _infer("filter", x[lo:hi], dy[lo:hi], args)[:, :, :kh, :kw]
+        share = out if lo == 0 else np.empty_like(out)
+        _infer("filter", x[lo:hi], dy[lo:hi], args, share)
+        shares[lo] = share
 
     _in_parts(k, win.n, part)
-    ordered = [shares[lo] for lo in sorted(shares)]  # summed in one order whichever thread ends first
-    total = ordered[0]
-    for share in ordered[1:]:
-        total = total + share
-    return np.ascontiguousarray(total.transpose(2, 3, 0, 1))
+    for lo in sorted(shares)[1:]:  # added in one order whichever thread ended first
+        out += shares[lo]
+    return out
