@@ -21,7 +21,7 @@ class Context:
             self.parts = self._parts
 
     @staticmethod
-    def _parts(fn, count, blas=True):
+    def _parts(fn, count, blas=True, few=False):
         """Every index its own thread (as ``parallel.ranges`` does on as many cores)."""
         workers = [threading.Thread(target=fn, args=(i, i + 1)) for i in range(count)]
         for w in workers:

@@ -169,7 +169,8 @@ os.register_at_fork(after_in_child=_in_child)
 def _in_parts(k, n, fn):
     """``fn(lo, hi)`` over parts of the ``n`` images, one per core, through ``k.parts`` when the
     context offers it: a few equal parts, so that a shape makes at most three models (part sizes,
-    and the whole batch where ``k.parts`` makes one call: when no other thread is free)."""
+    and the whole batch, which ``k.parts`` asks for while the lanes of a program hold every other
+    thread: one model run costs less than two on halves)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -183,7 +184,7 @@ def _in_parts(k, n, fn):
     def some(first, last):  # consecutive parts, in one run of the model
         fn(n * first // parts, n * last // parts)
 
-    parts_of(some, parts, False)
+    parts_of(some, parts, False, few=True)
 
 
 def _output(k, shape):
