@@ -189,22 +189,13 @@ def _in_parts(k, n, fn):
     parts_of(some, parts, False, few=True)
 
 
-def _output(k, shape):
-    """Where the result goes: the buffer the run planned for it (``k.out``) when it fits, else a
-    new array."""
-    out = getattr(k, "out", None)
-    if type(out) is np.ndarray and out.shape == shape and out.dtype == np.float32 and out.flags.c_contiguous:
-        return out
-    return np.empty(shape, np.float32)
-
-
 def conv2d(k, win, x, filters):
     """Conv2D of NHWC ``x`` by HWIO ``filters``, or None (see the module's docstring)."""
     kh, kw, cin, cout = filters.shape
     if x.ndim != 4 or x.shape[3] != cin or not _usable(k, win, x, filters):
         return None
     x, filters = np.ascontiguousarray(x), np.ascontiguousarray(filters)
-    out = _output(k, (win.n, win.oh, win.ow, cout))
+    out = np.empty((win.n, win.oh, win.ow, cout), np.float32)
     args = _conv_args(win)
 
     def part(lo, hi):
@@ -230,7 +221,7 @@ def backprop_input(k, win, filters, dy):
         return None
     filters, dy = np.ascontiguousarray(filters), np.ascontiguousarray(dy)
     args = _conv_args(win) + (tuple(extra),)
-    out = _output(k, (win.n, win.h, win.w, cin))
+    out = np.empty((win.n, win.h, win.w, cin), np.float32)
 
     def part(lo, hi):
         _infer("input", dy[lo:hi], filters, args, out[lo:hi])
