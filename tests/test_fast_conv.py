@@ -120,6 +120,55 @@ def test_images_in_parts_on_threads_give_the_whole_batchs_values(monkeypatch):
                                rtol=1e-5, atol=1e-4)
 
 
+def test_few_channel_filter_gradients_in_parts_on_threads_give_the_numpy_values(monkeypatch):
+    """An RGB image's filter gradient is a product of im2col by dy: over parts of the images (their
+    shares summed), strided and dilated windows, VALID rows no window reaches."""
+    rng = np.random.default_rng(4)
+    for stride, dilation, padding in [(1, 1, "SAME"), (2, 1, "VALID"), (1, 2, "SAME"), (3, 1, "SAME")]:
+        attrs = {"strides": [1, stride, stride, 1], "dilations": [1, dilation, dilation, 1], "padding": padding,
+                 "data_format": "NHWC"}
+        x = rng.uniform(-1, 1, (5, 11, 10, 3)).astype(np.float32)
+        shape = np.array([3, 2, 3, 6], np.int32)
+        win = nk.Windows(Context(attrs), x.shape, (3, 2))
+        dy = rng.uniform(-1, 1, (5, win.oh, win.ow, 6)).astype(np.float32)
+        got = fast(Context(attrs, threads=True), "backprop_filter", x, shape, dy)
+        want = numpy_path(monkeypatch, nk.conv2d_backprop_filter, Context(attrs), x, shape, dy)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_threads_running_one_kernel_at_once_each_get_a_model(monkeypatch):
+    """OpenVINO runs one inference of a compiled model at a time: two threads running the same
+    kernel at once (two parts of the images, two towers of a model) must each hold a model of
+    their own, or the second waits for the first. Each run here waits inside the model until the
+    other run has started too; with one model between them they would never both start."""
+    attrs = {"strides": [1, 1, 1, 1], "dilations": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC"}
+    x = np.random.default_rng(5).uniform(-1, 1, (4, 6, 6, 16)).astype(np.float32)
+    f = np.random.default_rng(6).uniform(-1, 1, (3, 3, 16, 4)).astype(np.float32)
+    monkeypatch.setattr(fast_conv, "_models", fast_conv.collections.OrderedDict())
+    both = threading.Barrier(2, timeout=20)
+    real = fast_conv._Runner.__call__
+
+    def meeting(self, *args):
+        both.wait()
+        return real(self, *args)
+
+    monkeypatch.setattr(fast_conv._Runner, "__call__", meeting)
+    results = [None, None]
+
+    def run(i):
+        results[i] = fast(Context(attrs), "conv2d", x, f)
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    want = numpy_path(monkeypatch, nk.conv2d, Context(attrs), x, f)
+    for got in results:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert [len(idle) for idle in fast_conv._models.values()] == [2]  # kept for the next two at once
+
+
 @pytest.mark.parametrize("change", [
     {"data_format": "NCHW"}, {"padding": "EXPLICIT"}, {"strides": [2, 1, 1, 1]}, "float64", "disabled"])
 def test_what_it_is_not_given_is_left_to_the_numpy_kernels(change, monkeypatch):
