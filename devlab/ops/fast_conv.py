@@ -22,6 +22,7 @@ import collections
 import functools
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -127,6 +128,7 @@ class _Runner:
 
 MODELS = 128  # kernels (shape and geometry) whose models are kept, the least recently used dropped
 _models = collections.OrderedDict()  # key -> [idle _Runner], the most recently used key last
+_alive = weakref.WeakSet()  # every _Runner not yet freed, idle or running (see _in_child)
 _lock = threading.Lock()
 _forked = False
 
@@ -141,6 +143,8 @@ def _infer(kind, first, second, args, out):
         runner = idle.pop() if idle else None
     if runner is None:
         runner = _Runner(_compile(kind, first.shape, second.shape, args))
+        with _lock:
+            _alive.add(runner)
     try:
         runner(first, second, out)
     finally:
@@ -159,8 +163,7 @@ def _in_child():
     _forked = True
     if _openvino.cache_info().currsize:
         import ctypes
-        runners = [r for idle in _models.values() for r in idle]
-        kept = [_openvino()] + [obj for r in runners for obj in [r, r.compiled, r.request] + r.own]
+        kept = [_openvino()] + [obj for r in list(_alive) for obj in [r, r.compiled, r.request] + r.own]
         for obj in kept:
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
 
