@@ -136,6 +136,35 @@ def test_few_channel_filter_gradients_in_parts_on_threads_give_the_numpy_values(
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
 
 
+class Whole(Context):
+    """A context whose ``parts`` runs the whole range in one call where ``few`` asks for it, as
+    ``parallel.ranges`` does while a program's lanes hold every worker."""
+
+    def __init__(self, attrs):
+        super().__init__(attrs)
+        self.parts = lambda fn, count, blas=True, few=False: fn(0, count) if few else Context._parts(fn, count)
+
+
+@pytest.mark.parametrize("channels", [3, 16])
+def test_the_values_do_not_depend_on_whether_the_parts_run_as_one(channels):
+    """A program's lanes and its one-thread run (a pool taken) give the same bits: the images'
+    outputs are each their own, and the filter gradient sums the same parts in the same order."""
+    attrs = {"strides": [1, 1, 1, 1], "dilations": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC"}
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-1, 1, (6, 8, 8, channels)).astype(np.float32)
+    f = rng.uniform(-1, 1, (3, 3, channels, 16)).astype(np.float32)
+    dy = rng.uniform(-1, 1, (6, 8, 8, 16)).astype(np.float32)
+    sizes, shape = np.array(x.shape, np.int32), np.array(f.shape, np.int32)
+    for k in (Whole(attrs), Context(attrs, threads=True)):
+        got = [fast(k, "conv2d", x, f), fast(k, "backprop_filter", x, shape, dy)]
+        if channels >= fast_conv.FEW_CHANNELS:
+            got.append(fast(k, "backprop_input", sizes, f, dy))
+        if isinstance(k, Whole):
+            want = got
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_threads_running_one_kernel_at_once_each_get_a_model(monkeypatch):
     """OpenVINO runs one inference of a compiled model at a time: two threads running the same
     kernel at once (two parts of the images, two towers of a model) must each hold a model of

@@ -171,11 +171,13 @@ def _in_child():
 os.register_at_fork(after_in_child=_in_child)
 
 
-def _in_parts(k, n, fn):
+def _in_parts(k, n, fn, whole=True):
     """``fn(lo, hi)`` over parts of the ``n`` images, one per core, through ``k.parts`` when the
     context offers it: a few equal parts, so that a shape makes at most three models (part sizes,
-    and the whole batch, which ``k.parts`` asks for while the lanes of a program hold every other
-    thread: one model run costs less than two on halves)."""
+    and the whole batch). ``whole``: the images' results do not depend on the parts (each image's
+    output is its own), and while the lanes of a program hold every other thread one model run
+    on the whole batch costs less than the parts in turn. A filter gradient, a sum over the
+    images, passes False: its parts stay the same whichever thread runs them, and so its values."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -186,10 +188,14 @@ def _in_parts(k, n, fn):
         fn(0, n)
         return
 
-    def some(first, last):  # consecutive parts, in one run of the model
-        fn(n * first // parts, n * last // parts)
+    def some(first, last):
+        if whole:  # consecutive parts, in one run of the model
+            fn(n * first // parts, n * last // parts)
+        else:
+            for i in range(first, last):
+                fn(n * i // parts, n * (i + 1) // parts)
 
-    parts_of(some, parts, False, few=True)
+    parts_of(some, parts, False, few=whole)
 
 
 def conv2d(k, win, x, filters):
@@ -254,7 +260,7 @@ def backprop_filter(k, win, x, dy, filter_shape):
         _infer("filter", x[lo:hi], dy[lo:hi], args, share)
         shares[lo] = share
 
-    _in_parts(k, win.n, part)
+    _in_parts(k, win.n, part, whole=False)
     return _summed(out, shares)
 
 
@@ -286,7 +292,7 @@ def _by_product(k, win, x, dy, out):
         _infer("product", taps.reshape(rows, -1), flat_dy[lo * positions:hi * positions], (), share.reshape(rows, cout))
         shares[lo] = share
 
-    _in_parts(k, win.n, part)
+    _in_parts(k, win.n, part, whole=False)
     return _summed(out, shares)
 
 
