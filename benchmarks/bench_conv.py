@@ -36,8 +36,8 @@ class Context:
     def matmul(self, a, b):
         return parallel.matmul(a, b)
 
-    def parts(self, fn, count, blas=True):
-        parallel.ranges(fn, count, blas)
+    def parts(self, fn, count, blas=True, few=False):
+        parallel.ranges(fn, count, blas, few)
 
 
 def cases(rng):

@@ -2,7 +2,8 @@
 strides 1 and 2 (a stride-1 input gradient is itself a convolution when the input has at least
 as many channels as the output, otherwise a scatter of taps), SAME and VALID padding, dilation, non-square windows, batches split over the cores, each
 against the plain loops of tests/numpy_reference.py, and the input gradient also against finite
-differences of the forward kernel."""
+differences of the forward kernel. The convolutions run both through numpy and through OpenVINO
+(``conv_path``), where the ``fastconv`` extra is installed."""
 import numpy as np
 import pytest
 
@@ -10,6 +11,7 @@ import devlab as tf
 from devlab.ops.build import apply_op
 
 import numpy_reference as ref
+from devlab.ops import fast_conv
 
 R = np.random.default_rng(7)
 X = R.uniform(-1, 1, (3, 7, 6, 2)).astype(np.float32)  # odd sizes: SAME pads unevenly
@@ -18,6 +20,17 @@ X4 = R.uniform(-1, 1, (3, 7, 6, 4)).astype(np.float32)
 W4 = R.uniform(-1, 1, (2, 3, 4, 2)).astype(np.float32)  # more channels in than out: the turned-filter path
 GEOMETRIES = [(stride, padding, dilation) for stride in (1, 2) for padding in ("SAME", "VALID")
               for dilation in (1, 2) if not (stride > 1 and dilation > 1)]  # TF: one or the other
+
+
+@pytest.fixture(params=["numpy", "openvino"])
+def conv_path(request, monkeypatch):
+    """The convolutions' two paths: numpy's kernels (the reference), and OpenVINO's where the
+    ``fastconv`` extra is installed (``fast_conv.py``)."""
+    if request.param == "numpy":
+        monkeypatch.setattr(fast_conv, "ENABLED", False)
+    elif fast_conv._openvino() is None:
+        pytest.skip("the fastconv extra (OpenVINO) is not installed")
+    return request.param
 
 
 def run(op_type, inputs, attrs):
@@ -36,14 +49,14 @@ def dy_for(stride, padding, dilation, x=X, w=W):
 
 
 @pytest.mark.parametrize("stride,padding,dilation", GEOMETRIES)
-def test_conv2d_matches_the_loops(stride, padding, dilation):
+def test_conv2d_matches_the_loops(stride, padding, dilation, conv_path):
     got = run("Conv2D", [X, W], conv_attrs(stride, padding, dilation))
     np.testing.assert_allclose(got, ref.conv2d(X, W, stride, padding, dilation), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("x,w", [(X, W), (X4, W4)], ids=["fewer_in", "more_in"])
 @pytest.mark.parametrize("stride,padding,dilation", GEOMETRIES)
-def test_conv2d_backprop_input_matches_the_loops(stride, padding, dilation, x, w):
+def test_conv2d_backprop_input_matches_the_loops(stride, padding, dilation, x, w, conv_path):
     dy = dy_for(stride, padding, dilation, x, w)
     got = run("Conv2DBackpropInput", [np.array(x.shape, np.int32), w, dy], conv_attrs(stride, padding, dilation))
     want = ref.conv2d_backprop_input(x.shape, w, dy, stride, padding, dilation)
@@ -51,7 +64,7 @@ def test_conv2d_backprop_input_matches_the_loops(stride, padding, dilation, x, w
 
 
 @pytest.mark.parametrize("stride,padding,dilation", GEOMETRIES)
-def test_conv2d_backprop_filter_matches_the_loops(stride, padding, dilation):
+def test_conv2d_backprop_filter_matches_the_loops(stride, padding, dilation, conv_path):
     dy = dy_for(stride, padding, dilation)
     got = run("Conv2DBackpropFilter", [X, np.array(W.shape, np.int32), dy], conv_attrs(stride, padding, dilation))
     want = ref.conv2d_backprop_filter(X, W.shape, dy, stride, padding, dilation)
@@ -76,7 +89,7 @@ def test_the_input_gradient_is_the_derivative_of_the_convolution(stride, padding
     np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-6)
 
 
-def test_a_large_batch_split_over_the_cores_gives_the_whole_batchs_values():
+def test_a_large_batch_split_over_the_cores_gives_the_whole_batchs_values(conv_path):
     """Enough images for the kernels to hand ranges of them to several threads (and several
     cache-sized blocks to each): the same values as the loops."""
     x = R.uniform(-1, 1, (40, 9, 9, 8)).astype(np.float32)

@@ -21,7 +21,7 @@ class Context:
             self.parts = self._parts
 
     @staticmethod
-    def _parts(fn, count, blas=True):
+    def _parts(fn, count, blas=True, few=False):
         """Every index its own thread (as ``parallel.ranges`` does on as many cores)."""
         workers = [threading.Thread(target=fn, args=(i, i + 1)) for i in range(count)]
         for w in workers:
@@ -86,13 +86,8 @@ def ids(case):
 def test_all_three_kernels_give_the_numpy_values(case, monkeypatch):
     x, f, attrs = case
     k = Context(attrs)
-    y = fast(k, "conv2d", x, f)
-    want = numpy_path(monkeypatch, nk.conv2d, k, x, f)
-    if x.shape[3] < fast_conv.FEW_CHANNELS:
-        assert y is None  # numpy's im2col is as fast there
-        y = want
-    else:
-        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+    y = fast(k, "conv2d", x, f)  # with any number of channels
+    np.testing.assert_allclose(y, numpy_path(monkeypatch, nk.conv2d, k, x, f), rtol=1e-5, atol=1e-5)
     dy = np.random.default_rng(1).uniform(-1, 1, y.shape).astype(np.float32)
     dx = fast(k, "backprop_input", np.array(x.shape, np.int32), f, dy)
     want = numpy_path(monkeypatch, nk.conv2d_backprop_input, k, np.array(x.shape, np.int32), f, dy)
@@ -100,12 +95,9 @@ def test_all_three_kernels_give_the_numpy_values(case, monkeypatch):
         assert dx is None  # the numpy kernel is faster there
     else:
         np.testing.assert_allclose(dx, want, rtol=1e-5, atol=1e-5)
-    dw = fast(k, "backprop_filter", x, np.array(f.shape, np.int32), dy)
+    dw = fast(k, "backprop_filter", x, np.array(f.shape, np.int32), dy)  # a product below FEW_CHANNELS
     want = numpy_path(monkeypatch, nk.conv2d_backprop_filter, k, x, np.array(f.shape, np.int32), dy)
-    if x.shape[3] < fast_conv.FEW_CHANNELS:
-        assert dw is None  # the numpy kernel is faster there
-    else:
-        np.testing.assert_allclose(dw, want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(dw, want, rtol=1e-5, atol=1e-4)
 
 
 def test_images_in_parts_on_threads_give_the_whole_batchs_values(monkeypatch):
@@ -126,6 +118,84 @@ def test_images_in_parts_on_threads_give_the_whole_batchs_values(monkeypatch):
     np.testing.assert_allclose(fast(k, "backprop_filter", x, np.array(f.shape), dy),
                                numpy_path(monkeypatch, nk.conv2d_backprop_filter, plain, x, np.array(f.shape), dy),
                                rtol=1e-5, atol=1e-4)
+
+
+def test_few_channel_filter_gradients_in_parts_on_threads_give_the_numpy_values(monkeypatch):
+    """An RGB image's filter gradient is a product of im2col by dy: over parts of the images (their
+    shares summed), strided and dilated windows, VALID rows no window reaches."""
+    rng = np.random.default_rng(4)
+    for stride, dilation, padding in [(1, 1, "SAME"), (2, 1, "VALID"), (1, 2, "SAME"), (3, 1, "SAME")]:
+        attrs = {"strides": [1, stride, stride, 1], "dilations": [1, dilation, dilation, 1], "padding": padding,
+                 "data_format": "NHWC"}
+        x = rng.uniform(-1, 1, (5, 11, 10, 3)).astype(np.float32)
+        shape = np.array([3, 2, 3, 6], np.int32)
+        win = nk.Windows(Context(attrs), x.shape, (3, 2))
+        dy = rng.uniform(-1, 1, (5, win.oh, win.ow, 6)).astype(np.float32)
+        got = fast(Context(attrs, threads=True), "backprop_filter", x, shape, dy)
+        want = numpy_path(monkeypatch, nk.conv2d_backprop_filter, Context(attrs), x, shape, dy)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+class Whole(Context):
+    """A context whose ``parts`` runs the whole range in one call where ``few`` asks for it, as
+    ``parallel.ranges`` does while a program's lanes hold every worker."""
+
+    def __init__(self, attrs):
+        super().__init__(attrs)
+        self.parts = lambda fn, count, blas=True, few=False: fn(0, count) if few else Context._parts(fn, count)
+
+
+@pytest.mark.parametrize("channels", [3, 16])
+def test_the_values_do_not_depend_on_whether_the_parts_run_as_one(channels):
+    """A program's lanes and its one-thread run (a pool taken) give the same bits: the images'
+    outputs are each their own, and the filter gradient sums the same parts in the same order."""
+    attrs = {"strides": [1, 1, 1, 1], "dilations": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC"}
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-1, 1, (6, 8, 8, channels)).astype(np.float32)
+    f = rng.uniform(-1, 1, (3, 3, channels, 16)).astype(np.float32)
+    dy = rng.uniform(-1, 1, (6, 8, 8, 16)).astype(np.float32)
+    sizes, shape = np.array(x.shape, np.int32), np.array(f.shape, np.int32)
+    for k in (Whole(attrs), Context(attrs, threads=True)):
+        got = [fast(k, "conv2d", x, f), fast(k, "backprop_filter", x, shape, dy)]
+        if channels >= fast_conv.FEW_CHANNELS:
+            got.append(fast(k, "backprop_input", sizes, f, dy))
+        if isinstance(k, Whole):
+            want = got
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_threads_running_one_kernel_at_once_each_get_a_model(monkeypatch):
+    """OpenVINO runs one inference of a compiled model at a time: two threads running the same
+    kernel at once (two parts of the images, two towers of a model) must each hold a model of
+    their own, or the second waits for the first. Each run here waits inside the model until the
+    other run has started too; with one model between them they would never both start."""
+    attrs = {"strides": [1, 1, 1, 1], "dilations": [1, 1, 1, 1], "padding": "SAME", "data_format": "NHWC"}
+    x = np.random.default_rng(5).uniform(-1, 1, (4, 6, 6, 16)).astype(np.float32)
+    f = np.random.default_rng(6).uniform(-1, 1, (3, 3, 16, 4)).astype(np.float32)
+    monkeypatch.setattr(fast_conv, "_models", fast_conv.collections.OrderedDict())
+    both = threading.Barrier(2, timeout=20)
+    real = fast_conv._Runner.__call__
+
+    def meeting(self, *args):
+        both.wait()
+        return real(self, *args)
+
+    monkeypatch.setattr(fast_conv._Runner, "__call__", meeting)
+    results = [None, None]
+
+    def run(i):
+        results[i] = fast(Context(attrs), "conv2d", x, f)
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    want = numpy_path(monkeypatch, nk.conv2d, Context(attrs), x, f)
+    for got in results:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert [len(idle) for idle in fast_conv._models.values()] == [2]  # kept for the next two at once
 
 
 @pytest.mark.parametrize("change", [

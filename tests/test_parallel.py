@@ -260,3 +260,23 @@ def test_a_few_rows_times_a_transposed_view_runs_swapped(rows):
     np.testing.assert_array_equal(out, got)
     assert swapped and all(shape[0] != rows and shape[1] == 1024 for shape in swapped)  # w (or its rows) on the left
     assert all(shape[1] == 1024 and shape[0] <= 128 for shape in calls[len(swapped):])  # the 128 rows of a on the left
+
+
+@pytest.mark.skipif(parallel.cores() < 2, reason="one core: every range is one call anyway")
+def test_few_costly_parts_are_one_call_while_lanes_hold_every_worker():
+    """A program's lanes side by side leave no worker to help: ``few`` work (OpenVINO models, each
+    call costly) is then done in one call by the lane itself; other work keeps its parts, and
+    ``few`` work with a worker free is split as before."""
+    seen = {}
+
+    def lane(name, few):
+        calls = seen.setdefault(name, [])
+        parallel.ranges(lambda lo, hi: calls.append((lo, hi)), 2, few=few)
+
+    workers = parallel._workers()._max_workers
+    assert parallel.side_by_side(lambda: lane("few", True), [lambda: None] * workers)
+    assert parallel.side_by_side(lambda: lane("plain", False), [lambda: None] * workers)
+    lane("alone", True)
+    assert seen["few"] == [(0, 2)]
+    assert sorted(seen["plain"]) == [(0, 1), (1, 2)]
+    assert sorted(seen["alone"]) == [(0, 1), (1, 2)]

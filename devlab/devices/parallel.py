@@ -157,12 +157,22 @@ def side_by_side(first, others, stop=None):
     return True
 
 
-def ranges(fn, count, blas=False):
+def ranges(fn, count, blas=False, few=False):
     """``fn(lo, hi)`` over ranges that cover ``range(count)``, one per core, in parallel (a
     kernel's images, say). ``blas``: ``fn`` calls BLAS, which is then held to one thread while
-    the parts run; without threadpoolctl such work stays in one call, BLAS keeping its threads."""
+    the parts run; without threadpoolctl such work stays in one call, BLAS keeping its threads.
+    ``few``: each call costs much (``count`` is then at most the cores): while a program's lanes
+    hold every worker, the caller makes one call on the whole range rather than the parts in turn
+    (an OpenVINO convolution of 32 images takes 7.4 ms of CPU, two of 16 images 8.0 ms)."""
     if min(cores(), 8, count) < 2 or (blas and not _blas_libraries()):
         fn(0, count)
+        return
+    if few and _lanes >= _workers()._max_workers:
+        if blas:
+            with one_blas_thread():
+                fn(0, count)
+        else:
+            fn(0, count)
         return
     parts = min(count, 4 * min(cores(), 8))  # a few parts a core: a core that is busy takes fewer
     bounds = [count * i // parts for i in range(parts + 1)]

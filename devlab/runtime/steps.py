@@ -45,14 +45,14 @@ class KernelContext:
         large host arrays (``devices/parallel.py``): for elementwise updates."""
         parallel.split(fn, shape, *args)
 
-    def parts(self, fn, count, blas=True):
+    def parts(self, fn, count, blas=True, few=False):
         """``fn(lo, hi)`` over ranges covering ``range(count)``: one per core for host arrays
-        (``devices/parallel.py``), BLAS held to one thread while they run (``blas``); one call on
-        other devices."""
+        (``devices/parallel.py``), BLAS held to one thread while they run (``blas``), as few calls
+        as threads free to make them (``few``); one call on other devices."""
         if self.device.backend != "numpy":
             fn(0, count)
         else:
-            parallel.ranges(fn, count, blas)
+            parallel.ranges(fn, count, blas, few)
 
     def matmul(self, a, b):
         """``a @ b`` into ``out`` (if planned); a large product of host matrices is split over the
