@@ -11,7 +11,7 @@ and a gradient adds each tap's share back into its view. Only slicing, ``as_stri
 context offers it (host arrays); pooling's short passes stay in one thread.
 """
 from ..framework import errors
-from . import fast_conv
+from . import fast_conv, fast_pool
 from .kernels import ints
 
 
@@ -285,10 +285,11 @@ def conv2d_backprop_filter(k, x, filter_sizes, dy):
 
 
 # -- pooling -----------------------------------------------------------------------------------
-def _lowest(xp, dtype):
-    """The padding value of max pooling: below every input."""
+def _lowest(dtype):
+    """Where a maximum starts: TensorFlow's lowest value of the dtype, the least finite float (a
+    window of only -inf or NaN gives it, as TF's kernels do), the least integer."""
     import numpy as np  # dtype arithmetic on the host, for numpy and cupy arrays alike
-    return -np.inf if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
+    return np.finfo(dtype).min if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
 
 
 def _pool_windows(k, shape):
@@ -367,44 +368,74 @@ def _reduce_taps(k, win, x, out, combine):
     return out
 
 
+def _clipped_taps(win):
+    """(output positions, input pixels) of each tap that falls inside the input somewhere, in the
+    window's scan order (row by row)."""
+    return [where for where in (win.clipped(i, j) for i, j in win.taps()) if where is not None]
+
+
 def max_pool(k, x):
+    """The maximum of each window as TensorFlow's kernels take it: a value replaces the running
+    maximum only when greater, so NaN is skipped, the first of equal values is kept (-0.0 before
+    0.0 gives -0.0), and a window of only NaN or -inf gives the dtype's lowest finite value.
+    Compiled by numba where the ``fast`` extra installs it (``fast_pool.py``), same values."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
-    out = xp.full((win.n, win.oh, win.ow, win.c), _lowest(xp, x.dtype), x.dtype)
-    return _reduce_taps(k, win, x, out, xp.maximum)
+    fast = fast_pool.max_pool(k, win, x, lambda fn: _pool_parts(k, win, fn))
+    if fast is not None:
+        return fast
+    out = xp.full((win.n, win.oh, win.ow, win.c), _lowest(x.dtype), x.dtype)
+
+    def keep_greater(top, seen, out):
+        xp.copyto(out, seen, where=xp.greater(seen, top))
+
+    return _reduce_taps(k, win, x, out, keep_greater)
 
 
 def max_pool_grad(k, x, y, dy):
-    """Each window's gradient goes to its maximum (the first one, in scan order, on a tie): tap by
-    tap, the windows whose maximum this tap holds and no earlier tap did take ``dy`` here. The
-    maximum is computed again from ``x``, as TF's kernel does. A block of images at a time (in
-    parts on the cores), every pass writing into arrays made once (32x24x24x64, 3x3/2, CPU time:
-    8.3 ms with a new array each pass, 6.4 ms in place, 5.7 ms in place and in parts)."""
+    """Each window's gradient goes to its maximum as TF's (Eigen) kernel finds it: the window's first
+    input, replaced by each later one that is greater; so the first of equal maxima, and a NaN that
+    comes first keeps it (TF's default oneDNN kernel goes on to the greatest number there). The
+    maximum is found again from ``x``, as TF's kernel does (``y`` is not read). Tap by tap over
+    output-sized arrays: each window's running maximum and the tap that holds it, then each tap
+    adds the gradients of the windows it holds into its input pixels, the taps taken backwards so
+    that an input adds its windows' shares in their scan order, as TF's kernel adds them. A block
+    of images at a time (in parts on the cores), every pass writing into arrays made once.
+    Compiled by numba where the ``fast`` extra installs it (``fast_pool.py``), same values bit for
+    bit. ``tests/data/tf_max_pool.json`` records both of TF's kernels."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
+    fast = fast_pool.max_pool_grad(k, win, x, dy, lambda fn: _pool_parts(k, win, fn))
+    if fast is not None:
+        return fast
+    import numpy as np  # the index dtype, on the host for numpy and cupy alike
     dx = xp.zeros(x.shape, dy.dtype)
     zero = dy.dtype.type(0)
     # dy * hit is dy where hit and 0 elsewhere (in half the time of where()) unless dy has an
     # infinity or a NaN, which times 0 is NaN.
     finite = dy.dtype.kind != "f" or bool(xp.isfinite(dy).all())
-    taps = [where for where in (win.clipped(i, j) for i, j in win.taps()) if where is not None]
-    lowest = _lowest(xp, x.dtype)
+    taps = _clipped_taps(win)
+    index = np.min_scalar_type(len(taps))
 
     def part(lo, hi):
         seen, grad = _phases(xp, x[lo:hi], win), dy[lo:hi]
         back = _phases(xp, dx[lo:hi], win, zeros=True)
-        top = xp.full((hi - lo, win.oh, win.ow, win.c), lowest, x.dtype)
-        for out_at, in_at in taps:
-            view = top[out_at]
-            xp.maximum(view, seen[in_at], out=view)
-        free = xp.ones(top.shape, bool)  # windows whose maximum no tap has claimed yet
-        hits = xp.empty(top.shape, bool)
-        shares = xp.empty(top.shape, dy.dtype)
-        for out_at, in_at in taps:
-            hit, claimed, share = hits[out_at], free[out_at], shares[out_at]
-            xp.equal(seen[in_at], top[out_at], out=hit)
-            xp.logical_and(hit, claimed, out=hit)
-            xp.logical_xor(claimed, hit, out=claimed)  # hit lies inside free: this clears what it claimed
+        shape = (hi - lo, win.oh, win.ow, win.c)
+        top = xp.empty(shape, x.dtype)
+        holder = xp.empty(shape, index)  # the tap holding each window's maximum
+        for t in reversed(range(len(taps))):  # to start with, each window's first input
+            out_at, in_at = taps[t]
+            top[out_at], holder[out_at] = seen[in_at], t
+        hits = xp.empty(shape, bool)
+        for t, (out_at, in_at) in enumerate(taps):
+            hit, best = hits[out_at], top[out_at]
+            xp.greater(seen[in_at], best, out=hit)
+            xp.copyto(best, seen[in_at], where=hit)
+            xp.copyto(holder[out_at], t, where=hit)
+        shares = xp.empty(shape, dy.dtype)
+        for t in reversed(range(len(taps))):
+            (out_at, in_at), hit, share = taps[t], hits[taps[t][0]], shares[taps[t][0]]
+            xp.equal(holder[out_at], t, out=hit)
             if finite:
                 xp.multiply(grad[out_at], hit, out=share)
             else:
