@@ -378,18 +378,28 @@ def max_pool(k, x):
     """The maximum of each window as TensorFlow's kernels take it: a value replaces the running
     maximum only when greater, so NaN is skipped, the first of equal values is kept (-0.0 before
     0.0 gives -0.0), and a window of only NaN or -inf gives the dtype's lowest finite value.
-    Compiled by numba where the ``fast`` extra installs it (``fast_pool.py``), same values."""
+    ``fmax`` tap by tap gives that value, but either zero of a tie of 0.0 and -0.0: a window whose
+    maximum is zero takes the first zero it holds, the taps gone through backwards (masked copies
+    of a mask that is mostly False where few maxima are zero; a random half-True mask would cost
+    30 times more, its branches mispredicted). Compiled by numba where the ``fast`` extra installs
+    it (``fast_pool.py``), same values."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
     fast = fast_pool.max_pool(k, win, x, lambda fn: _pool_parts(k, win, fn))
     if fast is not None:
         return fast
     out = xp.full((win.n, win.oh, win.ow, win.c), _lowest(x.dtype), x.dtype)
-
-    def keep_greater(top, seen, out):
-        xp.copyto(out, seen, where=xp.greater(seen, top))
-
-    return _reduce_taps(k, win, x, out, keep_greater)
+    seen = _phases(xp, x, win)
+    taps = _clipped_taps(win)
+    for out_at, in_at in taps:
+        top = out[out_at]
+        xp.fmax(top, seen[in_at], out=top)
+    if x.dtype.kind == "f":
+        zero = out == 0
+        if bool(zero.any()):
+            for out_at, in_at in reversed(taps):
+                xp.copyto(out[out_at], seen[in_at], where=(seen[in_at] == 0) & zero[out_at])
+    return out
 
 
 def max_pool_grad(k, x, y, dy):
@@ -397,45 +407,53 @@ def max_pool_grad(k, x, y, dy):
     input, replaced by each later one that is greater; so the first of equal maxima, and a NaN that
     comes first keeps it (TF's default oneDNN kernel goes on to the greatest number there). The
     maximum is found again from ``x``, as TF's kernel does (``y`` is not read). Tap by tap over
-    output-sized arrays: each window's running maximum and the tap that holds it, then each tap
-    adds the gradients of the windows it holds into its input pixels, the taps taken backwards so
-    that an input adds its windows' shares in their scan order, as TF's kernel adds them. A block
-    of images at a time (in parts on the cores), every pass writing into arrays made once.
-    Compiled by numba where the ``fast`` extra installs it (``fast_pool.py``), same values bit for
-    bit. ``tests/data/tf_max_pool.json`` records both of TF's kernels."""
+    output-sized arrays: each window's maximum (``fmax``, NaN skipped), then the tap that first
+    equals it claims the window, then each tap adds the gradients of the windows it claimed into its
+    input pixels, the taps taken backwards so that an input adds its windows' shares in their scan
+    order, as TF's kernel adds them. A block of images at a time (in parts on the cores), every pass
+    writing into arrays made once. Compiled by numba where the ``fast`` extra installs it
+    (``fast_pool.py``), same values bit for bit. ``tests/data/tf_max_pool.json`` records both of
+    TF's kernels."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
     fast = fast_pool.max_pool_grad(k, win, x, dy, lambda fn: _pool_parts(k, win, fn))
     if fast is not None:
         return fast
-    import numpy as np  # the index dtype, on the host for numpy and cupy alike
     dx = xp.zeros(x.shape, dy.dtype)
     zero = dy.dtype.type(0)
     # dy * hit is dy where hit and 0 elsewhere (in half the time of where()) unless dy has an
     # infinity or a NaN, which times 0 is NaN.
     finite = dy.dtype.kind != "f" or bool(xp.isfinite(dy).all())
     taps = _clipped_taps(win)
-    index = np.min_scalar_type(len(taps))
 
     def part(lo, hi):
         seen, grad = _phases(xp, x[lo:hi], win), dy[lo:hi]
         back = _phases(xp, dx[lo:hi], win, zeros=True)
         shape = (hi - lo, win.oh, win.ow, win.c)
         top = xp.empty(shape, x.dtype)
-        holder = xp.empty(shape, index)  # the tap holding each window's maximum
-        for t in reversed(range(len(taps))):  # to start with, each window's first input
-            out_at, in_at = taps[t]
-            top[out_at], holder[out_at] = seen[in_at], t
-        hits = xp.empty(shape, bool)
+        for out_at, in_at in reversed(taps):  # each window's first input, to start with
+            top[out_at] = seen[in_at]
+        # a window whose first input is NaN keeps it (nothing is greater than NaN)
+        stuck = xp.isnan(top) if x.dtype.kind == "f" else None
+        if stuck is not None and not bool(stuck.any()):
+            stuck = None
+        for out_at, in_at in taps:
+            best = top[out_at]
+            xp.fmax(best, seen[in_at], out=best)
+        free = xp.ones(shape, bool) if stuck is None else ~stuck  # windows no tap has claimed yet
+        claims = xp.empty((len(taps),) + shape, bool)  # claims[t]: the windows tap t holds
         for t, (out_at, in_at) in enumerate(taps):
-            hit, best = hits[out_at], top[out_at]
-            xp.greater(seen[in_at], best, out=hit)
-            xp.copyto(best, seen[in_at], where=hit)
-            xp.copyto(holder[out_at], t, where=hit)
+            hit, claimed = claims[t][out_at], free[out_at]
+            xp.equal(seen[in_at], top[out_at], out=hit)
+            xp.logical_and(hit, claimed, out=hit)
+            xp.logical_xor(claimed, hit, out=claimed)  # hit lies inside free: this clears what it claimed
+            if stuck is not None:  # a stuck window's first tap is the one that has not seen it yet
+                mine = stuck[out_at]
+                xp.logical_or(hit, mine, out=hit)
+                xp.logical_xor(mine, mine, out=mine)
         shares = xp.empty(shape, dy.dtype)
         for t in reversed(range(len(taps))):
-            (out_at, in_at), hit, share = taps[t], hits[taps[t][0]], shares[taps[t][0]]
-            xp.equal(holder[out_at], t, out=hit)
+            (out_at, in_at), hit, share = taps[t], claims[t][taps[t][0]], shares[taps[t][0]]
             if finite:
                 xp.multiply(grad[out_at], hit, out=share)
             else:
