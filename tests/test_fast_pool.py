@@ -4,6 +4,7 @@ ties, NaN, infinities and signed zeros in the input and in the gradient, in floa
 in one call and in parts on threads; and it hands back (None) what it is not given."""
 import json
 import pathlib
+import sys
 import threading
 
 import numpy as np
@@ -77,6 +78,7 @@ def geometries(seed, count):
     return out
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # inf + -inf in the threads of parts
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("special", [False, True], ids=["ties", "nan_inf_zeros"])
 @pytest.mark.parametrize("threads", [False, True], ids=["one_call", "in_parts"])
@@ -160,3 +162,25 @@ def test_max_pooling_gives_tensorflows_values_for_nan_infinities_zeros_and_ties(
     np.testing.assert_array_equal(bits(dx), bits(np.array(RECORDED["eigen"][case]["dx"], np.float32)))
     if case in ("nan_first", "mixed", "padded_all_nan", "padded_all_minus_inf", "four_windows"):
         assert RECORDED["onednn"][case]["dx"] != RECORDED["eigen"][case]["dx"]
+
+
+def test_without_numba_the_numpy_kernels_run(monkeypatch):
+    """numba is an extra: where it cannot be imported, the numpy kernels give the values."""
+    attrs = {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": "SAME", "data_format": "NHWC"}
+    x = np.random.default_rng(5).standard_normal((2, 7, 7, 4)).astype(np.float32)
+    k = Context(attrs)
+    compiled = nk.max_pool(k, x)
+    fast_pool._kernels.cache_clear()
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba raises ImportError
+    try:
+        assert fast_pool._kernels() is None and not fast_pool.usable(k, x)
+        np.testing.assert_array_equal(nk.max_pool(k, x), compiled)
+    finally:
+        fast_pool._kernels.cache_clear()
+
+
+def test_importing_devlab_leaves_numba_unimported():
+    """numba's import (about 0.2 s) waits for the first max pooling."""
+    import subprocess
+    code = "import sys, devlab; print('numba' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
