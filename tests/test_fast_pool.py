@@ -1,7 +1,8 @@
-"""The compiled max pooling of devlab/ops/fast_pool.py (numba, the ``fast`` extra) gives the numpy
-kernels' values bit for bit, over random shapes, windows, strides and SAME/VALID padding, with
-ties, NaN, infinities and signed zeros in the input and in the gradient, in float32 and float64,
-in one call and in parts on threads; and it hands back (None) what it is not given."""
+"""The compiled pooling of devlab/ops/fast_pool.py (numba, the ``fast`` extra) gives the numpy
+kernels' values bit for bit (an average's NaN up to its sign bit), over random shapes, windows,
+strides and SAME/VALID padding, with ties, NaN, infinities and signed zeros in the input and in
+the gradient, in float32 and float64, in one call and in parts on threads; max pooling gives TF's
+recorded values; and the path hands back (None) what it is not given."""
 import json
 import pathlib
 import sys
@@ -37,6 +38,12 @@ class Context:
 def bits(a):
     """The array's bytes as unsigned integers: equal only where every bit is (NaN == NaN, 0 != -0)."""
     return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
+
+
+def bits_any_nan(a):
+    """As ``bits``, every NaN made one: a sum's NaN sign bit (inf + -inf, or NaN + NaN) depends on
+    which operand the CPU's addition met first, which the compiler may order either way."""
+    return bits(np.where(np.isnan(a), np.array(np.nan, a.dtype), a))
 
 
 def both_paths(monkeypatch, fn, *args):
@@ -82,7 +89,7 @@ def geometries(seed, count):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("special", [False, True], ids=["ties", "nan_inf_zeros"])
 @pytest.mark.parametrize("threads", [False, True], ids=["one_call", "in_parts"])
-def test_compiled_max_pooling_is_the_numpy_kernels_bit_for_bit(monkeypatch, dtype, special, threads):
+def test_compiled_pooling_is_the_numpy_kernels_bit_for_bit(monkeypatch, dtype, special, threads):
     if threads:
         monkeypatch.setattr(nk, "POOL_PARTS", 1)  # every input handed to the cores in parts
     rng = np.random.default_rng(int(special) * 2 + int(threads))
@@ -95,6 +102,10 @@ def test_compiled_max_pooling_is_the_numpy_kernels_bit_for_bit(monkeypatch, dtyp
         dy = values(rng, fast.shape, dtype, special)
         fast_dx, slow_dx = both_paths(monkeypatch, nk.max_pool_grad, k, x, fast, dy)
         np.testing.assert_array_equal(bits(fast_dx), bits(slow_dx), err_msg=str((shape, attrs)))
+        fast, slow = both_paths(monkeypatch, nk.avg_pool, k, x)
+        np.testing.assert_array_equal(bits_any_nan(fast), bits_any_nan(slow), err_msg=str((shape, attrs)))
+        fast_dx, slow_dx = both_paths(monkeypatch, nk.avg_pool_grad, k, np.array(shape), dy)
+        np.testing.assert_array_equal(bits_any_nan(fast_dx), bits_any_nan(slow_dx), err_msg=str((shape, attrs)))
 
 
 def test_shares_of_one_input_add_in_the_windows_scan_order(monkeypatch):

@@ -1,4 +1,4 @@
-"""Max pooling and its gradient compiled by numba, when the ``fast`` extra installs it.
+"""Max and average pooling and their gradients compiled by numba, when the ``fast`` extra installs it.
 
 The numpy kernels of ``nn_kernels.py`` run a pooling one tap at a time over whole arrays: each
 tap reads the input and reads and writes the running maximum, and the gradient does it twice
@@ -42,13 +42,14 @@ def usable(k, *arrays):
 
 @functools.lru_cache(maxsize=None)
 def _kernels():
-    """(max_pool, max_pool_grad) compiled lazily by numba, or None where numba is not installed."""
+    """(max_pool, max_pool_grad, avg_pool, avg_pool_grad), each compiled by numba on its first call,
+    or None where numba is not installed."""
     try:
         import numba
     except ImportError:
         return None
     jit = numba.njit(cache=True, nogil=True)
-    return jit(_max_pool), jit(_max_pool_grad)
+    return jit(_max_pool), jit(_max_pool_grad), jit(_avg_pool), jit(_avg_pool_grad)
 
 
 def _geometry(win):
@@ -77,6 +78,28 @@ def max_pool_grad(k, win, x, dy, parts):
     dx = np.empty(x.shape, x.dtype)
     kernel, args = _kernels()[1], _geometry(win)
     parts(lambda lo, hi: kernel(x[lo:hi], dy[lo:hi], dx[lo:hi], *args))
+    return dx
+
+
+def avg_pool(k, win, x, parts):
+    """AvgPool: the mean of each window's inputs inside the image, or None."""
+    if not usable(k, x) or win.oh < 1 or win.ow < 1:
+        return None
+    x = np.ascontiguousarray(x)
+    out = np.empty((win.n, win.oh, win.ow, win.c), x.dtype)
+    kernel, args = _kernels()[2], _geometry(win)
+    parts(lambda lo, hi: kernel(x[lo:hi], out[lo:hi], *args))
+    return out
+
+
+def avg_pool_grad(k, win, dy, parts):
+    """AvgPoolGrad: each window's ``dy`` over its count added into its inputs, or None."""
+    if not usable(k, dy) or dy.shape != (win.n, win.oh, win.ow, win.c) or min(win.n, win.h, win.w, win.c) < 1:
+        return None
+    dy = np.ascontiguousarray(dy)
+    dx = np.empty((win.n, win.h, win.w, win.c), dy.dtype)
+    kernel, args = _kernels()[3], _geometry(win)
+    parts(lambda lo, hi: kernel(dy[lo:hi], dx[lo:hi], *args))
     return dx
 
 
@@ -169,3 +192,62 @@ def _max_pool_grad(x, dy, dx, kh, kw, sh, sw, top, left):
                 g = grad[oy * ow + ox]
                 for ch in range(c):
                     back[at[ch], ch] += g[ch]
+
+
+# The mean's division is the numpy kernels': the float32 sum over the float64 count, rounded to float32.
+
+def _avg_pool(x, out, kh, kw, sh, sw, top, left):
+    n, h, w, c = x.shape
+    oh, ow = out.shape[1], out.shape[2]
+    for b in range(n):
+        image = x[b].reshape(h * w, c)
+        pooled = out[b].reshape(oh * ow, c)
+        for oy in range(oh):
+            y0 = oy * sh - top
+            ylo, yhi = max(y0, 0), min(y0 + kh, h)
+            for ox in range(ow):
+                x0 = ox * sw - left
+                xlo, xhi = max(x0, 0), min(x0 + kw, w)
+                o = pooled[oy * ow + ox]
+                for ch in range(c):
+                    o[ch] = 0
+                for iy in range(ylo, yhi):
+                    p, end = iy * w + xlo, iy * w + xhi
+                    while p + 3 <= end:
+                        a0, a1, a2 = image[p], image[p + 1], image[p + 2]
+                        for ch in range(c):
+                            o[ch] = ((o[ch] + a0[ch]) + a1[ch]) + a2[ch]
+                        p += 3
+                    while p < end:
+                        a0 = image[p]
+                        for ch in range(c):
+                            o[ch] += a0[ch]
+                        p += 1
+                count = np.float64((yhi - ylo) * (xhi - xlo))
+                for ch in range(c):
+                    o[ch] = np.float64(o[ch]) / count
+
+
+def _avg_pool_grad(dy, dx, kh, kw, sh, sw, top, left):
+    n, h, w, c = dx.shape
+    oh, ow = dy.shape[1], dy.shape[2]
+    share = np.empty(c, dx.dtype)
+    for b in range(n):
+        grad = dy[b].reshape(oh * ow, c)
+        back = dx[b].reshape(h * w, c)
+        back[:] = 0
+        for oy in range(oh):
+            y0 = oy * sh - top
+            ylo, yhi = max(y0, 0), min(y0 + kh, h)
+            for ox in range(ow):
+                x0 = ox * sw - left
+                xlo, xhi = max(x0, 0), min(x0 + kw, w)
+                count = np.float64((yhi - ylo) * (xhi - xlo))
+                g = grad[oy * ow + ox]
+                for ch in range(c):
+                    share[ch] = np.float64(g[ch]) / count
+                for iy in range(ylo, yhi):
+                    for p in range(iy * w + xlo, iy * w + xhi):
+                        into = back[p]
+                        for ch in range(c):
+                            into[ch] += share[ch]

@@ -467,21 +467,31 @@ def max_pool_grad(k, x, y, dy):
 
 
 def avg_pool(k, x):
+    """The mean of each window's inputs inside the image (SAME padding does not average zeros in):
+    the taps' sum in scan order, divided by their count. Compiled by numba where the ``fast``
+    extra installs it (``fast_pool.py``), same values bit for bit."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
+    fast = fast_pool.avg_pool(k, win, x, lambda fn: _pool_parts(k, win, fn))
+    if fast is not None:
+        return fast
     total = _reduce_taps(k, win, x, xp.zeros((win.n, win.oh, win.ow, win.c), x.dtype), xp.add)
     return (total / win.counts(xp)).astype(x.dtype)
 
 
 def avg_pool_grad(k, input_shape, dy):
+    """Each window's gradient over its count, added into each of its inputs: the taps taken
+    backwards, so that an input adds its windows' shares in their scan order, as TF's kernel adds
+    them. Compiled by numba where the ``fast`` extra installs it (``fast_pool.py``), same values."""
     xp = k.xp
     win = _pool_windows(k, ints(input_shape))
+    fast = fast_pool.avg_pool_grad(k, win, dy, lambda fn: _pool_parts(k, win, fn))
+    if fast is not None:
+        return fast
     share = (dy / win.counts(xp)).astype(dy.dtype)
     dx = xp.zeros((win.n, win.h, win.w, win.c), dy.dtype)
-    for i, j in win.taps():
-        where = win.clipped(i, j)
-        if where is not None:
-            dx[where[1]] += share[where[0]]
+    for out_at, in_at in reversed(_clipped_taps(win)):
+        dx[in_at] += share[out_at]
     return dx
 
 
