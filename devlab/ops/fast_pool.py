@@ -3,23 +3,26 @@
 The numpy kernels of ``nn_kernels.py`` run a pooling one tap at a time over whole arrays: each
 tap reads the input and reads and writes the running maximum, and the gradient does it twice
 (once to find the maximum, once to hand each window's gradient to it). Compiled, each window is
-searched once with its running maximum in registers and its gradient added straight to the
-input that holds the maximum. On the CNN of ``benchmarks/bench_models.py`` (3x3 windows, stride
-2, SAME; one thread, CPU time) MaxPool of 32x24x24x64 takes 0.21 ms here and 0.9 ms in numpy,
-MaxPoolGrad 0.63 ms here and 5.1 ms in numpy (TensorFlow's kernels: 0.25 ms and 12 ms; its
-oneDNN gradient, which keeps the forward's argmax, about 0.5 ms).
+searched once, its taps read three at a time with the running maximum in a register, and its
+gradient added straight to the input that holds the maximum. On the CNN of
+``benchmarks/bench_models.py`` (3x3 windows, stride 2, SAME; CPU time, least of 25 calls, 2-core
+machine under load): MaxPool of 32x24x24x64 0.22 ms here, 0.9 ms in numpy (TensorFlow 0.28 ms);
+MaxPoolGrad 0.62 ms, 5.7 ms in numpy (TF's Eigen kernel 12 ms; its default oneDNN kernel, which
+keeps the forward's argmax, about 0.5 ms); AvgPool 0.28 ms, 1.3 ms in numpy (TF 0.24 ms);
+AvgPoolGrad 0.3 ms, 1.7 ms in numpy (TF 0.62 ms).
 
-The values are the numpy kernels', bit for bit, and TF's Eigen kernels': the same maximum (NaN
-skipped, the first of equal values kept, so -0.0 before 0.0 stays -0.0), the gradient to the same
-input (the window's first, replaced by each later one that is greater), and an input's shares of
-several windows added in the same order (the windows' scan order).
+The values are the numpy kernels', bit for bit (an average's NaN up to its sign), and for max
+pooling TF's Eigen kernels': the same maximum (NaN skipped, the first of equal values kept, so
+-0.0 before 0.0 stays -0.0), the gradient to the same input (the window's first, replaced by each
+later one that is greater), and an input's shares of several windows added in the same order
+(the windows' scan order).
 
 Each function returns its result, or None when this path does not compute it (numba not
 installed, ``DEVLAB_FASTPOOL=0``, not float32 or float64 host arrays, not NHWC) and the numpy
-kernels run instead: they stay the reference. The kernels compile on first use, once per dtype
-(about 1.5 s for float32's two, written to numba's cache: later processes load them in about
-0.1 s, after numba's own import of about 0.2 s). They release the interpreter lock, so the parts
-of a batch that ``k.parts`` hands to devlab's threads run on the cores at once; numba's own
+kernels run instead: they stay the reference. A kernel compiles on its first call, once per dtype
+(0.4 to 0.8 s of CPU time each, written to numba's cache: a later process loads them at once,
+after numba's own import, 0.4 s, on the first pooling). They release the interpreter lock, so the
+parts of a batch that ``k.parts`` hands to devlab's threads run on the cores at once; numba's own
 threads are not used (devlab keeps the one pool of threads).
 """
 import functools
