@@ -6,8 +6,8 @@ from *windows*: ``as_strided`` views every output position's window of the (padd
 once without copying, and one reshape copy of a block of it is im2col's matrix, so a convolution
 is one matrix product per block of images. Pooling runs over the ``kh * kw`` taps one at a time
 (the strided view of what each tap sees everywhere, clipped to the input rather than padded),
-and a gradient adds each tap's share back into its view; where the ``fast`` extra installs numba,
-``fast_pool.py`` compiles the pooling kernels, window by window, to the same values. Only slicing, ``as_strided``,
+and a gradient adds each tap's share back into its view (where the ``fast`` extra installs
+numba, ``fast_pool.py`` compiles them window by window, to the same values). Only slicing, ``as_strided``,
 ``matmul`` and ufuncs are used, so the same code runs on numpy and cupy. Convolutions split their images over the cores with ``k.parts`` when the
 context offers it (host arrays); pooling's short passes stay in one thread.
 """
