@@ -196,3 +196,22 @@ def test_importing_devlab_leaves_numba_unimported():
     code = "import sys, devlab; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_without_a_cache_directory_the_kernels_compile_all_the_same(monkeypatch):
+    """numba refuses ``cache=True`` (RuntimeError) where it finds no directory to write to."""
+    import numba
+
+    def njit(**options):
+        if options.get("cache"):
+            raise RuntimeError("cannot cache function '_max_pool': no locator available for file")
+        return lambda f: f  # the plain Python function stands for the compiled one
+
+    monkeypatch.setattr(numba, "njit", njit)
+    fast_pool._kernels.cache_clear()
+    try:
+        kernels = fast_pool._kernels()
+        assert kernels == (fast_pool._max_pool, fast_pool._max_pool_grad, fast_pool._avg_pool,
+                           fast_pool._avg_pool_grad)
+    finally:
+        fast_pool._kernels.cache_clear()

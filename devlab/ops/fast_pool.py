@@ -51,8 +51,11 @@ def _kernels():
         import numba
     except ImportError:
         return None
-    jit = numba.njit(cache=True, nogil=True)
-    return jit(_max_pool), jit(_max_pool_grad), jit(_avg_pool), jit(_avg_pool_grad)
+    functions = (_max_pool, _max_pool_grad, _avg_pool, _avg_pool_grad)
+    try:
+        return tuple(numba.njit(cache=True, nogil=True)(f) for f in functions)
+    except RuntimeError:  # no directory numba may write its cache to: compiled again in each process
+        return tuple(numba.njit(nogil=True)(f) for f in functions)
 
 
 def _geometry(win):
