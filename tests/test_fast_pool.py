@@ -17,6 +17,12 @@ from devlab.ops import nn_kernels as nk
 pytest.importorskip("numba")  # the fast extra, which the test extra installs
 
 
+@pytest.fixture(autouse=True)
+def compiled_path_on(monkeypatch):
+    """These tests are about the compiled path: on, whatever DEVLAB_FASTPOOL says."""
+    monkeypatch.setattr(fast_pool, "ENABLED", True)
+
+
 class Context:
     """What a kernel sees of its step (``runtime/steps.py``): attrs, and optionally ``parts``."""
 
