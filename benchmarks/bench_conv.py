@@ -22,7 +22,7 @@ from common import describe_machine, median_seconds  # noqa: E402
 import time  # noqa: E402
 
 from devlab.devices import parallel  # noqa: E402
-from devlab.ops import fast_conv  # noqa: E402
+from devlab.ops import fast_conv, fast_pool  # noqa: E402
 from devlab.ops import nn_kernels as nk  # noqa: E402
 
 
@@ -105,10 +105,13 @@ def main():
     mine = [median_seconds(fn, repeat=args.repeat, warmup=2) for _, fn, _, _ in table]
     mine_cpu = [cpu_seconds(fn, args.repeat) for _, fn, _, _ in table]
     numpy_cpu = None
-    if fast_conv.ENABLED and fast_conv._openvino() is not None:
-        fast_conv.ENABLED = False
+    fast = [m for m in (fast_conv, fast_pool) if m.ENABLED]  # numba's pooling: fast_pool.py
+    if fast and (fast_conv._openvino() is not None or fast_pool._kernels() is not None):
+        for m in fast:
+            m.ENABLED = False
         numpy_cpu = [cpu_seconds(fn, args.repeat) for _, fn, _, _ in table]
-        fast_conv.ENABLED = True
+        for m in fast:
+            m.ENABLED = True
     tf = None
     if not args.no_tf:
         try:
@@ -125,8 +128,8 @@ def main():
     print(describe_machine(tf))
     print(f"load average (1, 5, 15 min): {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     if numpy_cpu:
-        print("fastconv extra (OpenVINO) installed: devlab's convolutions run through it; 'numpy' is the "
-              "numpy path's CPU time")
+        print("fastconv extra (OpenVINO) or numba installed: devlab's convolutions or max pooling run through "
+              "them; 'numpy' is the numpy path's CPU time")
     for i, (label, _, _, _) in enumerate(table):
         line = f"  {label:<36s} devlab {mine[i] * 1e3:7.2f} ms"
         if theirs:

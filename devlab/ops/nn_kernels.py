@@ -6,12 +6,13 @@ from *windows*: ``as_strided`` views every output position's window of the (padd
 once without copying, and one reshape copy of a block of it is im2col's matrix, so a convolution
 is one matrix product per block of images. Pooling runs over the ``kh * kw`` taps one at a time
 (the strided view of what each tap sees everywhere, clipped to the input rather than padded),
-and a gradient adds each tap's share back into its view. Only slicing, ``as_strided``,
+and a gradient adds each tap's share back into its view (where the ``fast`` extra installs
+numba, ``fast_pool.py`` compiles them window by window, to the same values). Only slicing, ``as_strided``,
 ``matmul`` and ufuncs are used, so the same code runs on numpy and cupy. Convolutions split their images over the cores with ``k.parts`` when the
 context offers it (host arrays); pooling's short passes stay in one thread.
 """
 from ..framework import errors
-from . import fast_conv
+from . import fast_conv, fast_pool
 from .kernels import ints
 
 
@@ -285,10 +286,11 @@ def conv2d_backprop_filter(k, x, filter_sizes, dy):
 
 
 # -- pooling -----------------------------------------------------------------------------------
-def _lowest(xp, dtype):
-    """The padding value of max pooling: below every input."""
+def _lowest(dtype):
+    """Where a maximum starts: TensorFlow's lowest value of the dtype, the least finite float (a
+    window of only -inf or NaN gives it, as TF's kernels do), the least integer."""
     import numpy as np  # dtype arithmetic on the host, for numpy and cupy arrays alike
-    return -np.inf if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
+    return np.finfo(dtype).min if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
 
 
 def _pool_windows(k, shape):
@@ -367,44 +369,92 @@ def _reduce_taps(k, win, x, out, combine):
     return out
 
 
+def _clipped_taps(win):
+    """(output positions, input pixels) of each tap that falls inside the input somewhere, in the
+    window's scan order (row by row)."""
+    return [where for where in (win.clipped(i, j) for i, j in win.taps()) if where is not None]
+
+
 def max_pool(k, x):
+    """The maximum of each window as TensorFlow's kernels take it: a value replaces the running
+    maximum only when greater, so NaN is skipped, the first of equal values is kept (-0.0 before
+    0.0 gives -0.0), and a window of only NaN or -inf gives the dtype's lowest finite value.
+    ``fmax`` tap by tap gives that value, but either zero of a tie of 0.0 and -0.0: a window whose
+    maximum is zero takes the first zero it holds, the taps gone through backwards (masked copies
+    of a mask that is mostly False where few maxima are zero; a random half-True mask would cost
+    30 times more, its branches mispredicted). Compiled by numba where the ``fast`` extra installs
+    it (``fast_pool.py``), same values."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
-    out = xp.full((win.n, win.oh, win.ow, win.c), _lowest(xp, x.dtype), x.dtype)
-    return _reduce_taps(k, win, x, out, xp.maximum)
+    fast = fast_pool.max_pool(k, win, x, lambda fn: _pool_parts(k, win, fn))
+    if fast is not None:
+        return fast
+    out = xp.full((win.n, win.oh, win.ow, win.c), _lowest(x.dtype), x.dtype)
+    seen = _phases(xp, x, win)
+    taps = _clipped_taps(win)
+    for out_at, in_at in taps:
+        top = out[out_at]
+        xp.fmax(top, seen[in_at], out=top)
+    if x.dtype.kind == "f":
+        zero = out == 0
+        if bool(zero.any()):
+            for out_at, in_at in reversed(taps):
+                xp.copyto(out[out_at], seen[in_at], where=(seen[in_at] == 0) & zero[out_at])
+    return out
 
 
 def max_pool_grad(k, x, y, dy):
-    """Each window's gradient goes to its maximum (the first one, in scan order, on a tie): tap by
-    tap, the windows whose maximum this tap holds and no earlier tap did take ``dy`` here. The
-    maximum is computed again from ``x``, as TF's kernel does. A block of images at a time (in
-    parts on the cores), every pass writing into arrays made once (32x24x24x64, 3x3/2, CPU time:
-    8.3 ms with a new array each pass, 6.4 ms in place, 5.7 ms in place and in parts)."""
+    """Each window's gradient goes to its maximum as TF's (Eigen) kernel finds it: the window's first
+    input, replaced by each later one that is greater; so the first of equal maxima, and a NaN that
+    comes first keeps it (TF's default oneDNN kernel goes on to the greatest number there). The
+    maximum is found again from ``x``, as TF's kernel does (``y`` is not read). Tap by tap over
+    output-sized arrays: each window's maximum (``fmax``, NaN skipped), then the tap that first
+    equals it claims the window, then each tap adds the gradients of the windows it claimed into its
+    input pixels, the taps taken backwards so that an input adds its windows' shares in their scan
+    order, as TF's kernel adds them. A block of images at a time (in parts on the cores), every pass
+    writing into arrays made once. Compiled by numba where the ``fast`` extra installs it
+    (``fast_pool.py``), same values bit for bit. ``tests/data/tf_max_pool.json`` records both of
+    TF's kernels."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
+    fast = fast_pool.max_pool_grad(k, win, x, dy, lambda fn: _pool_parts(k, win, fn))
+    if fast is not None:
+        return fast
     dx = xp.zeros(x.shape, dy.dtype)
     zero = dy.dtype.type(0)
     # dy * hit is dy where hit and 0 elsewhere (in half the time of where()) unless dy has an
     # infinity or a NaN, which times 0 is NaN.
     finite = dy.dtype.kind != "f" or bool(xp.isfinite(dy).all())
-    taps = [where for where in (win.clipped(i, j) for i, j in win.taps()) if where is not None]
-    lowest = _lowest(xp, x.dtype)
+    taps = _clipped_taps(win)
 
     def part(lo, hi):
         seen, grad = _phases(xp, x[lo:hi], win), dy[lo:hi]
         back = _phases(xp, dx[lo:hi], win, zeros=True)
-        top = xp.full((hi - lo, win.oh, win.ow, win.c), lowest, x.dtype)
+        shape = (hi - lo, win.oh, win.ow, win.c)
+        top = xp.empty(shape, x.dtype)
+        for out_at, in_at in reversed(taps):  # each window's first input, to start with
+            top[out_at] = seen[in_at]
+        # a window whose first input is NaN keeps it (nothing is greater than NaN)
+        stuck = xp.isnan(top) if x.dtype.kind == "f" else None
+        if stuck is not None and not bool(stuck.any()):
+            stuck = None
         for out_at, in_at in taps:
-            view = top[out_at]
-            xp.maximum(view, seen[in_at], out=view)
-        free = xp.ones(top.shape, bool)  # windows whose maximum no tap has claimed yet
-        hits = xp.empty(top.shape, bool)
-        shares = xp.empty(top.shape, dy.dtype)
-        for out_at, in_at in taps:
-            hit, claimed, share = hits[out_at], free[out_at], shares[out_at]
+            best = top[out_at]
+            xp.fmax(best, seen[in_at], out=best)
+        free = xp.ones(shape, bool) if stuck is None else ~stuck  # windows no tap has claimed yet
+        claims = xp.empty((len(taps),) + shape, bool)  # claims[t]: the windows tap t holds
+        for t, (out_at, in_at) in enumerate(taps):
+            hit, claimed = claims[t][out_at], free[out_at]
             xp.equal(seen[in_at], top[out_at], out=hit)
             xp.logical_and(hit, claimed, out=hit)
             xp.logical_xor(claimed, hit, out=claimed)  # hit lies inside free: this clears what it claimed
+            if stuck is not None:  # a stuck window's first tap is the one that has not seen it yet
+                mine = stuck[out_at]
+                xp.logical_or(hit, mine, out=hit)
+                xp.logical_xor(mine, mine, out=mine)
+        shares = xp.empty(shape, dy.dtype)
+        for t in reversed(range(len(taps))):
+            (out_at, in_at), hit, share = taps[t], claims[t][taps[t][0]], shares[taps[t][0]]
             if finite:
                 xp.multiply(grad[out_at], hit, out=share)
             else:
@@ -418,21 +468,31 @@ def max_pool_grad(k, x, y, dy):
 
 
 def avg_pool(k, x):
+    """The mean of each window's inputs inside the image (SAME padding does not average zeros in):
+    the taps' sum in scan order, divided by their count. Compiled by numba where the ``fast``
+    extra installs it (``fast_pool.py``), same values bit for bit."""
     xp = k.xp
     win = _pool_windows(k, x.shape)
+    fast = fast_pool.avg_pool(k, win, x, lambda fn: _pool_parts(k, win, fn))
+    if fast is not None:
+        return fast
     total = _reduce_taps(k, win, x, xp.zeros((win.n, win.oh, win.ow, win.c), x.dtype), xp.add)
     return (total / win.counts(xp)).astype(x.dtype)
 
 
 def avg_pool_grad(k, input_shape, dy):
+    """Each window's gradient over its count, added into each of its inputs: the taps taken
+    backwards, so that an input adds its windows' shares in their scan order, as TF's kernel adds
+    them. Compiled by numba where the ``fast`` extra installs it (``fast_pool.py``), same values."""
     xp = k.xp
     win = _pool_windows(k, ints(input_shape))
+    fast = fast_pool.avg_pool_grad(k, win, dy, lambda fn: _pool_parts(k, win, fn))
+    if fast is not None:
+        return fast
     share = (dy / win.counts(xp)).astype(dy.dtype)
     dx = xp.zeros((win.n, win.h, win.w, win.c), dy.dtype)
-    for i, j in win.taps():
-        where = win.clipped(i, j)
-        if where is not None:
-            dx[where[1]] += share[where[0]]
+    for out_at, in_at in reversed(_clipped_taps(win)):
+        dx[in_at] += share[out_at]
     return dx
 
 
