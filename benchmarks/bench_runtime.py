@@ -8,7 +8,10 @@
    devices. (A chain of ``y + 0.5`` would not do: TensorFlow's graph rewrites fold it into one
    op, while devlab runs every op the log shows.)
 2. A 1,000-op chain on 100,000 floats against numpy doing the same adds.
-3. One training step of a 3-layer MLP (about 12M parameters) on two CPU towers with
+3. A chain of 1,000 ``MatMul`` of 4 x 4 matrices: no op fuses with the next, so each is one kernel
+   call of the compiled program; the steady run over 1,000 is what dispatching an op costs
+   (beside numpy's ``matmul`` called 1,000 times).
+4. One training step of a 3-layer MLP (about 12M parameters) on two CPU towers with
    Momentum, batch 32.
 Ratios read "TF/devlab" for TensorFlow (above 1: devlab is faster) and "x numpy" for numpy.
 """
@@ -55,6 +58,27 @@ def big_chain(tf, n, size, repeat):
     feed = {x: np.ones(size, np.float32)}
     sess.run(y, feed)
     return median_seconds(lambda: sess.run(y, feed), repeat=repeat, warmup=2)
+
+
+def matmul_chain(tf, n, repeat):
+    """Steady runs of ``y = y @ x`` n times on 4 x 4 floats (x fed): one kernel call per op."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [4, 4], name="x")
+        y = x
+        for _ in range(n):
+            y = tf.matmul(y, x)
+    sess = tf.Session(graph=g)
+    feed = {x: np.eye(4, dtype=np.float32) * 0.5}
+    sess.run(y, feed)
+    return median_seconds(lambda: sess.run(y, feed), repeat=repeat, warmup=2)
+
+
+def numpy_matmul_chain(n, x):
+    v = x
+    for _ in range(n):
+        v = np.matmul(v, x)
+    return v
 
 
 def numpy_chain(n, x):
@@ -134,15 +158,18 @@ def main():
     d_chain = chain_figures(devlab, n, ["/cpu:0"], one, repeat)
     d_steady2 = chain_figures(devlab, n, ["/cpu:0", "/cpu:1"], two, repeat)[2]
     d_big = big_chain(devlab, 1000, 100_000, repeat)
+    d_matmuls = matmul_chain(devlab, 1000, repeat)
     d_mlp = mlp_step(devlab, repeat)
     ref_small = median_seconds(lambda: numpy_chain(n, np.ones(16, np.float32)), repeat=repeat)
     ref_big = median_seconds(lambda: numpy_chain(1000, big), repeat=repeat)
+    ref_matmuls = median_seconds(lambda: numpy_matmul_chain(1000, np.eye(4, dtype=np.float32)), repeat=repeat)
     tf = tensorflow_v1()
-    t_chain, t_steady2, t_big, t_mlp = (None, None, None), None, None, None
+    t_chain, t_steady2, t_big, t_matmuls, t_mlp = (None, None, None), None, None, None, None
     if tf is not None:
         t_chain = chain_figures(tf, n, ["/cpu:0"], tf.ConfigProto(device_count={"CPU": 1}), repeat)
         t_steady2 = chain_figures(tf, n, ["/cpu:0", "/cpu:1"], tf.ConfigProto(device_count={"CPU": 2}), repeat)[2]
         t_big = big_chain(tf, 1000, 100_000, repeat)
+        t_matmuls = matmul_chain(tf, 1000, repeat)
         t_mlp = mlp_step(tf, repeat)
     print(describe_machine(tf))
     print(f"chain of {n} AddV2 on 16 floats, fed by a placeholder")
@@ -152,6 +179,8 @@ def main():
     show("steady run, two CPU devices alternating", d_steady2, t_steady2, ref_small)
     print("1,000-op chain on 100,000 floats")
     show("steady run, one device", d_big, t_big, ref_big)
+    print("chain of 1,000 MatMul on 4x4 floats (an op dispatched: the run / 1,000)")
+    show("steady run, one device", d_matmuls, t_matmuls, ref_matmuls)
     print("training step: 3-layer MLP (11.8M parameters), 2 CPU towers, Momentum, batch 32")
     show("steady step", d_mlp, t_mlp)
 

@@ -25,6 +25,7 @@ one thread) 32 rows times a 2560 x 2560 weight take 5.7 ms as written, 3.6 ms tr
 import functools
 import math
 import os
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 
@@ -125,6 +126,34 @@ def _run(part, parts):
 
 _lanes = 0  # pool workers running a lane of a program now (``side_by_side``)
 
+# While lanes run, each needs the interpreter lock between its kernels, and a lane that finds it
+# held waits for the holder to let go: at its next call into numpy, BLAS or OpenVINO, or when
+# Python asks it to after the switch interval (5 ms by default). Lanes run with 0.5 ms (the CNN
+# towers of bench_models on 2 cores, steps alternated in one process: wall -3 to -5%, CPU -2 to
+# -5%; 1 ms and 0.1 ms gave less; a program without lanes, the MLP step, is unchanged).
+SWITCH_INTERVAL = 0.0005
+_switching = [0, None]  # side_by_side calls running now, the caller's interval in µs (None: kept)
+
+
+def _shorter_switches():
+    """The switch interval made ``SWITCH_INTERVAL`` while lanes run, if it is longer (holding
+    ``_lock``). Python keeps whole microseconds, truncated: the caller's is put back as the same
+    number of them, never one less each run."""
+    if _switching[0] == 0:
+        before = round(sys.getswitchinterval() * 1e6)
+        shorter = before > SWITCH_INTERVAL * 1e6
+        _switching[1] = before if shorter else None
+        if shorter:
+            sys.setswitchinterval(SWITCH_INTERVAL)
+    _switching[0] += 1
+
+
+def _usual_switches():
+    """The caller's switch interval back once the last lanes have returned (holding ``_lock``)."""
+    _switching[0] -= 1
+    if _switching[0] == 0 and _switching[1] is not None:
+        sys.setswitchinterval((_switching[1] + 0.5) / 1e6)
+
 
 def side_by_side(first, others, stop=None):
     """Runs ``first()`` in the calling thread and every function of ``others`` on a worker of the
@@ -132,14 +161,16 @@ def side_by_side(first, others, stop=None):
     have returned; False, having run nothing, when the pool has not that many workers free (a run
     inside another's lane, or two sessions at once: the caller then runs its program in one
     thread). The reserved workers take no split parts meanwhile, so the threads computing stay
-    one per core. Every function catches its own errors; when the caller is interrupted, ``stop()``
-    tells the others to end and they are waited for before the interrupt goes on."""
+    one per core, and the interpreter switches threads every ``SWITCH_INTERVAL`` at most. Every
+    function catches its own errors; when the caller is interrupted, ``stop()`` tells the others
+    to end and they are waited for before the interrupt goes on."""
     global _lanes
     pool = _workers()
     with _lock:
         if not others or _lanes + len(others) > pool._max_workers:
             return False
         _lanes += len(others)
+        _shorter_switches()
     futures = []
     try:
         futures = [pool.submit(fn) for fn in others]
@@ -154,6 +185,7 @@ def side_by_side(first, others, stop=None):
     finally:
         with _lock:
             _lanes -= len(others)
+            _usual_switches()
     return True
 
 
@@ -192,11 +224,17 @@ def matmul(a, b, out=None):
     whichever are more) over the cores when it is large and BLAS can be held to one thread."""
     if a.size * b.shape[-1] < 1 << 20 or a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype \
             or a.dtype not in _BLAS_TYPES or not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
-        if a.ndim == b.ndim == 2 and a.shape[1] == b.shape[0] == 1 and isinstance(a, np.ndarray):
+        if a.ndim == 2 and a.shape[1] == 1 and b.ndim == 2 and b.shape[0] == 1 and isinstance(a, np.ndarray):
             # an outer product (a gradient of x @ ones): each element is one product, as BLAS's
             # is, without BLAS's packing (20 µs for 128 x 1 by 1 x 128, 3 µs as a multiply)
             return np.multiply(a, b, out=out)
         return np.matmul(a, b, out=out)  # small (the common case, checked first), batched or not floats
+    return _large_matmul(a, b, out)
+
+
+def _large_matmul(a, b, out):
+    """``matmul`` of two large float matrices. (A function of its own: the parts' closure makes
+    its variables cells, which cost every call of ``matmul`` 0.2 µs, a small product 1.1 µs.)"""
     (m, k), n = a.shape, b.shape[-1]
     if k != b.shape[0]:
         return np.matmul(a, b, out=out)  # numpy's own error
