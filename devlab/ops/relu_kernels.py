@@ -123,6 +123,15 @@ def sum_leading(x, count):
     numpy adds a (rows, channels) array row into row, ``channels`` elements at a time; here blocks
     of ``w`` rows are added as one row of ``w * channels`` elements (a long vectorised loop), and
     the ``w`` partial sums folded at the end."""
+    width = _block_width(x, count)
+    if width is None:
+        return None
+    block = np.add.reduce(x.reshape(-1, width), axis=0)
+    return _fold(block, x.shape[count:])
+
+
+def _block_width(x, count):
+    """The elements in a block of rows that ``sum_leading`` adds as one row (None: it does not)."""
     if type(x) is not np.ndarray or x.dtype not in FLOATS or not x.flags.c_contiguous or not 0 < count < x.ndim:
         return None
     rows, channels = int(np.prod(x.shape[:count])), int(np.prod(x.shape[count:]))
@@ -131,7 +140,29 @@ def sum_leading(x, count):
     w = SUM_ROW // channels
     while rows % w:  # the widest block that divides the rows
         w -= 1
-    if w < 2:
-        return None
-    block = np.add.reduce(x.reshape(rows // w, w * channels), axis=0)
-    return np.add.reduce(block.reshape(w, channels), axis=0).reshape(x.shape[count:])
+    return w * channels if w >= 2 else None
+
+
+def _fold(block, shape):
+    """The sum of a block's rows of ``prod(shape)`` elements, shaped ``shape``."""
+    return np.add.reduce(block.reshape(-1, int(np.prod(shape))), axis=0).reshape(shape)
+
+
+def relu_grad_sum(dy, x, count, out=None):
+    """(``relu_grad(dy, x)``, its sum over the first ``count`` axes): a ReluGrad and the bias
+    gradient summed from it (``runtime/layer_fusion.py``), with the values of the two kernels run
+    one after the other; one pass over memory where the numba loops run. It runs in one thread:
+    cut into parts, the sums would be added in another order (and the towers of a model, each
+    with its own, keep the cores busy)."""
+    width = _block_width(dy, count)
+    if width is None or dy.shape != x.shape or _loops(dy, x) is None or (out is not None and _loops(out) is None):
+        grad = relu_grad(dy, x, out)
+        total = sum_leading(grad, count)
+        if total is None:
+            total = np.add.reduce(grad, axis=tuple(range(count)))
+        return grad, np.asarray(total, grad.dtype)
+    out = np.empty_like(dy) if out is None else out
+    block = np.empty(width, dy.dtype)
+    _numba_loops().relu_grad_sum(dy.reshape(-1), x.reshape(-1), out.reshape(-1), block,
+                                 dy.dtype.type(0), dy.dtype.type(1))
+    return out, _fold(block, dy.shape[count:])

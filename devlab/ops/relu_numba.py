@@ -36,3 +36,22 @@ def bias_relu(x, bias, out, zero):
         for j in range(channels):
             v = x[i, j] + bias[j]
             out[i, j] = v if (v > zero) | (v != v) else zero
+
+
+@numba.njit(cache=True, nogil=True)
+def relu_grad_sum(dy, x, out, block, zero, one):
+    """``relu_grad`` of flat arrays, and into ``block`` the sums of its result seen as rows of
+    ``block.size`` elements, added row after row as numpy's ``add.reduce(axis=0)`` adds them."""
+    width = block.size
+    for start in range(0, dy.size, width):
+        g, f, o = dy[start:start + width], x[start:start + width], out[start:start + width]
+        if start == 0:  # the first row is the sums' start, as numpy's reduction starts from it
+            for k in range(width):  # loops from 0 over slices: LLVM vectorises them
+                v = g[k] * (one if f[k] > zero else zero)
+                o[k] = v
+                block[k] = v
+        else:
+            for k in range(width):
+                v = g[k] * (one if f[k] > zero else zero)
+                o[k] = v
+                block[k] += v

@@ -1,4 +1,5 @@
-"""Fusing a layer's bias add and its relu into one pass, for compiled programs.
+"""Fusing a layer's bias add and its relu into one pass, and a relu's gradient with its bias's
+gradient, for compiled programs.
 
 ``relu(x + b)`` (``x`` a convolution's or a product's output, ``b`` a bias per channel, added by
 ``AddV2``/``Add`` or by ``BiasAdd`` in NHWC) is two ops: one pass writes the sum, a second reads it
@@ -8,10 +9,18 @@ buffer (``relu_kernels.bias_relu``: a compiled loop with numba, numpy's two ufun
 sum is never written. TensorFlow's CPU kernels do the same (its remapper fuses a convolution's or
 a product's bias add and relu into the convolution).
 
+Backwards, the bias's gradient is a ``Sum`` of the relu's gradient over all axes but the channels:
+another pass over an array just written. ``ReluGradSum`` computes the ``ReluGrad`` and adds up
+its rows as it writes them (``relu_kernels.relu_grad_sum``), in the order the ``Sum`` kernel adds
+them, so both values are the kernels' own, bit for bit.
+
 Like ``fusion.py``, this changes how a steady run executes, never what it computes or reports:
 the values are the ops' own, bit for bit, and the placement log, the stepper and traced runs
 see both ops.
 """
+import numpy as np
+
+from ..ops import tensor_util
 from ..ops.table import lookup
 from .steps import OpStep, wiring
 
@@ -37,14 +46,43 @@ class BiasRelu:
         return f"s{self.root.outputs[0]} = bias_relu({x}, {b}, {out})"
 
 
+class ReluGradSum:
+    """A ``ReluGrad`` (the root) and a ``Sum`` of its result over its leading axes (``total``),
+    run as one pass where the ReluGrad runs (the sum, later in the plan, is ready early); both
+    outputs are written. ``inputs`` are the ReluGrad's."""
+
+    root_writes_out = True  # the gradient goes into the ReluGrad's planned buffer
+
+    def __init__(self, relu_grad, total, count):
+        self.root, self.total, self.count = relu_grad, total, count
+        self.members = [relu_grad, total]
+        self.inputs = tuple(relu_grad.inputs)
+
+    def line(self, arg, out):
+        keep = bool(self.total.op.attrs.get("keep_dims"))
+        return (f"s{self.root.outputs[0]}, s{self.total.outputs[0]} = relu_grad_sum("
+                f"{arg(self.root, 0)}, {arg(self.root, 1)}, {self.count}, {keep}, {out})")
+
+
 def find(plan, taken=()):
-    """The bias-then-relu pairs of ``plan`` (steps on host-memory devices), leaving out the steps
-    whose indices are in ``taken``."""
+    """The bias-then-relu pairs and the relu gradients summed into a bias's gradient of ``plan``
+    (steps on host-memory devices), leaving out the steps whose indices are in ``taken``."""
     steps = plan.steps
     producer, readers = wiring(steps)
     fetched = {s for s in plan.fetch_slots if s is not None}
     writers = [s.index for s in steps if _writes_state(s)]
-    found = []
+    found, taken = [], set(taken)
+    for grad in steps:
+        if not (_host_float(grad) and grad.op.type == "ReluGrad") or grad.index in taken:
+            continue
+        if grad.op.inputs[0].shape.sizes != grad.op.inputs[1].shape.sizes:
+            continue
+        for total in readers.get(grad.outputs[0], ()):
+            count = _leading_axes(total)
+            if count is not None and total.index not in taken and total.inputs[0] == grad.outputs[0]:
+                found.append(ReluGradSum(grad, total, count))
+                taken.update((grad.index, total.index))
+                break
     for relu in steps:
         if not (_host_float(relu) and relu.op.type == "Relu") or relu.index in taken:
             continue
@@ -60,6 +98,29 @@ def find(plan, taken=()):
             continue  # the bias is read where the relu runs: no variable may change before then
         found.append(BiasRelu(add, relu, bias_first == 0))
     return found
+
+
+def _leading_axes(step):
+    """k when ``step`` is a ``Sum`` of a host float array over its axes 0 .. k-1 (constant, fewer
+    than all), else None."""
+    if not (_host_float_output(step) and step.op.type == "Sum") or step.deref:
+        return None
+    axes = tensor_util.constant_value(step.op.inputs[1])
+    ndim = step.op.inputs[0].shape.ndims
+    if axes is None or not ndim:
+        return None
+    axes = sorted(int(a) % ndim for a in np.reshape(axes, -1))
+    return len(axes) if 0 < len(axes) < ndim and axes == list(range(len(axes))) else None
+
+
+def _host_float_output(step):
+    """Whether ``step`` is an op on a host-memory device with one static float output and a first
+    input of its dtype."""
+    if not isinstance(step, OpStep) or step.device.backend != "numpy" or len(step.outputs) != 1:
+        return False
+    t, x = step.op.outputs[0], step.op.inputs[0]
+    return (t.dtype.base_dtype.name in FLOATS and t.shape.is_fully_defined() and x.shape.is_fully_defined()
+            and x.dtype.base_dtype == t.dtype.base_dtype)
 
 
 def _bias_index(add):
