@@ -9,7 +9,8 @@ buffer (``relu_kernels.bias_relu``: a compiled loop with numba, numpy's two ufun
 sum is never written. TensorFlow's CPU kernels do the same (its remapper fuses a convolution's or
 a product's bias add and relu into the convolution).
 
-Backwards, the bias's gradient is a ``Sum`` of the relu's gradient over all axes but the channels:
+Backwards, the bias's gradient is a ``Sum`` (or ``BiasAddGrad``) of the relu's gradient over all
+axes but the channels:
 another pass over an array just written. ``ReluGradSum`` computes the ``ReluGrad`` and adds up
 its rows as it writes them (``relu_kernels.relu_grad_sum``), in the order the ``Sum`` kernel adds
 them, so both values are the kernels' own, bit for bit.
@@ -47,7 +48,8 @@ class BiasRelu:
 
 
 class ReluGradSum:
-    """A ``ReluGrad`` (the root) and a ``Sum`` of its result over its leading axes (``total``),
+    """A ``ReluGrad`` (the root) and a ``Sum`` (or ``BiasAddGrad``) of its result over its leading
+    axes (``total``),
     run as one pass where the ReluGrad runs (the sum, later in the plan, is ready early); both
     outputs are written. ``inputs`` are the ReluGrad's."""
 
@@ -59,7 +61,7 @@ class ReluGradSum:
         self.inputs = tuple(relu_grad.inputs)
 
     def line(self, arg, out):
-        keep = bool(self.total.op.attrs.get("keep_dims"))
+        keep = bool(self.total.op.attrs.get("keep_dims"))  # a BiasAddGrad has none: its sum is 1-D
         return (f"s{self.root.outputs[0]}, s{self.total.outputs[0]} = relu_grad_sum("
                 f"{arg(self.root, 0)}, {arg(self.root, 1)}, {self.count}, {keep}, {out})")
 
@@ -101,12 +103,15 @@ def find(plan, taken=()):
 
 
 def _leading_axes(step):
-    """k when ``step`` is a ``Sum`` of a host float array over its axes 0 .. k-1 (constant, fewer
-    than all), else None."""
-    if not (_host_float_output(step) and step.op.type == "Sum") or step.deref:
+    """k when ``step`` sums a host float array over its axes 0 .. k-1 (fewer than all): a ``Sum``
+    over constant axes, or a ``BiasAddGrad`` in NHWC (every axis but the last); else None."""
+    if not _host_float_output(step) or step.deref or step.op.type not in ("Sum", "BiasAddGrad"):
         return None
-    axes = tensor_util.constant_value(step.op.inputs[1])
     ndim = step.op.inputs[0].shape.ndims
+    if step.op.type == "BiasAddGrad":
+        fmt = step.op.attrs.get("data_format") or "NHWC"
+        return ndim - 1 if (fmt.decode() if isinstance(fmt, bytes) else fmt) == "NHWC" and ndim >= 2 else None
+    axes = tensor_util.constant_value(step.op.inputs[1])
     if axes is None or not ndim:
         return None
     axes = sorted(int(a) % ndim for a in np.reshape(axes, -1))
