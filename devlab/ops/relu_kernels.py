@@ -29,7 +29,7 @@ ENABLED = os.environ.get("DEVLAB_NUMBA", "1") != "0"  # tests and benchmarks com
 NUMBA_FROM = 1 << 15  # elements: smaller arrays take numpy's path
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 SUM_ROW = 4096  # elements a block of rows is added as, in ``sum_leading``
-SPLIT_FROM = 1 << 19  # elements: from here on a bias-then-relu runs on the cores (as ``parallel.split`` splits)
+SPLIT_FROM = 1 << 19  # elements: from here on a bias-then-relu into a given buffer runs on the cores (as ``parallel.split``)
 
 
 @functools.lru_cache(maxsize=None)
@@ -55,37 +55,34 @@ def _loops(*arrays):
 
 def relu(x, out=None, split=None):
     """``max(x, 0)``, into ``out`` when given. ``split``: ``KernelContext.split`` (or
-    ``parallel.split``), to run a large array's parts on the cores."""
+    ``parallel.split``), to run a large array's parts on the cores (``_run``)."""
     loops = _loops(x) if type(x) is np.ndarray else None
     if loops is None:
         return np.maximum(x, x.dtype.type(0), out=out)
-    out = np.empty_like(x) if out is None else out
     zero = x.dtype.type(0)
-    _run(split, lambda x, out: loops.relu(x, out, zero), x, out)
-    return out
+    return _run(split, out, lambda x, out: loops.relu(x, out, zero), x)
 
 
 def relu_grad(dy, x, out=None, split=None):
     """``dy * (x > 0)``: dy where the input (or relu's output) is positive, else ``dy * 0``."""
     if type(dy) is not np.ndarray or dy.shape != x.shape or dy.dtype not in FLOATS or x.dtype != dy.dtype:
         return np.multiply(dy, x > 0, out=out, dtype=dy.dtype)  # integers, broadcasting, other modules
-    out = np.empty_like(dy) if out is None else out
-    loops = _loops(dy, x, out)
+    loops = _loops(dy, x) if out is None else _loops(dy, x, out)
     zero, one = dy.dtype.type(0), dy.dtype.type(1)
     if loops is not None:
-        _run(split, lambda dy, x, out: loops.relu_grad(dy, x, out, zero, one), dy, x, out)
-    else:
-        def part(dy, x, out):
-            np.greater(x, zero, out=out)  # the mask as 1.0 and 0.0 ...
-            np.multiply(dy, out, out=out)  # ... times dy, as TF's functor multiplies
-        _run(split, part, dy, x, out)
-    return out
+        return _run(split, out, lambda dy, x, out: loops.relu_grad(dy, x, out, zero, one), dy, x)
+
+    def part(dy, x, out):
+        np.greater(x, zero, out=out)  # the mask as 1.0 and 0.0 ...
+        np.multiply(dy, out, out=out)  # ... times dy, as TF's functor multiplies
+    return _run(split, out, part, dy, x)
 
 
 def bias_relu(x, bias, out=None, parts=None):
     """``max(x + bias, 0)`` for a bias along the last axis of ``x`` (a layer's bias add, then
     relu), into ``out`` when given. ``parts``: ``parallel.ranges``, to run a large array's rows
-    on the cores."""
+    on the cores (when it writes into ``out``, as ``_run``)."""
+    given = out
     if out is None:
         out = np.empty(np.broadcast_shapes(x.shape, bias.shape), np.result_type(x, bias))
     loops = _loops(x, bias, out) if bias.ndim == 1 and x.ndim >= 1 and out.shape == x.shape else None
@@ -99,21 +96,26 @@ def bias_relu(x, bias, out=None, parts=None):
     def run(lo, hi):
         loops.bias_relu(rows[lo:hi], bias, into[lo:hi], zero)
 
-    if parts is not None and x.size >= SPLIT_FROM:
+    if parts is not None and given is not None and x.size >= SPLIT_FROM:
         parts(run, rows.shape[0])
     else:
         run(0, rows.shape[0])
     return out
 
 
-def _run(split, fn, *arrays):
-    """``fn`` of the arrays seen flat (the compiled loops index one axis), through ``split`` when
-    given (it runs large arrays in parts)."""
-    flat = [a.reshape(-1) for a in arrays]
-    if split is None:
-        fn(*flat)
-    else:
+def _run(split, out, fn, *inputs):
+    """``fn(*inputs, out)`` on the arrays seen flat (the compiled loops index one axis), ``out`` made
+    like the first input when None; returns ``out``. Through ``split`` (large arrays in parts on the
+    cores) only into a given ``out``: a new array's pages are mapped by its first write, and threads
+    writing into one at once contend for the process's page tables (more CPU time than one thread)."""
+    threads = split is not None and out is not None
+    out = np.empty_like(inputs[0]) if out is None else out
+    flat = [a.reshape(-1) for a in inputs + (out,)]
+    if threads:
         split(fn, flat[0].shape, *flat)
+    else:
+        fn(*flat)
+    return out
 
 
 def sum_leading(x, count):
