@@ -4,7 +4,7 @@ result once, where numpy's formulas make two passes (a mask, then a product) or 
 Imported only by ``relu_kernels.py``, and only when numba is installed (the ``fast`` extra). The
 functions take flat (or 2-D, rows by channels) C-contiguous arrays of one float dtype and the
 constants 0 and 1 of that dtype, so each compiles once per dtype. ``cache=True`` keeps the machine
-code on disk: the first process compiles it (about a second for all of them), later ones load it.
+code on disk: the first process compiles it (about 2 s for all of them), later ones load it.
 ``nogil``: devlab's own threads run them on parts of the arrays (``devices/parallel.py``); numba's
 threading layer is never used, so the cores keep one owner.
 
