@@ -11,8 +11,9 @@ and a gradient adds each tap's share back into its view. Only slicing, ``as_stri
 context offers it (host arrays); pooling's short passes stay in one thread.
 """
 from ..framework import errors
-from . import fast_conv, relu_kernels
+from . import fast_conv
 from .kernels import ints
+from .relu_kernels import sum_leading
 
 
 # -- softmax and losses --------------------------------------------------------------------------
@@ -65,7 +66,7 @@ def bias_add_grad(k, dy):
     blocks of rows, ``relu_kernels.sum_leading``)."""
     axis = _channel_axis(k, dy.ndim)
     if axis == dy.ndim - 1:  # None for what it does not take (not a large host float array)
-        total = relu_kernels.sum_leading(dy, axis)
+        total = sum_leading(dy, axis)
         if total is not None:
             return total
     return dy.sum(axis=tuple(i for i in range(dy.ndim) if i != axis)).astype(dy.dtype, copy=False)
