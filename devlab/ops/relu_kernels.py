@@ -36,10 +36,11 @@ SPLIT_FROM = 1 << 19  # elements: from here on a bias-then-relu into a given buf
 
 @functools.lru_cache(maxsize=None)
 def _numba_loops():
-    """``relu_numba`` (the compiled loops), or None where numba is not installed."""
+    """``relu_numba`` (the compiled loops), or None where numba is not installed (or cannot keep
+    its cache anywhere: numba refuses ``cache=True`` without a writable directory)."""
     try:
         from . import relu_numba
-    except ImportError:
+    except (ImportError, RuntimeError):
         return None
     return relu_numba
 
