@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from . import relu_kernels, summary_proto
+from . import descent, relu_kernels, summary_proto
 from .add_rows import add_rows
 from .strided import Masks, numpy_index
 from ..framework import errors
@@ -878,6 +878,9 @@ def apply_gradient_descent(k, var, lr, delta):
     xp = k.xp
 
     def update(old, delta, new):
+        if xp is np:
+            descent.gradient_descent(old, delta, lr, new)  # one compiled pass where numba runs
+            return
         xp.multiply(delta, lr, out=new)
         xp.subtract(old, new, out=new)
     new = var.new_buffer()
