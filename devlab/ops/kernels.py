@@ -14,7 +14,9 @@ input, it reads DEAD values...) is a fact of its op, set on the OpDef in ``table
 """
 import math
 
-from . import summary_proto
+import numpy as np
+
+from . import descent, relu_kernels, summary_proto
 from .add_rows import add_rows
 from .strided import Masks, numpy_index
 from ..framework import errors
@@ -145,7 +147,8 @@ def reciprocal(k, x):
 
 
 def relu(k, x):
-    return k.xp.maximum(x, x.dtype.type(0), out=k.out)
+    """max(x, 0): one compiled pass over a large host array (``relu_kernels.py``)."""
+    return relu_kernels.relu(x, k.out, k.split) if k.xp is np else k.xp.maximum(x, x.dtype.type(0), out=k.out)
 
 
 def sigmoid(k, x):
@@ -158,6 +161,9 @@ def softmax(k, x):
 
 
 def relu_grad(k, dy, x):
+    """dy * (x > 0), a product as TF's functor computes it (a NaN gradient stays NaN where x <= 0)."""
+    if k.xp is np:
+        return relu_kernels.relu_grad(dy, x, k.out, k.split)
     return k.xp.multiply(dy, x > 0, out=k.out, dtype=dy.dtype)
 
 
@@ -416,6 +422,10 @@ def reducer(name):
             shape = tuple(1 if a in axis else d for a, d in enumerate(x.shape)) if k.attrs["keep_dims"] else \
                 tuple(d for a, d in enumerate(x.shape) if a not in axis)
             return k.xp.full(shape, identity, dtype=x.dtype)
+        if name == "sum" and k.xp is np and axis == tuple(range(len(axis))):
+            leading = relu_kernels.sum_leading(x, len(axis))  # a bias's gradient: wide blocks of rows
+            if leading is not None:
+                return _keep(leading, x.ndim, len(axis), k)
         reduce = ufunc.reduce if ufunc is not None and k.xp is np else getattr(k.xp, name)
         if k.out is not None:
             return reduce(x, axis=axis, keepdims=k.attrs["keep_dims"], out=k.out)
@@ -423,6 +433,17 @@ def reducer(name):
         return k.xp.asarray(out, dtype=x.dtype)
     kernel.__name__ = name
     return kernel
+
+
+def _keep(total, ndim, count, k):
+    """A sum over the first ``count`` of ``ndim`` axes, shaped as the reduction's output (with the
+    reduced axes as 1s under ``keep_dims``), written into ``k.out`` when planned."""
+    if k.attrs["keep_dims"]:
+        total = total.reshape((1,) * count + total.shape)
+    if k.out is None:
+        return total
+    k.out[...] = total
+    return k.out
 
 
 def euclidean_norm(k, x, axes):
@@ -857,6 +878,9 @@ def apply_gradient_descent(k, var, lr, delta):
     xp = k.xp
 
     def update(old, delta, new):
+        if xp is np:
+            descent.gradient_descent(old, delta, lr, new)  # one compiled pass where numba runs
+            return
         xp.multiply(delta, lr, out=new)
         xp.subtract(old, new, out=new)
     new = var.new_buffer()

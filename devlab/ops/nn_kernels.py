@@ -14,6 +14,7 @@ context offers it (host arrays); pooling's short passes stay in one thread.
 from ..framework import errors
 from . import fast_conv, fast_pool
 from .kernels import ints
+from .relu_kernels import sum_leading
 
 
 # -- softmax and losses --------------------------------------------------------------------------
@@ -62,8 +63,13 @@ def bias_add(k, x, bias):
 
 
 def bias_add_grad(k, dy):
-    """The sum of ``dy`` over every axis but the channels."""
+    """The sum of ``dy`` over every axis but the channels (NHWC: the leading axes, added in wide
+    blocks of rows, ``relu_kernels.sum_leading``)."""
     axis = _channel_axis(k, dy.ndim)
+    if axis == dy.ndim - 1:  # None for what it does not take (not a large host float array)
+        total = sum_leading(dy, axis)
+        if total is not None:
+            return total
     return dy.sum(axis=tuple(i for i in range(dy.ndim) if i != axis)).astype(dy.dtype, copy=False)
 
 

@@ -24,7 +24,8 @@ import numpy as np
 
 from ..devices import parallel
 from ..devices.transfer import transfer
-from . import folding, fusion, lanes, memory, products, unread
+from ..ops import relu_kernels
+from . import folding, fusion, lanes, layer_fusion, memory, products, unread
 from .executor import compute, kernel_error
 from .steps import OpStep, describe
 from .variable_store import VarRef
@@ -72,6 +73,8 @@ class Program:
                                                           and lanes.spans_lanes(m, lane_of_device))]
         merged = {m.index for g in self.merges for m in g.members}
         self.folded = folding.fold(plan, merged)  # step index -> its outputs' values, computed now
+        self.merges += layer_fusion.find(plan, merged | set(self.folded))  # bias add + relu: one pass
+        merged = {m.index for g in self.merges for m in g.members}
         self.groups = fusion.find_groups(plan, merged | set(self.folded))
         self.left_out = unread.find(plan, {m.index for g in self.groups + self.merges for m in g.members})
         self.lanes = None if lane_of_device is None else lanes.find(plan, self.groups + self.merges, lane_of_device,
@@ -82,7 +85,8 @@ class Program:
     # -- writing the source ----------------------------------------------------------------------
     def _generate(self, plan):
         ns = {"transfer": transfer, "deref": _deref, "split": parallel.split,
-              "stacked": products.stacked, "summed": products.summed}
+              "stacked": products.stacked, "summed": products.summed, "bias_relu": _bias_relu,
+              "relu_grad_sum": _relu_grad_sum}
         functions = []  # lines of the functions that large fused groups run on parts of their arrays
         body = self._body(plan, plan.steps, ns, functions)
         programs = [("def program(v):", body or [(None, "pass")])]
@@ -148,8 +152,10 @@ class Program:
                 if isinstance(group, products.Stacked):
                     body.append((group, group.line(arg)))
                     assigned.update(m.outputs[0] for m in group.members)
-                elif isinstance(group, products.Summed):
+                elif isinstance(group, (products.Summed, layer_fusion.BiasRelu, layer_fusion.ReluGradSum)):
                     body.append((group, group.line(arg, self._buffer_name(step, ns))))
+                    if isinstance(group, layer_fusion.ReluGradSum):
+                        assigned.add(group.total.outputs[0])  # its second output, the Sum's
                 elif self._splits(group):
                     body.extend(self._split_group(group, ns, use, functions))
                 elif group.in_place:
@@ -346,7 +352,8 @@ class Program:
         def value(slot):
             return frame_locals.get(f"s{slot}", values[slot])
 
-        if isinstance(owner, (fusion.Group, products.Stacked, products.Summed)):  # replay op by op: which failed
+        if isinstance(owner, (fusion.Group, products.Stacked, products.Summed, layer_fusion.BiasRelu,
+                              layer_fusion.ReluGradSum)):  # replay op by op
             table = dict.fromkeys(range(len(values)))
             table.update({s: value(s) for s in owner.inputs})
             table = [table[i] for i in range(len(values))]
@@ -372,6 +379,17 @@ def _lane_waits(lanes, index):
     return lines
 
 
+def _bias_relu(x, bias, out):
+    """relu(x + bias) in one pass (``layer_fusion.py``), a large array's rows on the cores."""
+    return relu_kernels.bias_relu(x, bias, out, parallel.ranges)
+
+
+def _relu_grad_sum(dy, x, count, keep_dims, out):
+    """(ReluGrad, its Sum over the first ``count`` axes) in one pass (``layer_fusion.py``)."""
+    grad, total = relu_kernels.relu_grad_sum(dy, x, count, out)
+    return grad, total.reshape((1,) * count + total.shape) if keep_dims else total
+
+
 def _deref(value):
     """The array behind a variable reference (a value that crossed devices is one already)."""
     return value.read() if isinstance(value, VarRef) else value
@@ -388,7 +406,7 @@ def build(plan, threads=1):
 
 
 def _describe(owner):
-    if isinstance(owner, (products.Stacked, products.Summed)):
+    if isinstance(owner, (products.Stacked, products.Summed, layer_fusion.BiasRelu, layer_fusion.ReluGradSum)):
         return f"merged: {', '.join(m.op.name for m in owner.members if m.op.type != 'Identity')}"
     if isinstance(owner, fusion.Group):
         return f"fused: {', '.join(m.op.name for m in owner.members[:3])}{'...' if len(owner.members) > 3 else ''}"
