@@ -2,8 +2,9 @@
 updates (``SparseApply*``: each optimizer's dense formula applied to the rows a gradient lists),
 ``SparseToDense`` and ``GatherNd``, as TensorFlow's kernels compute and check them (scatter_op.cc,
 training_ops.cc, unique_op.cc, sparse_to_dense_op.cc).
-A write touches only the rows its indices name; it still goes into the buffer the run hands it
-(``ref.new_buffer()``), so a run that fails later leaves the variable as it was."""
+A write touches only the rows its indices name, in the buffer the run hands it (``ref.copy_for_rows``):
+the variable's own array when nothing else can see it (its old rows kept to undo the write), else
+a copy, so a run that fails later leaves the variable as it was."""
 import numpy as np
 
 from ..framework import errors
@@ -52,10 +53,10 @@ def _unravel(flat, shape):
 
 def _scatter(write):
     def kernel(k, ref, indices, updates):
-        old = ref.read()
-        _check_scatter(old, indices, updates)
-        new = _copy_for_rows(k.xp, ref, indices.reshape(-1))
-        write(k.xp, new, indices.reshape(-1), updates.reshape((-1,) + old.shape[1:]) if updates.ndim else updates)
+        _check_scatter(ref.read(), indices, updates)  # no reference kept: the write may then go in place
+        rows = indices.reshape(-1)
+        new = _copy_for_rows(k.xp, ref, rows)
+        write(k.xp, new, rows, updates.reshape((-1,) + new.shape[1:]) if updates.ndim else updates)
         ref.assign(new)
         return ref
     kernel.__name__ = write.__name__
