@@ -188,3 +188,56 @@ def test_a_sparse_write_on_an_in_process_cluster_reaches_the_ps():
         for _ in range(2):
             sess.run(write)
         np.testing.assert_array_equal(sess.run(table), [[0] * 3, [-2] * 3, [0] * 3, [-4] * 3, [0] * 3])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_numbas_row_loop_and_numpys_rounds_make_the_same_floats(dtype, index_dtype, monkeypatch):
+    """ops/fast_rows.py (numba, the ``fast`` extra) against ops/add_rows.py's numpy rounds and
+    ``np.add.at``: repeated rows get their updates in the order listed, to the same float."""
+    pytest.importorskip("numba")
+    from devlab.ops import add_rows as add_rows_mod, fast_rows
+    rng = np.random.default_rng(5)
+    start = rng.standard_normal((300, 64)).astype(dtype)
+    rows = np.concatenate([rng.choice(300, 90, replace=False), [7, 7, 7, 299, 0, 7]]).astype(index_dtype)
+    values = (rng.standard_normal((rows.size, 64)) * 1e3).astype(dtype)
+    assert values.size >= fast_rows.MIN_ELEMENTS
+    for op in (np.add, np.subtract):
+        want = start.copy()
+        op.at(want, rows, values)
+        fast = start.copy()
+        assert fast_rows.add_rows(fast, rows, values, op is np.subtract)  # numba's loop took it
+        monkeypatch.setattr(fast_rows, "ENABLED", False)
+        rounds = start.copy()
+        add_rows_mod.add_rows(rounds, rows, values, op)
+        monkeypatch.setattr(fast_rows, "ENABLED", True)
+        assert fast.tobytes() == want.tobytes() == rounds.tobytes()
+    # a row outside the matrix: the loop writes nothing and leaves the call to numpy
+    bad = np.array(list(rows[:-1]) + [300], index_dtype)
+    out = start.copy()
+    assert not fast_rows.add_rows(out, bad, values, False)
+    assert out.tobytes() == start.tobytes()
+
+
+def test_word2vec_trains_to_the_same_values_with_and_without_numba(monkeypatch):
+    """The step's ScatterSubs through numba's loop give the values numpy's path gives."""
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "benchmarks"))
+    from models import word2vec
+    from devlab.ops import fast_rows
+    pytest.importorskip("numba")
+
+    def train(enabled, steps=3):
+        monkeypatch.setattr(fast_rows, "ENABLED", enabled)
+        monkeypatch.setattr(fast_rows, "MIN_ELEMENTS", 1)  # the small model's updates take the loop too
+        g, init, train_op, loss, feed = word2vec(tf, batch=32, vocab=500, size=40, sampled=8)
+        with tf.Session(graph=g) as sess:
+            sess.run(init)
+            losses = [sess.run([loss, train_op], feed)[0] for _ in range(steps)]
+            return losses, sess.run(g.get_collection("variables"))
+
+    got, numpy_only = train(True), train(False)
+    np.testing.assert_array_equal(got[0], numpy_only[0])
+    for a, b in zip(got[1], numpy_only[1]):
+        assert a.tobytes() == b.tobytes()

@@ -33,14 +33,26 @@ def _check_scatter(params, indices, updates):
             None, None, f"Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got "
                         f"updates.shape {_shape_text(updates)}, indices.shape {_shape_text(indices)}, "
                         f"params.shape {_shape_text(params)}")
-    if not indices.size or (indices.min() >= 0 and indices.max() < params.shape[0]):
-        return  # two reductions: cheaper than the mask below, which only a bad index needs
+    if not indices.size or _below(indices, params.shape[0]):
+        return  # one reduction: cheaper than the mask below, which only a bad index needs
     bad = (indices < 0) | (indices >= params.shape[0])
     if bad.any():
         flat = int(bad.reshape(-1).argmax())
         where = ",".join(str(int(i)) for i in _unravel(flat, indices.shape))
         raise errors.InvalidArgumentError(None, None, f"indices[{where}] = {int(indices.reshape(-1)[flat])} is not "
                                           f"in [0, {params.shape[0]})")
+
+
+def _below(indices, n):
+    """Whether every index is in [0, n): for signed integers one ``max`` over them read as unsigned,
+    where a negative index is larger than any row."""
+    unsigned = _UNSIGNED.get(indices.dtype) if isinstance(indices, np.ndarray) and indices.flags.c_contiguous else None
+    if unsigned is not None:
+        return int(indices.view(unsigned).max()) < n
+    return indices.min() >= 0 and indices.max() < n
+
+
+_UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
 
 
 def _unravel(flat, shape):

@@ -171,8 +171,8 @@ class VariableStore:
             value = holder.get(name)
             if type(value) is not np.ndarray or not value.flags.writeable:
                 return None
-            known = sum(1 for d in {id(values): values, id(base): base, id(writes): writes}.values()
-                        if d.get(name) is value)
+            known = (values.get(name) is value) + (base is not values and base.get(name) is value) + \
+                (writes.get(name) is value)  # the dicts that hold it
             if _references(holder, name) - _CALL_REFERENCES - 1 != known:  # 1: ``value`` here
                 return None
             entry = (name, value, rows, value.take(rows, axis=0))  # ``take``: a copy of the rows
