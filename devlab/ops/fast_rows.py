@@ -7,14 +7,14 @@ floats are the same.
 
 Only updates of at least ``MIN_ELEMENTS`` elements come here: numba's import and the load of the
 compiled loop from its cache cost about 0.5 to 1 s once per process (compiling it the first time
-about 1 s more), which a small program should not pay. ``DEVLAB_FASTROWS=0`` keeps to numpy
+about 1 s more), which a small program should not pay. ``DEVLAB_NUMBA=0`` keeps to numpy
 (tests compare both paths).
 """
-import os
-
 import numpy as np
 
-ENABLED = os.environ.get("DEVLAB_FASTROWS", "1") != "0"
+from . import optional_numba
+
+ENABLED = optional_numba.ENABLED
 MIN_ELEMENTS = 4096  # updates smaller than this stay with numpy: no import for a small program
 _TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
@@ -38,9 +38,8 @@ def add_rows(out, rows, values, subtract):
 def _compiled():
     global _loops
     if _loops is None:
-        try:
-            import numba
-        except ImportError:
+        numba = optional_numba.numba()
+        if numba is None:
             _loops = False
             return _loops
 
