@@ -45,7 +45,10 @@ def test_a_steady_sparse_step_writes_the_array_in_place_and_a_failed_run_puts_it
         assert copies == [0, 0]
 
 
-def test_two_writes_of_one_variable_in_a_run_are_undone_latest_first():
+def test_two_writes_of_one_variable_in_a_run_are_undone_latest_first(monkeypatch):
+    copies = []  # the sparse writes that copied: after the first run, none
+    copy = VariableStore.copy_for_rows
+    monkeypatch.setattr(VariableStore, "copy_for_rows", lambda *a: copies.append(a[1]) or copy(*a))
     table = tf.Variable(np.zeros((6, 2), np.float32), name="table")
     first = tf.scatter_add(table, [1, 2, 2], tf.ones([3, 2]))
     with tf.control_dependencies([first]):
@@ -56,6 +59,7 @@ def test_two_writes_of_one_variable_in_a_run_are_undone_latest_first():
     with tf.Session() as sess:
         sess.run(table.initializer)
         sess.run(fails, {p: [[1.0]]})  # the first write copies the initial value (a constant's array)
+        assert copies == ["table"]
         want = [[0, 0], [1, 1], [7, 7], [8, 8], [0, 0], [0, 0]]
         np.testing.assert_array_equal(sess.run(table), want)
         for _ in range(3):  # the next ones go in place
@@ -64,6 +68,7 @@ def test_two_writes_of_one_variable_in_a_run_are_undone_latest_first():
             np.testing.assert_array_equal(sess.run(table), want)
         sess.run(fails, {p: [[1.0]]})
         np.testing.assert_array_equal(sess.run(table), [[0, 0], [2, 2], [7, 7], [8, 8], [0, 0], [0, 0]])
+        assert copies == ["table"]  # both writes of every later run went into the array
 
 
 def test_in_place_and_copying_writes_train_to_the_same_values(monkeypatch):

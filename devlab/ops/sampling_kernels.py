@@ -53,19 +53,25 @@ def _log_uniform_sample(rng, range_max, num_sampled, unique):
     than numpy's ``unique`` and ``isin``."""
     if not unique:
         return _log_uniform_draws(rng.random(num_sampled), range_max), num_sampled
+    # PCG64 (``default_rng``'s) steps back by ``advance`` with a negative count, one step a double:
+    # half the time of saving its state and drawing again
+    rewind = rng.bit_generator.advance if type(rng.bit_generator) is np.random.PCG64 else None
     sampled, num_tries = [], 0
     while len(sampled) < num_sampled:
         wanted = num_sampled - len(sampled)
         block = wanted + wanted // 4 + 8  # a few more than wanted: some repeat
-        state = rng.bit_generator.state
+        state = rng.bit_generator.state if rewind is None else None
         drawn = _log_uniform_draws(rng.random(block), range_max).tolist()
         # the classes so far, then the block's new ones in the order they first show up
         new = list(dict.fromkeys(sampled + drawn))[len(sampled):len(sampled) + wanted]
         used = drawn.index(new[-1]) + 1 if len(new) == wanted else block
         sampled += new
         if used < block:  # the generator goes back to just after the last draw kept
-            rng.bit_generator.state = state
-            rng.random(used)
+            if rewind is not None:
+                rewind(used - block)
+            else:
+                rng.bit_generator.state = state
+                rng.random(used)
         num_tries += used
     return sampled, num_tries
 

@@ -172,7 +172,8 @@ class VariableStore:
             if type(value) is not np.ndarray or not value.flags.writeable:
                 return None
             known = (values.get(name) is value) + (base is not values and base.get(name) is value) + \
-                (writes.get(name) is value)  # the dicts that hold it
+                (writes.get(name) is value)  # the dicts that hold it, and this run's undo entries:
+            known += sum(1 for entry in self._dirty.get(name, ()) if entry[1] is value)
             if _references(holder, name) - _CALL_REFERENCES - 1 != known:  # 1: ``value`` here
                 return None
             entry = (name, value, rows, value.take(rows, axis=0))  # ``take``: a copy of the rows
