@@ -297,7 +297,11 @@ def unstack(k, x):
 
 
 def expand_dims(k, x, dim):
-    return k.xp.expand_dims(x, int(dim.reshape(-1)[0]))  # any tensor of one value, as TF
+    d = int(dim.reshape(-1)[0])  # any tensor of one value, as TF
+    if -x.ndim - 1 <= d <= x.ndim:  # a reshape: a fifth of np.expand_dims's Python around the same view
+        d = d % (x.ndim + 1)
+        return x.reshape(x.shape[:d] + (1,) + x.shape[d:])
+    return k.xp.expand_dims(x, d)  # numpy's error
 
 
 def squeeze(k, x):
