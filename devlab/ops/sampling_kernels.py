@@ -33,8 +33,11 @@ def _log_uniform_draws(u, range_max):
 
 def _log_uniform_probability(c, range_max):
     """The probability of each class in ``c`` (an int array), in float64."""
-    c = c.astype(np.float64)
-    return np.log((c + 2.0) / (c + 1.0)) / math.log1p(range_max)
+    plus_one = np.add(c, 1.0)  # float64, exactly c + 1 (as c.astype(float64) + 1)
+    p = np.add(plus_one, 1.0)
+    np.divide(p, plus_one, out=p)
+    np.log(p, out=p)
+    return np.divide(p, math.log1p(range_max), out=p)
 
 
 def _uniform_probability(c, range_max):
@@ -46,7 +49,10 @@ def _expected_count(p, num_sampled, num_tries):
     kept; with repeats rejected, the chance it came up in ``num_tries`` draws."""
     if num_tries == num_sampled:
         return p * num_sampled
-    return -np.expm1(num_tries * np.log1p(-p))
+    out = np.log1p(np.negative(p))
+    np.multiply(out, num_tries, out=out)  # num_tries * log1p(-p): the product commutes exactly
+    np.expm1(out, out=out)
+    return np.negative(out, out=out)
 
 
 def _log_uniform_sample(rng, range_max, num_sampled, unique):
