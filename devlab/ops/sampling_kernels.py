@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..framework import errors
+from .sparse_kernels import indices_below
 
 FLT_MAX = float(np.finfo(np.float32).max)
 
@@ -111,7 +112,7 @@ def _sample(k, true_classes, sample, probability):
         raise errors.InvalidArgumentError(None, None, f"true_classes must have num_true columns, expected: "
                                                        f"{true_classes.shape[1]} was: {num_true}")
     flat = true_classes.reshape(-1)
-    outside = None if not flat.size or (flat.min() >= 0 and flat.max() < range_max) else \
+    outside = None if not flat.size or indices_below(flat, range_max) else \
         (flat < 0) | (flat >= range_max)  # the mask that names the bad class: made only when there is one
     if outside is not None and outside.any():
         c = int(flat[int(outside.argmax())])

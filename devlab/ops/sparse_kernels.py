@@ -33,7 +33,7 @@ def _check_scatter(params, indices, updates):
             None, None, f"Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got "
                         f"updates.shape {_shape_text(updates)}, indices.shape {_shape_text(indices)}, "
                         f"params.shape {_shape_text(params)}")
-    if not indices.size or _below(indices, params.shape[0]):
+    if not indices.size or indices_below(indices, params.shape[0]):
         return  # one reduction: cheaper than the mask below, which only a bad index needs
     bad = (indices < 0) | (indices >= params.shape[0])
     if bad.any():
@@ -43,7 +43,7 @@ def _check_scatter(params, indices, updates):
                                           f"in [0, {params.shape[0]})")
 
 
-def _below(indices, n):
+def indices_below(indices, n):
     """Whether every index is in [0, n): for signed integers one ``max`` over them read as unsigned,
     where a negative index is larger than any row."""
     unsigned = _UNSIGNED.get(indices.dtype) if isinstance(indices, np.ndarray) and indices.flags.c_contiguous else None
