@@ -246,3 +246,44 @@ def test_word2vec_trains_to_the_same_values_with_and_without_numba(monkeypatch):
     np.testing.assert_array_equal(got[0], numpy_only[0])
     for a, b in zip(got[1], numpy_only[1]):
         assert a.tobytes() == b.tobytes()
+
+
+def test_a_reader_thread_never_sees_half_a_write():
+    """One thread trains (every step subtracts 1 from every row in place, then a product keeps the
+    run open a while; some steps fail after writing), another reads the table now and then: each
+    read is one committed value, all rows alike, and the values read only go down (a failed run's
+    write is never seen)."""
+    import time
+    table = tf.Variable(np.zeros((4096, 64), np.float32), name="table")
+    step = tf.scatter_sub(table, np.arange(4096), tf.ones([4096, 64]))
+    big = tf.constant(np.ones((300, 300), np.float32))
+    p = tf.placeholder(tf.float32, [None, None])
+    with tf.control_dependencies([step]):
+        slow = tf.reduce_sum(tf.matmul(big, big))
+    with tf.control_dependencies([slow]):
+        fails = tf.matmul(p, p)
+    with tf.Session() as sess:
+        sess.run(table.initializer)
+        done, seen = threading.Event(), []
+
+        def read():
+            while not done.is_set():
+                seen.append(sess.run(table))
+                time.sleep(0.0003)  # the trainer is alone now and then: its writes go in place
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        try:
+            for n in range(200):
+                if n % 7 == 3:
+                    with pytest.raises(tf.errors.InvalidArgumentError):
+                        sess.run(fails, {p: [[1.0, 2.0]]})
+                else:
+                    sess.run(fails, {p: [[1.0]]})
+        finally:
+            done.set()
+            reader.join(10)
+        assert len(seen) > 10 and all((value == value[0, 0]).all() for value in seen)
+        firsts = [value[0, 0] for value in seen]
+        assert firsts == sorted(firsts, reverse=True)  # never a failed run's write, taken back later
+        assert sess.run(table)[0, 0] == -sum(1 for n in range(200) if n % 7 != 3)
