@@ -12,8 +12,8 @@ Optimizer kernels update variables "in place" without breaking that: they write 
 buffer and the run commits it. The value it replaced becomes the variable's next spare, but
 only if the store made that buffer itself (never a constant's or a feed's array that an Assign
 stored), no variable holds it any more, no other run is open (a stepper, another thread)
-that could still be reading it, and nothing else refers to it (a stepper's checkpoint). A steady training loop therefore allocates nothing for its
-variables.
+that could still be reading it, and nothing else refers to it (a stepper's checkpoint). A steady
+training loop therefore allocates nothing for its variables.
 
 A sparse write (``ScatterSub``, ``SparseApply*``: SGD on an embedding) changes a few rows of a
 large variable, yet its buffer must first hold the whole current value. The store remembers in
