@@ -202,6 +202,7 @@ def test_numbas_row_loop_and_numpys_rounds_make_the_same_floats(dtype, index_dty
     ``np.add.at``: repeated rows get their updates in the order listed, to the same float."""
     pytest.importorskip("numba")
     from devlab.ops import add_rows as add_rows_mod, fast_rows
+    monkeypatch.setattr(fast_rows, "ENABLED", True)  # whatever DEVLAB_NUMBA says: the loop is under test
     rng = np.random.default_rng(5)
     start = rng.standard_normal((300, 64)).astype(dtype)
     rows = np.concatenate([rng.choice(300, 90, replace=False), [7, 7, 7, 299, 0, 7]]).astype(index_dtype)
