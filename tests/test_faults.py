@@ -2,7 +2,8 @@
 
 Hypothesis builds small random graphs: variables of random shapes and dtypes on random devices
 (some that do not exist, so soft placement moves them), writes to them (``assign_add``,
-``assign_sub``, a gradient-descent update) whose deltas are constants or feeds computed on random
+``assign_sub``, a gradient-descent update, a ``scatter_add`` or ``scatter_sub`` of some rows, which
+after a first run goes into the variable's array itself) whose deltas are constants or feeds computed on random
 devices and under ``colocate_with`` another variable, and one faulty op. The fault is injected
 at a random point of a run: it waits (through control edges, made in a ``control_dependencies``
 block or added afterwards with ``_add_control_input``) for a random subset of the writes. The
@@ -39,10 +40,11 @@ def programs(draw):
     n_vars = draw(st.integers(1, 3))
     variables = [(draw(st.sampled_from(SHAPES)), draw(st.sampled_from(DTYPES)), draw(st.sampled_from(DEVICES)))
                  for _ in range(n_vars)]
-    writes = [dict(var=draw(st.integers(0, n_vars - 1)), kind=draw(st.sampled_from(["add", "sub", "sgd"])),
+    writes = [dict(var=draw(st.integers(0, n_vars - 1)),
+                   kind=draw(st.sampled_from(["add", "sub", "sgd", "scatter_add", "scatter_sub"])),
                    delta=draw(st.integers(-3, 3)), device=draw(st.sampled_from(DEVICES)),
                    fed=draw(st.booleans()), colocate=draw(st.integers(-1, n_vars - 1)),
-                   hops=draw(st.integers(0, 2)))
+                   hops=draw(st.integers(0, 2)), rows=draw(st.lists(st.integers(0, 1), min_size=1, max_size=3)))
               for _ in range(draw(st.integers(1, 5)))]
     return dict(variables=variables, writes=writes, fault=draw(st.sampled_from(FAULTS)),
                 waits_for=draw(st.lists(st.booleans(), min_size=len(writes), max_size=len(writes))),
@@ -72,11 +74,14 @@ class Program:
             var = self.variables[w["var"]]
             shape, dtype, _ = spec["variables"][w["var"]]
             kind = "add" if w["kind"] == "sgd" and dtype == np.int32 else w["kind"]
-            value = np.full(shape, w["delta"], dtype)
+            if kind.startswith("scatter") and shape == ():
+                kind = kind[len("scatter_"):]  # a scalar has no rows
+            rows = w["rows"] if kind.startswith("scatter") else None
+            value = np.full(shape if rows is None else (len(rows),) + shape[1:], w["delta"], dtype)
             colocation = (tf.colocate_with(self.variables[w["colocate"]]) if w["colocate"] >= 0 else _nothing())
             with tf.device(w["device"]), colocation:
                 if w["fed"]:
-                    delta = tf.placeholder(tf.as_dtype(dtype), shape, name=f"delta{j}")
+                    delta = tf.placeholder(tf.as_dtype(dtype), value.shape, name=f"delta{j}")
                     self.good_feed[delta] = value
                 else:
                     delta = tf.constant(value, name=f"delta{j}")
@@ -86,10 +91,18 @@ class Program:
                 op = tf.assign_add(var, delta)
             elif kind == "sub":
                 op = tf.assign_sub(var, delta)
+            elif kind == "scatter_add":
+                op = tf.scatter_add(var, rows, delta)
+            elif kind == "scatter_sub":
+                op = tf.scatter_sub(var, rows, delta)
             else:
                 op = tf.train.GradientDescentOptimizer(1.0).apply_gradients([(delta, var)])
             self.writes.append(op)
-            self.effects.append((var.op.name, value if kind == "add" else -value))
+            if rows is not None:  # the rows' deltas as one of the variable's shape (a row listed twice gets both)
+                full = np.zeros(shape, dtype)
+                np.add.at(full, rows, value)
+                value = full
+            self.effects.append((var.op.name, value if kind in ("add", "scatter_add") else -value))
         self._build_fault()
 
     def _build_fault(self):

@@ -138,10 +138,12 @@ def test_sparse_to_dense_without_validation_still_rejects_indices_out_of_bounds(
             sess.run(out, {idx: [1, 7]})
 
 
-def test_log_uniform_draws_are_those_of_one_draw_at_a_time():
+@pytest.mark.parametrize("generator", [np.random.default_rng, lambda seed: np.random.Generator(np.random.Philox(seed))])
+def test_log_uniform_draws_are_those_of_one_draw_at_a_time(generator):
     """The kernel takes its uniforms from the generator a block at a time; the classes, the number
     of tries and where the generator is left are those of drawing one uniform per try (as TF's
-    sampler loop does), so the next run's draws continue the same stream."""
+    sampler loop does), so the next run's draws continue the same stream. (PCG64, the sessions'
+    generator, steps back with ``advance``; another is restored from its state.)"""
     from devlab.ops import sampling_kernels
 
     def one_at_a_time(rng, range_max, num_sampled):
@@ -154,7 +156,7 @@ def test_log_uniform_draws_are_those_of_one_draw_at_a_time():
         return seen, tries
 
     for range_max, num_sampled in [(50000, 64), (10, 10), (20, 15), (3, 1)]:
-        blocks, single = np.random.default_rng(range_max), np.random.default_rng(range_max)
+        blocks, single = generator(range_max), generator(range_max)
         for _ in range(5):
             got, tries = sampling_kernels._log_uniform_sample(blocks, range_max, num_sampled, True)
             assert (list(got), tries) == one_at_a_time(single, range_max, num_sampled)

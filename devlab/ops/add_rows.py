@@ -2,6 +2,8 @@
 updates (ScatterAdd/ScatterSub, UnsortedSegmentSum, an embedding's gradient)."""
 import numpy as np
 
+from . import fast_rows
+
 
 def add_rows(out, rows, values, op=np.add):
     """``op.at(out, rows, values)`` for whole rows (``op`` is ``np.add``, or ``np.subtract`` for
@@ -10,8 +12,9 @@ def add_rows(out, rows, values, op=np.add):
     repeated row, so rows are added in rounds: every row's first update, then the second of rows
     listed twice, and so on, in the order they are listed (a row sums its updates in the same
     order as ``add.at`` does, so to the same float)."""
-    order = np.argsort(rows, kind="stable")
-    ordered = rows[order]
+    if (op is np.add or op is np.subtract) and fast_rows.add_rows(out, rows, values, op is np.subtract):  # numba's loop
+        return
+    ordered = np.sort(rows)  # a third of a stable argsort's time: the order is needed only for repeats
     if ordered[0] < 0:  # -1 and n - 1 name one row: counted as two below
         op.at(out, rows, values)
         return
@@ -23,6 +26,7 @@ def add_rows(out, rows, values, op=np.add):
         op(picked, values, out=picked)
         out[rows] = picked
         return
+    order = np.argsort(rows, kind="stable")
     starts = np.flatnonzero(first)
     rank = np.arange(ordered.size) - np.repeat(starts, np.diff(np.append(starts, ordered.size)))
     for r in range(int(rank.max()) + 1):

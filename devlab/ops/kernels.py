@@ -303,7 +303,11 @@ def unstack(k, x):
 
 
 def expand_dims(k, x, dim):
-    return k.xp.expand_dims(x, int(dim.reshape(-1)[0]))  # any tensor of one value, as TF
+    d = int(dim.reshape(-1)[0])  # any tensor of one value, as TF
+    if -x.ndim - 1 <= d <= x.ndim:  # a reshape: a fifth of np.expand_dims's Python around the same view
+        d = d % (x.ndim + 1)
+        return x.reshape(x.shape[:d] + (1,) + x.shape[d:])
+    return k.xp.expand_dims(x, d)  # numpy's error
 
 
 def squeeze(k, x):
@@ -573,14 +577,18 @@ def pad(k, x, paddings):
 def pad_v2(k, x, paddings, constant_values):
     """``x`` with ``paddings`` around it, filled with ``constant_values`` (None: Pad's zeros)."""
     pairs = ints(paddings)
-    widths = [(pairs[2 * i], pairs[2 * i + 1]) for i in range(x.ndim)]
     value = constant_values.item() if hasattr(constant_values, "item") else constant_values
     if min(pairs, default=0) < 0:
+        widths = [(pairs[2 * i], pairs[2 * i + 1]) for i in range(x.ndim)]
         return k.xp.pad(x, widths, mode="constant", constant_values=value or 0)  # numpy's error
     # One fill and one copy into the middle: np.pad's general machinery cost 40 µs a call.
-    shape = tuple(d + a + b for d, (a, b) in zip(x.shape, widths))
+    shape, middle = [], []
+    for i, d in enumerate(x.shape):
+        before = pairs[2 * i]
+        shape.append(d + before + pairs[2 * i + 1])
+        middle.append(slice(before, before + d))
     out = k.xp.zeros(shape, x.dtype) if value is None else k.xp.full(shape, value, x.dtype)
-    out[tuple(slice(a, a + d) for d, (a, _) in zip(x.shape, widths))] = x
+    out[tuple(middle)] = x
     return out
 
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..framework import errors
+from .sparse_kernels import indices_below
 
 FLT_MAX = float(np.finfo(np.float32).max)
 
@@ -20,16 +21,24 @@ def _log_uniform_draws(u, range_max):
     scaled = u * scale
     grown = np.exp(scaled)
     classes = np.floor(grown)
-    close = (grown - classes < 1e-9 * grown) | (classes + 1 - grown < 1e-9 * grown)
-    for i in np.flatnonzero(close).tolist():
-        classes[i] = math.floor(math.exp(float(scaled[i])))
+    # within 1e-9 of the largest class of an integer (grown < range_max + 1), one way or the other:
+    # |frac - 0.5| > 0.5 - tol, four numpy calls (a tolerance per element took seven)
+    off = np.subtract(grown, classes, out=grown)
+    np.abs(np.subtract(off, 0.5, out=off), out=off)
+    close = off > 0.5 - 1e-9 * (range_max + 1)
+    if close.any():
+        for i in np.flatnonzero(close).tolist():
+            classes[i] = math.floor(math.exp(float(scaled[i])))
     return (classes.astype(np.int64) - 1) % range_max
 
 
 def _log_uniform_probability(c, range_max):
     """The probability of each class in ``c`` (an int array), in float64."""
-    c = c.astype(np.float64)
-    return np.log((c + 2.0) / (c + 1.0)) / math.log1p(range_max)
+    plus_one = np.add(c, 1.0)  # float64, exactly c + 1 (as c.astype(float64) + 1)
+    p = np.add(plus_one, 1.0)
+    np.divide(p, plus_one, out=p)
+    np.log(p, out=p)
+    return np.divide(p, math.log1p(range_max), out=p)
 
 
 def _uniform_probability(c, range_max):
@@ -41,7 +50,10 @@ def _expected_count(p, num_sampled, num_tries):
     kept; with repeats rejected, the chance it came up in ``num_tries`` draws."""
     if num_tries == num_sampled:
         return p * num_sampled
-    return -np.expm1(num_tries * np.log1p(-p))
+    out = np.log1p(np.negative(p))
+    np.multiply(out, num_tries, out=out)  # num_tries * log1p(-p): the product commutes exactly
+    np.expm1(out, out=out)
+    return np.negative(out, out=out)
 
 
 def _log_uniform_sample(rng, range_max, num_sampled, unique):
@@ -53,19 +65,25 @@ def _log_uniform_sample(rng, range_max, num_sampled, unique):
     than numpy's ``unique`` and ``isin``."""
     if not unique:
         return _log_uniform_draws(rng.random(num_sampled), range_max), num_sampled
+    # PCG64 (``default_rng``'s) steps back by ``advance`` with a negative count, one step a double:
+    # half the time of saving its state and drawing again
+    rewind = rng.bit_generator.advance if type(rng.bit_generator) is np.random.PCG64 else None
     sampled, num_tries = [], 0
     while len(sampled) < num_sampled:
         wanted = num_sampled - len(sampled)
         block = wanted + wanted // 4 + 8  # a few more than wanted: some repeat
-        state = rng.bit_generator.state
+        state = rng.bit_generator.state if rewind is None else None
         drawn = _log_uniform_draws(rng.random(block), range_max).tolist()
         # the classes so far, then the block's new ones in the order they first show up
         new = list(dict.fromkeys(sampled + drawn))[len(sampled):len(sampled) + wanted]
         used = drawn.index(new[-1]) + 1 if len(new) == wanted else block
         sampled += new
         if used < block:  # the generator goes back to just after the last draw kept
-            rng.bit_generator.state = state
-            rng.random(used)
+            if rewind is not None:
+                rewind(used - block)
+            else:
+                rng.bit_generator.state = state
+                rng.random(used)
         num_tries += used
     return sampled, num_tries
 
@@ -94,7 +112,7 @@ def _sample(k, true_classes, sample, probability):
         raise errors.InvalidArgumentError(None, None, f"true_classes must have num_true columns, expected: "
                                                        f"{true_classes.shape[1]} was: {num_true}")
     flat = true_classes.reshape(-1)
-    outside = None if not flat.size or (flat.min() >= 0 and flat.max() < range_max) else \
+    outside = None if not flat.size or indices_below(flat, range_max) else \
         (flat < 0) | (flat >= range_max)  # the mask that names the bad class: made only when there is one
     if outside is not None and outside.any():
         c = int(flat[int(outside.argmax())])

@@ -2,8 +2,9 @@
 updates (``SparseApply*``: each optimizer's dense formula applied to the rows a gradient lists),
 ``SparseToDense`` and ``GatherNd``, as TensorFlow's kernels compute and check them (scatter_op.cc,
 training_ops.cc, unique_op.cc, sparse_to_dense_op.cc).
-A write touches only the rows its indices name; it still goes into the buffer the run hands it
-(``ref.new_buffer()``), so a run that fails later leaves the variable as it was."""
+A write touches only the rows its indices name, in the buffer the run hands it (``ref.copy_for_rows``):
+the variable's own array when nothing else can see it (its old rows kept to undo the write), else
+a copy, so a run that fails later leaves the variable as it was."""
 import numpy as np
 
 from ..framework import errors
@@ -32,14 +33,26 @@ def _check_scatter(params, indices, updates):
             None, None, f"Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got "
                         f"updates.shape {_shape_text(updates)}, indices.shape {_shape_text(indices)}, "
                         f"params.shape {_shape_text(params)}")
-    if not indices.size or (indices.min() >= 0 and indices.max() < params.shape[0]):
-        return  # two reductions: cheaper than the mask below, which only a bad index needs
+    if not indices.size or indices_below(indices, params.shape[0]):
+        return  # one reduction: cheaper than the mask below, which only a bad index needs
     bad = (indices < 0) | (indices >= params.shape[0])
     if bad.any():
         flat = int(bad.reshape(-1).argmax())
         where = ",".join(str(int(i)) for i in _unravel(flat, indices.shape))
         raise errors.InvalidArgumentError(None, None, f"indices[{where}] = {int(indices.reshape(-1)[flat])} is not "
                                           f"in [0, {params.shape[0]})")
+
+
+def indices_below(indices, n):
+    """Whether every index is in [0, n): for signed integers one ``max`` over them read as unsigned,
+    where a negative index is larger than any row."""
+    unsigned = _UNSIGNED.get(indices.dtype) if isinstance(indices, np.ndarray) and indices.flags.c_contiguous else None
+    if unsigned is not None:
+        return int(indices.view(unsigned).max()) < n
+    return indices.min() >= 0 and indices.max() < n
+
+
+_UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
 
 
 def _unravel(flat, shape):
@@ -52,10 +65,10 @@ def _unravel(flat, shape):
 
 def _scatter(write):
     def kernel(k, ref, indices, updates):
-        old = ref.read()
-        _check_scatter(old, indices, updates)
-        new = _copy_for_rows(k.xp, ref, indices.reshape(-1))
-        write(k.xp, new, indices.reshape(-1), updates.reshape((-1,) + old.shape[1:]) if updates.ndim else updates)
+        _check_scatter(ref.read(), indices, updates)  # no reference kept: the write may then go in place
+        rows = indices.reshape(-1)
+        new = _copy_for_rows(k.xp, ref, rows)
+        write(k.xp, new, rows, updates.reshape((-1,) + new.shape[1:]) if updates.ndim else updates)
         ref.assign(new)
         return ref
     kernel.__name__ = write.__name__

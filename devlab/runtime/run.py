@@ -37,6 +37,8 @@ class Run:
         self.base = current if base is None else base
         self.writes = {}
         self.made = set()  # ids of the buffers this run's in-place writes got from the store
+        self.undo = []  # the old rows of the variables' arrays this run wrote in place (its undo log)
+        self.in_place = not subscribers  # whether sparse writes may go into a variable's array itself
         self.feed_values = feed_values
         self.values = self.start_values(feed_values)
         self.position = 0  # steps run so far (a loop's steps count once per iteration)
@@ -142,6 +144,8 @@ class Run:
     def run_to_end(self):
         """Runs every remaining step: the compiled program when the run has one, else step by step."""
         with np.errstate(all="ignore"):  # TF makes inf and nan without a warning; so does devlab
+            if self.program is not None and self.program.lanes is not None:
+                self.in_place = False  # a lane could read the variable while another writes it
             if self.position == 0 and not self.subscribers and self.program and self.program.run(self.values):
                 self.position = self._cursor[-1][1] = len(self.plan.steps)
             elif self.position == 0 and not self.subscribers and not self.plan.has_control_flow:
@@ -192,7 +196,7 @@ class Run:
         if not self.closed:
             self.closed = True
             if self.store is not None:
-                self.store.close_run(self.writes, self.made)
+                self.store.close_run(self.writes, self.made, self.undo)
         self.values = None
 
     def abandon(self):
@@ -200,7 +204,7 @@ class Run:
         if not self.closed:
             self.closed = True
             if self.store is not None:
-                self.store.close_run(None)
+                self.store.close_run(None, undo=self.undo)
         self.values = None
 
     def variable_value(self, name):

@@ -31,6 +31,18 @@ class SharedStore(VariableStore):
     def new_buffer(self, name, like, xp):
         return xp.empty_like(like)
 
+    def copy_for_rows(self, name, value, xp, rows):
+        return _copy(value, xp)
+
+    def rows_in_place(self, run, name, rows):
+        return None  # a session reading through ``Snapshot`` is no run the store counts
+
+
+def _copy(value, xp):
+    buffer = xp.empty_like(value)
+    xp.copyto(buffer, value)
+    return buffer
+
 
 class TaskState:
     """One task's state: a ResourceMgr per device and a variable store per (device, container)."""
@@ -126,7 +138,7 @@ class ClusterVariables:
     def open_run(self):
         return Snapshot(self)
 
-    def close_run(self, writes=None, made=()):
+    def close_run(self, writes=None, made=(), undo=()):
         if writes:
             self.assign(writes)
 
@@ -149,6 +161,9 @@ class ClusterVariables:
 
     def new_buffer(self, name, like, xp):
         return xp.empty_like(like)
+
+    def copy_for_rows(self, name, value, xp, rows):
+        return _copy(value, xp)
 
     def is_initialized(self, name):
         return name in self.store_of(name).values

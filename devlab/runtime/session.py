@@ -367,7 +367,10 @@ class Session:
     def checkpoint(self):
         """Where a run can be replayed from: the committed variable values and the state of the
         random generators (``new_run(..., start=checkpoint)``)."""
-        return self.variables.values, self._rngs.state()
+        values = self.variables.values
+        if isinstance(values, dict):  # a copy of the dict: its references keep a later write from going in place
+            values = dict(values)
+        return values, self._rngs.state()
 
     def new_run(self, plan, feed_values, subscribers=(), start=None):
         """A ``Run`` of ``plan`` (a cluster's run on a cluster target). A fresh run of a plan that

@@ -11,16 +11,26 @@ that would fill the queue, unless both write the same variable.
 Optimizer kernels update variables "in place" without breaking that: they write into a *spare*
 buffer and the run commits it. The value it replaced becomes the variable's next spare, but
 only if the store made that buffer itself (never a constant's or a feed's array that an Assign
-stored), no variable holds it any more, and no other run is open (a stepper, another thread)
-that could still be reading it. A steady training loop therefore allocates nothing for its
-variables.
+stored), no variable holds it any more, no other run is open (a stepper, another thread)
+that could still be reading it, and nothing else refers to it (a stepper's checkpoint). A steady
+training loop therefore allocates nothing for its variables.
 
 A sparse write (``ScatterSub``, ``SparseApply*``: SGD on an embedding) changes a few rows of a
 large variable, yet its buffer must first hold the whole current value. The store remembers in
 which rows a spare is out of date (the rows the write that replaced it changed), so the next
 sparse write copies just those rows into it, not the whole variable (``copy_for_rows``).
+
+Better still, a sparse write goes into the variable's array itself when nothing but the store can
+see that array (``rows_in_place``): no other run is open, and no value, view, fetch or checkpoint
+holds a reference to it (Python's reference count says so, as TF's copy-on-write asks
+``RefCountIsOne``). The run keeps the old values of the rows it is about to write (its undo log)
+and puts them back if it fails, so a failed run still leaves every variable as it was; a run that
+opens meanwhile reads the variable as it was committed, rebuilt from the log (``open_run``).
 """
+import sys
 import threading
+
+import numpy as np
 
 from ..framework import dtypes, errors
 
@@ -36,6 +46,7 @@ class VariableStore:
         self._spares = {}  # variable name -> a buffer nobody reads: the next in-place write goes there
         self._stale = {}  # name -> (value, rows): its spare equals that committed value but in these rows
         self._pending = {}  # name -> (buffer, value, rows): a run's sparse write, rows of a copy of value
+        self._dirty = {}  # name -> undo entries (name, array, rows, old rows) of an open run's in-place writes
         self.resources = set()  # the resource variables ever written (TF's "localhost" container exists)
 
     def lock_of(self, name):
@@ -56,16 +67,30 @@ class VariableStore:
         return hold(locks)
 
     def open_run(self):
-        """Registers a run; returns the committed values it will read."""
+        """Registers a run; returns the committed values it will read. While another run has
+        written rows of a variable in place, this one reads a copy with those rows put back."""
         with self._lock:
             self._open += 1
-            return self.values
+            if not self._dirty:
+                return self.values
+            values = dict(self.values)
+            for name, entries in self._dirty.items():
+                old = entries[0][1].copy()
+                _undo(old, entries)
+                values[name] = old
+            return values
 
-    def close_run(self, writes=None, made=()):
+    def close_run(self, writes=None, made=(), undo=()):
         """Ends a run, committing ``writes`` ({name: array}) if given (None: the run failed).
-        ``made`` holds the ids of the buffers the run got from ``new_buffer``."""
+        ``made`` holds the ids of the buffers the run got from ``new_buffer``; ``undo`` the run's
+        log of in-place writes (``rows_in_place``), undone if the run failed."""
         with self._lock:
             self._open -= 1
+            if undo:
+                if writes is None:
+                    _undo(None, undo)
+                for name, *_ in undo:
+                    self._dirty.pop(name, None)
             if writes:
                 self._commit(writes, made)
             else:
@@ -86,13 +111,17 @@ class VariableStore:
         for name, new in writes.items():
             pending = self._pending.pop(name, None)
             self._stale.pop(name, None)
-            prev = old.get(name)
+            prev = old.get(name)  # ``new`` itself after an in-place write: counted once up, once down
             if prev is None or id(prev) not in holders:
                 continue
             holders[id(prev)] -= 1
             if holders[id(prev)] == 0:
                 del holders[id(prev)]
-                if not self._open and _same_layout(prev, new):  # no open run can still read it
+                # no open run can still read it, nor anything else (a stepper's checkpoint): beyond
+                # ``prev`` (and ``pending``) here, only the old dict refers to it
+                held_here = 1 + (pending is not None and pending[1] is prev)
+                if not self._open and _same_layout(prev, new) and \
+                        _references(old, name) - _CALL_REFERENCES - held_here == 1:
                     self._spares[name] = prev
                     if pending is not None and pending[0] is new and pending[1] is prev:
                         self._stale[name] = (new, pending[2])  # prev is new but in the rows written
@@ -126,8 +155,54 @@ class VariableStore:
             self._pending[name] = (buffer, value, rows)
         return buffer
 
+    def rows_in_place(self, run, name, rows):
+        """The array of variable ``name`` itself, for ``run`` to write ``rows`` (indices along the
+        first axis) of it in place, their old values kept in the run's undo log; None when
+        another could see the write: another run is open, ``run`` is watched or runs lanes side
+        by side, or something beyond the store's and the run's dicts refers to the array (a
+        value or view read earlier, a constant or feed that an Assign stored, a checkpoint)."""
+        if not run.in_place:
+            return None
+        with self._lock:
+            if self._open != 1:
+                return None
+            writes, base, values = run.writes, run.base, self.values
+            holder = writes if name in writes else base
+            value = holder.get(name)
+            if type(value) is not np.ndarray or not value.flags.writeable:
+                return None
+            known = (values.get(name) is value) + (base is not values and base.get(name) is value) + \
+                (writes.get(name) is value)  # the dicts that hold it, and this run's undo entries:
+            known += sum(1 for entry in self._dirty.get(name, ()) if entry[1] is value)
+            if _references(holder, name) - _CALL_REFERENCES - 1 != known:  # 1: ``value`` here
+                return None
+            entry = (name, value, rows, value.take(rows, axis=0))  # ``take``: a copy of the rows
+            run.undo.append(entry)
+            self._dirty.setdefault(name, []).append(entry)
+            self._spares.pop(name, None)  # its spare's stale rows are no longer known
+            self._stale.pop(name, None)
+            return value
+
     def is_initialized(self, name):
         return name in self.values
+
+
+def _undo(target, entries):
+    """Puts back the old rows of ``entries`` (latest first), into ``target`` or, when None, into
+    the arrays written."""
+    for _, array, rows, old in reversed(entries):
+        (array if target is None else target)[rows] = old
+
+
+def _references(mapping, name):
+    """How many references the value ``mapping[name]`` has, counting the mapping's and this call's."""
+    value = mapping[name]
+    return sys.getrefcount(value)
+
+
+# The references ``_references`` itself adds (its local and its argument, whatever Python counts):
+# measured once on an array that only a dict holds.
+_CALL_REFERENCES = _references({"a": np.empty(1)}, "a") - 1
 
 
 class hold:  # noqa: N801 - used as a ``with`` block
@@ -209,9 +284,15 @@ class VarRef:
 
     def copy_for_rows(self, rows):
         """A buffer no one else reads holding the current value, for a write that changes only
-        ``rows`` of it (the store copies as little as it can)."""
-        value = self.read()
+        ``rows`` of it: the variable's array itself where the store allows (``rows_in_place``),
+        else a copy (the store copies as little as it can)."""
         run = self.run
+        in_place = getattr(run.store, "rows_in_place", None)
+        if in_place is not None:
+            found = in_place(run, self.name, rows)
+            if found is not None:
+                return found
+        value = self.read()
         if self.name in run.writes:  # a second write in this run: the store knows nothing of it
             buffer = self.xp.empty_like(value)
             self.xp.copyto(buffer, value)
