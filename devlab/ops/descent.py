@@ -9,11 +9,12 @@ reference, taken for small or non-float arrays and where ``DEVLAB_NUMBA=0`` (as
 ``relu_kernels.py``); the loop is compiled once and cached on disk (``cache=True``).
 """
 import functools
-import os
 
 import numpy as np
 
-ENABLED = os.environ.get("DEVLAB_NUMBA", "1") != "0"
+from . import optional_numba
+
+ENABLED = optional_numba.ENABLED
 NUMBA_FROM = 1 << 15  # elements: smaller updates take numpy's path (numba costs a second to load)
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -26,12 +27,9 @@ def _descend(old, delta, lr, new):
 
 @functools.lru_cache(maxsize=None)
 def _compiled():
-    """``_descend`` compiled by numba, or None where numba is not installed (or cannot cache)."""
-    try:
-        import numba
-        return numba.njit(cache=True, nogil=True)(_descend)
-    except (ImportError, RuntimeError):
-        return None
+    """``_descend`` compiled by numba, or None where numba is not installed."""
+    loops = optional_numba.compile(_descend)
+    return loops and loops[0]
 
 
 def gradient_descent(old, delta, lr, new):

@@ -18,7 +18,7 @@ later one that is greater), and an input's shares of several windows added in th
 (the windows' scan order).
 
 Each function returns its result, or None when this path does not compute it (numba not
-installed, ``DEVLAB_FASTPOOL=0``, not float32 or float64 host arrays, not NHWC) and the numpy
+installed, ``DEVLAB_NUMBA=0``, not float32 or float64 host arrays, not NHWC) and the numpy
 kernels run instead: they stay the reference. A kernel compiles on its first call, once per dtype
 (0.4 to 0.8 s of CPU time each, written to numba's cache: a later process loads them at once,
 after numba's own import, 0.4 s, on the first pooling). They release the interpreter lock, so the
@@ -26,11 +26,12 @@ parts of a batch that ``k.parts`` hands to devlab's threads run on the cores at 
 threads are not used (devlab keeps the one pool of threads).
 """
 import functools
-import os
 
 import numpy as np
 
-ENABLED = os.environ.get("DEVLAB_FASTPOOL", "1") != "0"  # tests and benchmarks set it to compare both paths
+from . import optional_numba
+
+ENABLED = optional_numba.ENABLED  # DEVLAB_NUMBA=0: the numpy kernels (tests and benchmarks compare both paths)
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -47,15 +48,7 @@ def usable(k, *arrays):
 def _kernels():
     """(max_pool, max_pool_grad, avg_pool, avg_pool_grad), each compiled by numba on its first call,
     or None where numba is not installed."""
-    try:
-        import numba
-    except ImportError:
-        return None
-    functions = (_max_pool, _max_pool_grad, _avg_pool, _avg_pool_grad)
-    try:
-        return tuple(numba.njit(cache=True, nogil=True)(f) for f in functions)
-    except RuntimeError:  # no directory numba may write its cache to: compiled again in each process
-        return tuple(numba.njit(nogil=True)(f) for f in functions)
+    return optional_numba.compile(_max_pool, _max_pool_grad, _avg_pool, _avg_pool_grad)
 
 
 def _geometry(win):

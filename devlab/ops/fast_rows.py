@@ -38,34 +38,29 @@ def add_rows(out, rows, values, subtract):
 def _compiled():
     global _loops
     if _loops is None:
-        numba = optional_numba.numba()
-        if numba is None:
-            _loops = False
-            return _loops
-
-        # Every row is checked before any is written: one outside [0, len(out)) leaves ``out`` as
-        # it was and numpy's path takes the call (it knows what a negative row means there).
-        @numba.njit(cache=True, nogil=True)
-        def add(out, rows, values):
-            for i in range(rows.shape[0]):
-                if rows[i] < 0 or rows[i] >= out.shape[0]:
-                    return False
-            for i in range(rows.shape[0]):
-                r = rows[i]
-                for j in range(out.shape[1]):
-                    out[r, j] += values[i, j]
-            return True
-
-        @numba.njit(cache=True, nogil=True)
-        def subtract(out, rows, values):
-            for i in range(rows.shape[0]):
-                if rows[i] < 0 or rows[i] >= out.shape[0]:
-                    return False
-            for i in range(rows.shape[0]):
-                r = rows[i]
-                for j in range(out.shape[1]):
-                    out[r, j] -= values[i, j]
-            return True
-
-        _loops = (add, subtract)
+        _loops = optional_numba.compile(_add, _subtract) or False
     return _loops
+
+
+# Every row is checked before any is written: one outside [0, len(out)) leaves ``out`` as it was
+# and numpy's path takes the call (it knows what a negative row means there).
+def _add(out, rows, values):
+    for i in range(rows.shape[0]):
+        if rows[i] < 0 or rows[i] >= out.shape[0]:
+            return False
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        for j in range(out.shape[1]):
+            out[r, j] += values[i, j]
+    return True
+
+
+def _subtract(out, rows, values):
+    for i in range(rows.shape[0]):
+        if rows[i] < 0 or rows[i] >= out.shape[0]:
+            return False
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        for j in range(out.shape[1]):
+            out[r, j] -= values[i, j]
+    return True

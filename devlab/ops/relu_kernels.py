@@ -23,11 +23,13 @@ numba's import and its loops' loading (1.2 s on a loaded 2-core VM; 2.7 s the ve
 when they are compiled and cached), which small graphs never pay.
 """
 import functools
-import os
+import types
 
 import numpy as np
 
-ENABLED = os.environ.get("DEVLAB_NUMBA", "1") != "0"  # tests and benchmarks compare both paths
+from . import optional_numba
+
+ENABLED = optional_numba.ENABLED  # tests and benchmarks compare both paths
 NUMBA_FROM = 1 << 15  # elements: smaller arrays take numpy's path
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 SUM_ROW = 4096  # elements a block of rows is added as, in ``sum_leading``
@@ -36,13 +38,12 @@ SPLIT_FROM = 1 << 19  # elements: from here on a bias-then-relu into a given buf
 
 @functools.lru_cache(maxsize=None)
 def _numba_loops():
-    """``relu_numba`` (the compiled loops), or None where numba is not installed (or cannot keep
-    its cache anywhere: numba refuses ``cache=True`` without a writable directory)."""
-    try:
-        from . import relu_numba
-    except (ImportError, RuntimeError):
-        return None
-    return relu_numba
+    """``relu_numba``'s loops compiled (as attributes of one namespace), or None where numba is not
+    installed."""
+    from . import relu_numba
+    names = ("relu", "relu_grad", "bias_relu", "relu_grad_sum")
+    loops = optional_numba.compile(*(getattr(relu_numba, n) for n in names))
+    return None if loops is None else types.SimpleNamespace(**dict(zip(names, loops)))
 
 
 def _loops(*arrays):

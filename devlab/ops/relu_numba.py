@@ -1,34 +1,27 @@
 """The loops of ``relu_kernels.py`` compiled by numba: each reads its arrays once and writes its
 result once, where numpy's formulas make two passes (a mask, then a product) or three.
 
-Imported only by ``relu_kernels.py``, and only when numba is installed (the ``fast`` extra). The
-functions take flat (or 2-D, rows by channels) C-contiguous arrays of one float dtype and the
-constants 0 and 1 of that dtype, so each compiles once per dtype. ``cache=True`` keeps the machine
-code on disk: the first process compiles it (about 2 s for all of them), later ones load it.
-``nogil``: devlab's own threads run them on parts of the arrays (``devices/parallel.py``); numba's
-threading layer is never used, so the cores keep one owner.
+Compiled by ``relu_kernels.py`` through ``optional_numba.compile`` when numba is installed (the
+``fast`` extra), never run as Python. The functions take flat (or 2-D, rows by channels) C-contiguous arrays of one float dtype and the
+constants 0 and 1 of that dtype, so each compiles once per dtype (about 2 s for all of them, in the
+first process only: the machine code is cached on disk). devlab's own threads run them on parts of
+the arrays (``devices/parallel.py``).
 
 Every formula is numpy's, value for value: ``relu`` is ``np.maximum(x, 0)`` (NaN stays NaN, -0.0
 becomes +0.0), ``relu_grad`` multiplies by 1 or 0 as TF's functor does (a NaN or infinite
 gradient where the input is not positive gives NaN, a negative one -0.0).
 """
-import numba
-
-
-@numba.njit(cache=True, nogil=True)
 def relu(x, out, zero):
     for i in range(x.size):
         v = x[i]
         out[i] = v if (v > zero) | (v != v) else zero
 
 
-@numba.njit(cache=True, nogil=True)
 def relu_grad(dy, x, out, zero, one):
     for i in range(dy.size):
         out[i] = dy[i] * (one if x[i] > zero else zero)
 
 
-@numba.njit(cache=True, nogil=True)
 def bias_relu(x, bias, out, zero):
     """``max(x + bias, 0)`` of a (rows, channels) array and a bias per channel."""
     rows, channels = x.shape
@@ -38,7 +31,6 @@ def bias_relu(x, bias, out, zero):
             out[i, j] = v if (v > zero) | (v != v) else zero
 
 
-@numba.njit(cache=True, nogil=True)
 def relu_grad_sum(dy, x, out, block, zero, one):
     """``relu_grad`` of flat arrays, and into ``block`` the sums of its result seen as rows of
     ``block.size`` elements, added row after row as numpy's ``add.reduce(axis=0)`` adds them."""
