@@ -51,6 +51,11 @@ def step_seconds(tf, build, repeat):
     return statistics.median(times), min(times), statistics.median(cpu), min(cpu)
 
 
+def _ms(seconds):
+    """Milliseconds, with two decimals below 10 ms (word2vec's step is half of one)."""
+    return f"{seconds * 1e3:.2f}" if seconds < 0.01 else f"{seconds * 1e3:.1f}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("models", nargs="*", help=f"some of {', '.join(MODELS)} (default: all)")
@@ -71,10 +76,10 @@ def main():
         print(f"  {TITLES[name]}")
         for kind, at in (("wall", 0), ("CPU ", 2)):
             med, best = mine[name][at:at + 2]
-            line = f"    {kind} devlab {med * 1e3:8.1f} ms ({best * 1e3:7.1f})"
+            line = f"    {kind} devlab {_ms(med):>8s} ms ({_ms(best):>7s})"
             if name in theirs:
                 t_med, t_best = theirs[name][at:at + 2]
-                line += (f"   TF {t_med * 1e3:8.1f} ms ({t_best * 1e3:7.1f})"
+                line += (f"   TF {_ms(t_med):>8s} ms ({_ms(t_best):>7s})"
                          f"   TF/devlab {t_med / med:5.2f}x ({t_best / best:5.2f}x)")
             print(line)
 
