@@ -61,45 +61,40 @@ def max_pool(k, win, x, parts):
     runs ``fn(lo, hi)`` over the images (in parts on the cores when they are many)."""
     if not usable(k, x) or win.oh < 1 or win.ow < 1:
         return None
-    x = np.ascontiguousarray(x)
-    out = np.empty((win.n, win.oh, win.ow, win.c), x.dtype)
     # a maximum starts at the least finite value, TensorFlow's: a window of only NaN or -inf gives it
-    kernel, args = _kernels()[0], _geometry(win) + (x.dtype.type(np.finfo(x.dtype).min),)
-    parts(lambda lo, hi: kernel(x[lo:hi], out[lo:hi], *args))
-    return out
+    lowest = x.dtype.type(np.finfo(x.dtype).min)
+    return _launch(0, (win.n, win.oh, win.ow, win.c), [x], _geometry(win) + (lowest,), parts)
 
 
 def max_pool_grad(k, win, x, dy, parts):
     """MaxPoolGrad: each window's ``dy`` added to the input that holds its maximum, or None."""
     if not usable(k, x, dy) or dy.shape != (win.n, win.oh, win.ow, win.c):
         return None
-    x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
-    dx = np.empty(x.shape, x.dtype)
-    kernel, args = _kernels()[1], _geometry(win)
-    parts(lambda lo, hi: kernel(x[lo:hi], dy[lo:hi], dx[lo:hi], *args))
-    return dx
+    return _launch(1, x.shape, [x, dy], _geometry(win), parts)
 
 
 def avg_pool(k, win, x, parts):
     """AvgPool: the mean of each window's inputs inside the image, or None."""
     if not usable(k, x) or win.oh < 1 or win.ow < 1:
         return None
-    x = np.ascontiguousarray(x)
-    out = np.empty((win.n, win.oh, win.ow, win.c), x.dtype)
-    kernel, args = _kernels()[2], _geometry(win)
-    parts(lambda lo, hi: kernel(x[lo:hi], out[lo:hi], *args))
-    return out
+    return _launch(2, (win.n, win.oh, win.ow, win.c), [x], _geometry(win), parts)
 
 
 def avg_pool_grad(k, win, dy, parts):
     """AvgPoolGrad: each window's ``dy`` over its count added into its inputs, or None."""
     if not usable(k, dy) or dy.shape != (win.n, win.oh, win.ow, win.c) or min(win.n, win.h, win.w, win.c) < 1:
         return None
-    dy = np.ascontiguousarray(dy)
-    dx = np.empty((win.n, win.h, win.w, win.c), dy.dtype)
-    kernel, args = _kernels()[3], _geometry(win)
-    parts(lambda lo, hi: kernel(dy[lo:hi], dx[lo:hi], *args))
-    return dx
+    return _launch(3, (win.n, win.h, win.w, win.c), [dy], _geometry(win), parts)
+
+
+def _launch(which, shape, arrays, args, parts):
+    """A new array shaped ``shape`` (the first array's dtype) written by compiled kernel ``which``
+    from ``arrays`` (contiguous), the images in parts: ``kernel(*arrays, out, *args)`` per part."""
+    arrays = [np.ascontiguousarray(a) for a in arrays]
+    out = np.empty(shape, arrays[0].dtype)
+    kernel = _kernels()[which]
+    parts(lambda lo, hi: kernel(*[a[lo:hi] for a in arrays], out[lo:hi], *args))
+    return out
 
 
 # -- the kernels (compiled by numba; plain Python loops otherwise, never run that way) --------------

@@ -18,7 +18,7 @@ ENABLED = optional_numba.ENABLED
 MIN_ELEMENTS = 4096  # updates smaller than this stay with numpy: no import for a small program
 _TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
-_loops = None  # (add, subtract) once compiled; False when numba cannot be imported
+_loops = None  # (the compiled row loop,) once compiled; False when numba cannot be imported
 
 
 def add_rows(out, rows, values, subtract):
@@ -32,35 +32,26 @@ def add_rows(out, rows, values, subtract):
     loops = _compiled()
     if not loops:
         return False
-    return loops[subtract](out, rows, np.ascontiguousarray(values))
+    return loops[0](out, rows, np.ascontiguousarray(values), out.dtype.type(-1 if subtract else 1))
 
 
 def _compiled():
     global _loops
     if _loops is None:
-        _loops = optional_numba.compile(_add, _subtract) or False
+        _loops = optional_numba.compile(_add_rows) or False
     return _loops
 
 
-# Every row is checked before any is written: one outside [0, len(out)) leaves ``out`` as it was
-# and numpy's path takes the call (it knows what a negative row means there).
-def _add(out, rows, values):
+def _add_rows(out, rows, values, sign):
+    """``out[rows[i]] += sign * values[i]`` for each i in order; ``sign`` is 1 or -1, whose product
+    is exact, so -1 gives the floats of subtracting. Every row is checked before any is written: one
+    outside [0, len(out)) leaves ``out`` as it was and numpy's path takes the call (it knows what a
+    negative row means there)."""
     for i in range(rows.shape[0]):
         if rows[i] < 0 or rows[i] >= out.shape[0]:
             return False
     for i in range(rows.shape[0]):
         r = rows[i]
         for j in range(out.shape[1]):
-            out[r, j] += values[i, j]
-    return True
-
-
-def _subtract(out, rows, values):
-    for i in range(rows.shape[0]):
-        if rows[i] < 0 or rows[i] >= out.shape[0]:
-            return False
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        for j in range(out.shape[1]):
-            out[r, j] -= values[i, j]
+            out[r, j] += sign * values[i, j]
     return True

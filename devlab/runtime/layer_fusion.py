@@ -22,8 +22,7 @@ see both ops.
 import numpy as np
 
 from ..ops import tensor_util
-from ..ops.table import lookup
-from .steps import OpStep, wiring
+from .steps import OpStep, wiring, writes_state
 
 FLOATS = ("float32", "float64")
 ADDS = ("AddV2", "Add", "BiasAdd")
@@ -72,7 +71,7 @@ def find(plan, taken=()):
     steps = plan.steps
     producer, readers = wiring(steps)
     fetched = {s for s in plan.fetch_slots if s is not None}
-    writers = [s.index for s in steps if _writes_state(s)]
+    writers = [s.index for s in steps if writes_state(s)]
     found, taken = [], set(taken)
     for grad in steps:
         if not (_host_float(grad) and grad.op.type == "ReluGrad") or grad.index in taken:
@@ -152,12 +151,3 @@ def _host_float(step):
     dtype = t.dtype.base_dtype.name
     return (dtype in FLOATS and t.shape.is_fully_defined()
             and all(i.dtype.base_dtype.name == dtype and i.shape.is_fully_defined() for i in step.op.inputs))
-
-
-def _writes_state(step):
-    """Whether a step may change a variable (a value read through a reference may then differ)."""
-    if not isinstance(step, OpStep):
-        return False
-    opdef = lookup(step.op.type)
-    return bool(opdef.stateful and (opdef.ref_inputs or any(t.dtype.base_dtype.name == "resource"
-                                                            for t in step.op.inputs)))

@@ -25,8 +25,7 @@ import numpy as np
 
 from ..devices import parallel
 from ..ops import tensor_util
-from ..ops.table import lookup
-from .steps import OpStep, wiring
+from .steps import OpStep, wiring, writes_state
 
 MIN_BYTES = 1 << 20  # the shared operand (stacked) or the sum (summed): smaller ones stay as they are
 FLOATS = ("float32", "float64")
@@ -86,7 +85,7 @@ def find_merges(plan):
     steps = plan.steps
     producer, readers = wiring(steps)
     fetched = {s for s in plan.fetch_slots if s is not None}
-    writers = [s.index for s in steps if _writes_state(s)]
+    writers = [s.index for s in steps if writes_state(s)]
 
     def only_reader(slot):
         """The one step reading ``slot``, if it is read once and not fetched."""
@@ -207,15 +206,6 @@ def _product(step):
 def _float(step):
     dtype = step.op.outputs[0].dtype.base_dtype.name
     return dtype in FLOATS and all(t.dtype.base_dtype.name == dtype for t in step.op.inputs)
-
-
-def _writes_state(step):
-    """Whether a step may change a variable (so a value read through a reference may differ)."""
-    if not isinstance(step, OpStep):
-        return False
-    opdef = lookup(step.op.type)
-    return bool(opdef.stateful and (opdef.ref_inputs or any(t.dtype.base_dtype.name == "resource"
-                                                            for t in step.op.inputs)))
 
 
 def _nbytes(tensor):

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..devices import parallel
 from ..ops.philox import Philox
+from ..ops.table import lookup
 
 
 PRELOADED = ("Const", "VariableV2", "Variable", "VarHandleOp")  # computed once per plan (constants) or per run (references)
@@ -201,6 +202,16 @@ def wiring(steps):
         for s in reads:
             readers.setdefault(s, []).append(step)
     return producer, readers
+
+
+def writes_state(step):
+    """Whether a step may change a variable (so a value read through a reference may differ
+    after it): what the compilers of a program must not move reads across."""
+    if not isinstance(step, OpStep):
+        return False
+    opdef = lookup(step.op.type)
+    return bool(opdef.stateful and (opdef.ref_inputs or any(t.dtype.base_dtype.name == "resource"
+                                                            for t in step.op.inputs)))
 
 
 def describe(step):
