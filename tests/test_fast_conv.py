@@ -8,26 +8,9 @@ import pytest
 
 from devlab.ops import fast_conv
 from devlab.ops import nn_kernels as nk
+from kernel_context import Context
 
 pytest.importorskip("openvino")  # the fastconv extra, which the test extra installs
-
-
-class Context:
-    """What a kernel sees of its step (``runtime/steps.py``): attrs, and optionally ``parts``."""
-
-    def __init__(self, attrs, threads=False):
-        self.xp, self.attrs, self.out = np, attrs, None
-        if threads:
-            self.parts = self._parts
-
-    @staticmethod
-    def _parts(fn, count, blas=True, few=False):
-        """Every index its own thread (as ``parallel.ranges`` does on as many cores)."""
-        workers = [threading.Thread(target=fn, args=(i, i + 1)) for i in range(count)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
 
 
 def fast(k, kernel, *args):

@@ -6,13 +6,13 @@ recorded values; and the path hands back (None) what it is not given."""
 import json
 import pathlib
 import sys
-import threading
 
 import numpy as np
 import pytest
 
 from devlab.ops import fast_pool, optional_numba
 from devlab.ops import nn_kernels as nk
+from kernel_context import Context
 
 pytest.importorskip("numba")  # the fast extra, which the test extra installs
 
@@ -21,24 +21,6 @@ pytest.importorskip("numba")  # the fast extra, which the test extra installs
 def compiled_path_on(monkeypatch):
     """These tests are about the compiled path: on, whatever DEVLAB_NUMBA says."""
     monkeypatch.setattr(fast_pool, "ENABLED", True)
-
-
-class Context:
-    """What a kernel sees of its step (``runtime/steps.py``): attrs, and optionally ``parts``."""
-
-    def __init__(self, attrs, threads=False):
-        self.xp, self.attrs, self.out = np, attrs, None
-        if threads:
-            self.parts = self._parts
-
-    @staticmethod
-    def _parts(fn, count, blas=True):
-        """Every image its own thread (as ``parallel.ranges`` does on as many cores)."""
-        workers = [threading.Thread(target=fn, args=(i, i + 1)) for i in range(count)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
 
 
 def bits(a):
